@@ -1,0 +1,5 @@
+import sys
+
+from ftlint.cli import main
+
+sys.exit(main())

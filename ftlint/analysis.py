@@ -1,0 +1,138 @@
+"""The LibCST side of a run: load fault-path modules into the project, then visit
+each fault-path file once with all selected rules batched, and turn their reports
+into findings (positions, suppressions, fix edits)."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ftlint import fixes
+from ftlint.config import Config
+from ftlint.engine import _failure_finding
+from ftlint.faultpath import FaultPaths, handler_matcher
+from ftlint.finding import Finding
+from ftlint.project import Project
+from ftlint.registry import all_rules
+from ftlint.rule import FaultScopeProvider, FileContext, Report, Rule
+from ftlint.source import PARSE_ERROR_CODE, ParseFailure
+from ftlint.suppressions import parse_suppressions
+
+
+class FileLinter:
+    def __init__(
+        self,
+        config: Config,
+        selected: set[str],
+        *,
+        cwd: Path,
+        in_fault_path_file: Callable[[Path], bool],
+    ) -> None:
+        self.config = config
+        self.selected = selected
+        self.rules: list[type[Rule]] = [r for code, r in all_rules().items() if code in selected]
+        self.project = Project(config.root, cwd)
+        self.paths = FaultPaths(
+            self.project,
+            handler_matcher(config.handler_patterns()),
+            lambda info: in_fault_path_file(info.path),
+        )
+
+    @property
+    def files_parsed(self) -> int:
+        return len(self.project.read_paths)
+
+    def load(self, files: Iterable[Path]) -> None:
+        """Parse the files that may define handlers (or are fault-path files) and close the scope."""
+        infos = [info for info in (self.project.module_at(f) for f in files) if info is not None]
+        self.paths.add_roots(infos)
+
+    def lint_file(self, path: Path, display: str, *, must_parse: bool) -> tuple[list[Finding], list[str]]:
+        key = Path(os.path.abspath(path))
+        if must_parse:
+            info = self.project.module_at(key)
+            failure = self.project.failure_at(key)
+            if failure is not None:
+                lines = self.project.text_at(key)
+                return self._suppress(
+                    key, [_failure_finding(display, failure, lines.splitlines() if lines else None)], lines
+                ), []
+        else:
+            info = self.project.loaded_module(key)  # a helper reached from a handler elsewhere
+        if info is None or not self.rules:
+            return [], []
+        if info not in self.paths.whole_modules and not any(fn in self.paths.in_scope for fn in info.functions):
+            return [], []
+        context = FileContext(path=key, info=info, paths=self.paths, options=dict(self.config.options))
+        reports, errors = self._run_rules(context, display)
+        findings = [self._finding(context, display, rule, report) for rule, report in reports]
+        return self._suppress(key, findings, info.text), errors
+
+    # -- internals -----------------------------------------------------------
+    def _run_rules(self, context: FileContext, display: str):
+        wrapper = MetadataWrapper(
+            context.module, unsafe_skip_copy=True, cache={FaultScopeProvider: context}
+        )
+        rules = [rule(context) for rule in self.rules]
+        errors: list[str] = []
+        try:
+            wrapper.visit_batched(rules)
+        except Exception:  # noqa: BLE001 - find the failing rule, keep the others
+            rules, errors = [], []
+            for rule_class in self.rules:
+                rule = rule_class(context)
+                try:
+                    wrapper.visit(rule)
+                    rules.append(rule)
+                except Exception as err:  # noqa: BLE001
+                    errors.append(
+                        f"{display}: internal error in {rule_class.CODE} ({rule_class.NAME}): "
+                        f"{err.__class__.__name__}: {err}"
+                    )
+                    if os.environ.get("FTLINT_DEBUG"):
+                        traceback.print_exc()
+        self._positions = wrapper.resolve(PositionProvider)
+        return [(rule, report) for rule in rules for report in rule.reports], errors
+
+    def _finding(self, context: FileContext, display: str, rule: Rule, report: Report) -> Finding:
+        position = self._positions[report.node]
+        lines = context.info.text.splitlines()
+        start, end = position.start, position.end
+
+        def line_text(number: int) -> str:
+            return lines[number - 1] if 0 < number <= len(lines) else ""
+
+        edits = ()
+        if report.fix:
+            after = fixes.transform(context.module, report.fix)
+            edits = fixes.edits_between(context.info.text, after)
+        return Finding(
+            path=display,
+            line=start.line,
+            column=start.column + 1,
+            end_line=end.line,
+            end_column=end.column + 1,
+            code=rule.CODE,
+            name=rule.NAME,
+            message=report.message,
+            severity=rule.SEVERITY,
+            line_text=line_text(start.line),
+            end_line_text=line_text(end.line),
+            fix=edits,
+            fix_title=report.fix_title,
+        )
+
+    def _suppress(self, path: Path, findings: list[Finding], text: Optional[str]) -> list[Finding]:
+        if not findings:
+            return findings
+        ignored = self.config.ignored_codes_for(path)
+        findings = [f for f in findings if f.code not in ignored and (f.code in self.selected)]
+        if not findings or text is None:
+            return findings
+        noqa = parse_suppressions(text)
+        return [f for f in findings if not noqa.suppresses(f.code, f.line)]

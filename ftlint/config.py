@@ -1,0 +1,691 @@
+"""``[tool.ftlint]`` in ``pyproject.toml`` → a frozen :class:`Config`.
+
+Names and semantics follow ruff (``select``, ``extend-select``, ``ignore``, ``per-file-ignores``,
+``exclude``, ``extend-exclude``, ``force-exclude``, ``respect-gitignore``, ``cache-dir``), plus
+ftlint's own ``fault-handlers``, ``extend-fault-handlers``, ``fault-paths`` and per-rule
+``[tool.ftlint.options."FT004"]`` tables.
+
+Every problem is a :class:`ConfigError` whose ``str()`` is one line naming the file and the key::
+
+    /repo/pyproject.toml: [tool.ftlint] select: unknown rule code or prefix 'FT9'
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from pathlib import Path
+from types import MappingProxyType
+
+from ftlint.gitignore import GlobError, glob_to_regex, has_magic
+
+__all__ = [
+    "ConfigError",
+    "Config",
+    "DEFAULT_EXCLUDES",
+    "DEFAULT_SELECT",
+    "DEFAULT_FAULT_HANDLERS",
+    "CONFIG_KEYS",
+    "load_config",
+    "select_codes",
+    "find_project_root",
+]
+
+TABLE = "tool.ftlint"
+
+#: ruff's default ``exclude`` list, minus ``site-packages`` (users lint an installed vLLM), plus
+#: ``__pycache__`` and ftlint's own cache directory.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".ftlint_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "venv",
+)
+DEFAULT_SELECT: tuple[str, ...] = ("FT",)
+DEFAULT_FAULT_HANDLERS: tuple[str, ...] = ("on_fault",)
+#: Accepted as selectors even when no registered rule starts with them.
+ALWAYS_VALID_SELECTORS = frozenset({"ALL", "FT"})
+
+
+class ConfigError(Exception):
+    """Bad configuration; ``str(err)`` is one line naming the file and the key, never a traceback.
+
+    ``ConfigError(message, path=None, key=None, table="tool.ftlint")``. ``table`` is the TOML
+    table the key lives in (``""`` for a standalone ``ftlint.toml`` given with ``--config``);
+    a ``key`` starting with ``--`` names a command-line option.
+    """
+
+    def __init__(self, message: str, path: Path | str | None = None, key: str | None = None, *, table: str = TABLE):
+        self.message = message
+        self.path = Path(path) if path is not None else None
+        self.key = key
+        self.table = table
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = ""
+        if self.key is not None:
+            if self.key.startswith("-") or not self.table:
+                where = f"{self.key}: "
+            else:
+                where = f"[{self.table}] {self.key}: "
+        elif self.table and self.path is not None:
+            where = f"[{self.table}] "
+        prefix = f"{self.path}: " if self.path is not None else ""
+        return f"{prefix}{where}{self.message}"
+
+
+# --------------------------------------------------------------------------------------------
+# glob matching shared by excludes, per-file-ignores and fault paths
+
+
+def _norm_glob(pattern: str) -> str:
+    if pattern.startswith("~"):
+        pattern = os.path.expanduser(pattern)
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    if len(pattern) > 1:
+        pattern = pattern.rstrip("/") or "/"
+    return pattern
+
+
+class _PathPatterns:
+    """Ruff-style path patterns: without ``/`` a pattern matches a single name (a path component
+    or the file name); with ``/`` it is a glob over the path relative to the project root (or,
+    when absolute, over the absolute path). ``**`` spans directories; ``*`` does not cross ``/``.
+    """
+
+    __slots__ = ("names", "name_re", "rel_re", "abs_re")
+
+    def __init__(self, patterns: Iterable[str], root: str):
+        names: set[str] = set()
+        name_globs: list[str] = []
+        rel_globs: list[str] = []
+        abs_globs: list[str] = []
+        root_prefix = root.rstrip("/") + "/"
+        for raw in patterns:
+            pattern = _norm_glob(raw)
+            if "/" not in pattern:
+                if has_magic(pattern):
+                    name_globs.append(glob_to_regex(pattern))
+                else:
+                    names.add(pattern)
+            elif os.path.isabs(pattern):
+                if pattern.startswith(root_prefix):
+                    rel_globs.append(glob_to_regex(pattern[len(root_prefix) :]))
+                else:
+                    abs_globs.append(glob_to_regex(pattern))
+            else:
+                rel_globs.append(glob_to_regex(pattern))
+        self.names = frozenset(names)
+        self.name_re = _alternation(name_globs)
+        self.rel_re = _alternation(rel_globs)
+        self.abs_re = _alternation(abs_globs)
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.name_re or self.rel_re or self.abs_re)
+
+    def match_name(self, name: str) -> bool:
+        return name in self.names or (self.name_re is not None and self.name_re.fullmatch(name) is not None)
+
+    def match_rel(self, rel: str) -> bool:
+        return self.rel_re is not None and self.rel_re.fullmatch(rel) is not None
+
+    def match_abs(self, abspath: str) -> bool:
+        return self.abs_re is not None and self.abs_re.fullmatch(abspath) is not None
+
+    def match_entry(self, name: str, rel: str | None, abspath: str) -> bool:
+        """One walked entry: its name, its path relative to the root (None: outside it), absolute path."""
+        if name in self.names:
+            return True
+        if self.name_re is not None and self.name_re.fullmatch(name) is not None:
+            return True
+        if rel is not None and self.rel_re is not None and self.rel_re.fullmatch(rel) is not None:
+            return True
+        return self.abs_re is not None and self.abs_re.fullmatch(abspath) is not None
+
+
+def _alternation(sources: list[str]) -> re.Pattern[str] | None:
+    if not sources:
+        return None
+    return re.compile("|".join("(?:" + s + ")" for s in sources), re.DOTALL)
+
+
+def _abs(path: Path | str) -> str:
+    return os.path.normpath(os.path.abspath(os.fspath(path)))
+
+
+def _relative_to(abspath: str, root: str) -> str | None:
+    """``abspath`` relative to ``root`` in posix form ("" for the root itself), None if outside."""
+    if abspath == root:
+        return ""
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if abspath.startswith(prefix):
+        rel = abspath[len(prefix) :]
+        return rel.replace(os.sep, "/") if os.sep != "/" else rel
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Config
+
+
+def _freeze_options(options: Mapping[str, Mapping[str, object]] | None) -> Mapping[str, Mapping[str, object]]:
+    if not options:
+        return MappingProxyType({})
+    return MappingProxyType({str(k): MappingProxyType(dict(v)) for k, v in options.items()})
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    path: Path | None = None
+    select: tuple[str, ...] = DEFAULT_SELECT
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    fault_handlers: tuple[str, ...] = DEFAULT_FAULT_HANDLERS
+    extend_fault_handlers: tuple[str, ...] = ()
+    fault_paths: tuple[str, ...] = ()
+    cache_dir: str = ".ftlint_cache"
+    options: Mapping[str, Mapping[str, object]] = field(default_factory=dict, hash=False)
+    #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
+    #: used to word error messages
+    table: str = field(default=TABLE, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Accept lists/str paths from callers that build a Config by hand; store immutables.
+        set_ = object.__setattr__
+        set_(self, "root", Path(_abs(self.root)))
+        if self.path is not None:
+            set_(self, "path", Path(self.path))
+        for name in ("select", "extend_select", "ignore", "exclude", "extend_exclude",
+                     "fault_handlers", "extend_fault_handlers", "fault_paths"):
+            set_(self, name, tuple(getattr(self, name)))
+        pfi = self.per_file_ignores
+        if isinstance(pfi, Mapping):
+            pfi = pfi.items()
+        set_(self, "per_file_ignores", tuple((str(g), tuple(codes)) for g, codes in pfi))
+        set_(self, "options", _freeze_options(self.options))
+
+    # -- derived ---------------------------------------------------------------------------
+
+    @cached_property
+    def _root_str(self) -> str:
+        return os.fspath(self.root)
+
+    @cached_property
+    def _root_real(self) -> str:
+        return os.path.realpath(self._root_str)
+
+    @cached_property
+    def exclude_patterns(self) -> _PathPatterns:
+        """The compiled ``exclude`` + ``extend-exclude`` matcher (the walker uses it directly)."""
+        return _PathPatterns(self.exclude + self.extend_exclude, self._root_str)
+
+    @cached_property
+    def _per_file_ignores(self):
+        compiled = []
+        for pattern, codes in self.per_file_ignores:
+            negated = pattern.startswith("!")
+            glob = _norm_glob(pattern[1:] if negated else pattern)
+            compiled.append((re.compile(glob_to_regex(glob), re.DOTALL), "/" in glob, negated, codes))
+        return tuple(compiled)
+
+    @cached_property
+    def _handler_res(self):
+        dotted, plain = [], []
+        for pattern in self.handler_patterns():
+            (dotted if "." in pattern else plain).append(glob_to_regex(pattern))
+        return _alternation(dotted), _alternation(plain)
+
+    @cached_property
+    def _fault_path_re(self):
+        return _alternation([glob_to_regex(_norm_glob(p)) for p in self.fault_paths])
+
+    def relative_path(self, path: Path | str) -> str | None:
+        """``path`` (absolute, or relative to the current directory) relative to the root, in posix
+        form; None when it lies outside the root."""
+        abspath = _abs(path)
+        rel = _relative_to(abspath, self._root_str)
+        if rel is None and self._root_real != self._root_str:
+            rel = _relative_to(os.path.realpath(abspath), self._root_real)
+        elif rel is None:
+            real = os.path.realpath(abspath)
+            if real != abspath:
+                rel = _relative_to(real, self._root_real)
+        return rel
+
+    @property
+    def cache_path(self) -> Path:
+        """``cache_dir`` resolved against the root."""
+        return Path(os.path.join(self._root_str, os.path.expanduser(self.cache_dir)))
+
+    # -- contract --------------------------------------------------------------------------
+
+    def handler_patterns(self) -> tuple[str, ...]:
+        return self.fault_handlers + self.extend_fault_handlers
+
+    def is_fault_handler(self, qualname: str) -> bool:
+        """Whether a function matches ``fault-handlers``: ``qualname`` is ``"func"`` or
+        ``"Class.method"``. A pattern with a ``.`` is matched against the whole dotted name (``*``
+        crosses dots there: ``*Sentinel.retry``); one without against the last component, so the
+        default ``on_fault`` matches both a function and any class's ``on_fault`` method."""
+        dotted, plain = self._handler_res
+        if dotted is not None and dotted.fullmatch(qualname):
+            return True
+        return plain is not None and plain.fullmatch(qualname.rpartition(".")[2]) is not None
+
+    def is_fault_path(self, path: Path | str) -> bool:
+        """Whether ``path`` matches one of ``fault-paths`` (globs relative to the root)."""
+        if self._fault_path_re is None:
+            return False
+        rel = self.relative_path(path)
+        return rel is not None and self._fault_path_re.fullmatch(rel) is not None
+
+    def is_excluded(self, path: Path | str) -> bool:
+        """``exclude`` + ``extend-exclude`` against ``path`` and its ancestors (up to the root when
+        ``path`` is under it, as ruff): a pattern without ``/`` matches any one component; with
+        ``/`` it is a glob over the root-relative path; ``**`` spans directories."""
+        patterns = self.exclude_patterns
+        if not patterns:
+            return False
+        abspath = _abs(path)
+        rel = self.relative_path(abspath)
+        if rel is not None:
+            if rel == "":
+                return False
+            parts = rel.split("/")
+            for i, part in enumerate(parts):
+                if patterns.match_name(part) or patterns.match_rel("/".join(parts[: i + 1])):
+                    return True
+            for ancestor in [abspath, *Path(abspath).parents][: len(parts)]:
+                if patterns.match_abs(os.fspath(ancestor)):
+                    return True
+            return False
+        for ancestor in (abspath, *map(os.fspath, Path(abspath).parents)):
+            name = os.path.basename(ancestor)
+            if not name:
+                break
+            if patterns.match_name(name) or patterns.match_abs(ancestor):
+                return True
+        return False
+
+    def ignored_codes_for(self, path: Path | str, known_codes: Iterable[str] | None = None) -> frozenset[str]:
+        """The ``per-file-ignores`` entries that apply to ``path``: a pattern without ``/`` matches
+        the file name, one with ``/`` the root-relative path; a leading ``!`` applies the entry to
+        files that do *not* match. Entries are returned as written (codes, prefixes or ``ALL``);
+        pass ``known_codes`` to expand them to concrete codes."""
+        if not self.per_file_ignores:
+            return frozenset()
+        rel = self.relative_path(path)
+        name = os.path.basename(_abs(path))
+        out: set[str] = set()
+        for regex, has_slash, negated, codes in self._per_file_ignores:
+            subject = rel if has_slash else name
+            matched = subject is not None and regex.fullmatch(subject) is not None
+            if matched != negated:
+                out.update(codes)
+        if known_codes is not None:
+            known = tuple(known_codes)
+            return frozenset(c for c in known if any(_selector_matches(e, c) for e in out))
+        return frozenset(out)
+
+    def is_ignored_for(self, path: Path | str, code: str) -> bool:
+        """Whether ``per-file-ignores`` switch ``code`` off for ``path`` (prefixes and ALL honoured)."""
+        return any(_selector_matches(e, code) for e in self.ignored_codes_for(path))
+
+    def hash(self) -> str:
+        """A stable digest of everything that can change results (all keys but ``cache-dir``)."""
+        payload = {}
+        for f in fields(self):
+            if f.name in ("path", "cache_dir", "table"):
+                continue
+            value = getattr(self, f.name)
+            if f.name == "options":
+                value = {k: dict(v) for k, v in value.items()}
+            elif isinstance(value, Path):
+                value = os.fspath(value)
+            payload[f.name] = value
+        blob = json.dumps(payload, sort_keys=True, default=repr, separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
+
+    def selected_codes(self, known_codes: Iterable[str]) -> frozenset[str]:
+        """``select_codes(self, (), known_codes)``."""
+        return select_codes(self, (), known_codes)
+
+    def validate_codes(self, known_codes: Iterable[str]) -> None:
+        """Raise :class:`ConfigError` naming the key for any code or prefix in ``select``,
+        ``extend-select``, ``ignore``, ``per-file-ignores`` or ``options`` that matches no known
+        code (``options`` keys must be exact codes)."""
+        known = tuple(known_codes)
+        for key, entries in (("select", self.select), ("extend-select", self.extend_select), ("ignore", self.ignore)):
+            for entry in entries:
+                _check_selector(entry, known, self.path, key, self.table)
+        for pattern, codes in self.per_file_ignores:
+            for entry in codes:
+                _check_selector(entry, known, self.path, f"per-file-ignores.{_toml_key(pattern)}", self.table)
+        known_set = set(known)
+        for code in self.options:
+            if code not in known_set:
+                raise ConfigError(
+                    f"unknown rule code {code!r}{_suggest(code, known)}", self.path, "options", table=self.table
+                )
+
+
+# --------------------------------------------------------------------------------------------
+# selecting codes
+
+
+def _selector_matches(entry: str, code: str) -> bool:
+    return entry == "ALL" or code.startswith(entry)
+
+
+def _specificity(entry: str) -> int:
+    return 0 if entry == "ALL" else len(entry)
+
+
+def _suggest(entry: str, known: Iterable[str]) -> str:
+    upper = entry.upper()
+    if upper != entry and (upper in ALWAYS_VALID_SELECTORS or any(c.startswith(upper) for c in known)):
+        return f" (did you mean {upper!r}?)"
+    return ""
+
+
+def _check_selector(entry: str, known: tuple[str, ...], path: Path | None, key: str, table: str = TABLE) -> None:
+    if not isinstance(entry, str) or not entry:
+        raise ConfigError("empty rule code or prefix", path, key, table=table)
+    if entry in ALWAYS_VALID_SELECTORS:
+        return
+    if not any(code.startswith(entry) for code in known):
+        raise ConfigError(f"unknown rule code or prefix {entry!r}{_suggest(entry, known)}", path, key, table=table)
+
+
+def select_codes(
+    config_or_cli_select: "Config | Iterable[str] | None",
+    ignore: Iterable[str] = (),
+    known_codes: Iterable[str] = (),
+    *,
+    extend_select: Iterable[str] = (),
+    select_key: str = "--select",
+    ignore_key: str = "--ignore",
+    extend_select_key: str = "--extend-select",
+) -> frozenset[str]:
+    """Resolve selectors (codes, prefixes such as ``FT``/``FT00``/``FT001``, or ``ALL``) against
+    ``known_codes`` and return the enabled codes.
+
+    * A :class:`Config`: its ``select`` + ``extend-select`` minus its ``ignore`` plus ``ignore``
+      (extra command-line ignores); errors name the config file and key.
+    * An iterable (the CLI's ``--select``; ``None`` means the default ``FT``): with ``ignore`` and
+      ``extend_select``; errors name the option (``select_key`` …), e.g.
+      ``--select: unknown rule code or prefix 'FT9'``.
+
+    Any entry matching no known code raises :class:`ConfigError` (``ALL`` and ``FT`` are always
+    accepted). Like ruff, the most specific matching entry decides each code and an ``ignore``
+    wins a tie: ``select=["FT"], ignore=["FT001"]`` drops FT001; ``select=["FT001"],
+    ignore=["FT"]`` keeps it.
+    """
+    known = tuple(dict.fromkeys(known_codes))
+    if isinstance(config_or_cli_select, Config):
+        cfg = config_or_cli_select
+        groups_select = [("select", cfg.select), ("extend-select", cfg.extend_select)]
+        groups_ignore = [("ignore", cfg.ignore)]
+        path = cfg.path
+        table = cfg.table
+        extra_ignore = tuple(ignore)
+        if extra_ignore:
+            groups_ignore.append((ignore_key, extra_ignore))
+        extra_select = tuple(extend_select)
+        if extra_select:
+            groups_select.append((extend_select_key, extra_select))
+    else:
+        sel = DEFAULT_SELECT if config_or_cli_select is None else tuple(config_or_cli_select)
+        groups_select = [(select_key, sel), (extend_select_key, tuple(extend_select))]
+        groups_ignore = [(ignore_key, tuple(ignore))]
+        path = None
+        table = TABLE
+    for groups in (groups_select, groups_ignore):
+        for key, entries in groups:
+            for entry in entries:
+                _check_selector(entry, known, path if not key.startswith("-") else None, key, table)
+    selects = [e for _, entries in groups_select for e in entries]
+    ignores = [e for _, entries in groups_ignore for e in entries]
+    enabled = set()
+    for code in known:
+        best_select = max((_specificity(e) for e in selects if _selector_matches(e, code)), default=None)
+        if best_select is None:
+            continue
+        best_ignore = max((_specificity(e) for e in ignores if _selector_matches(e, code)), default=None)
+        if best_ignore is None or best_select > best_ignore:
+            enabled.add(code)
+    return frozenset(enabled)
+
+
+# --------------------------------------------------------------------------------------------
+# loading
+
+
+CONFIG_KEYS: tuple[str, ...] = (
+    "select",
+    "extend-select",
+    "ignore",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "force-exclude",
+    "respect-gitignore",
+    "fault-handlers",
+    "extend-fault-handlers",
+    "fault-paths",
+    "cache-dir",
+    "options",
+)
+_CODE_LIST_KEYS = ("select", "extend-select", "ignore")
+_GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
+_BOOL_KEYS = ("force-exclude", "respect-gitignore")
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, dict):
+        return "table"
+    return type(value).__name__
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
+
+
+class _Validator:
+    def __init__(self, path: Path, table: str):
+        self.path = path
+        self.table = table
+
+    def error(self, key: str | None, message: str) -> ConfigError:
+        return ConfigError(message, self.path, key, table=self.table)
+
+    def str_list(self, key: str, value: object) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise self.error(key, f"expected a list of strings, got {_type_name(value)}")
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise self.error(key, f"expected a list of strings, got {_type_name(item)} at index {i}")
+        return tuple(value)
+
+    def codes(self, key: str, value: object) -> tuple[str, ...]:
+        items = self.str_list(key, value)
+        for item in items:
+            if not item:
+                raise self.error(key, "empty string is not a rule code or prefix")
+        return items
+
+    def glob(self, key: str, pattern: str) -> None:
+        if not pattern:
+            raise self.error(key, "empty string is not a valid glob")
+        body = pattern[1:] if key.startswith("per-file-ignores") and pattern.startswith("!") else pattern
+        try:
+            glob_to_regex(_norm_glob(body))
+        except GlobError as err:
+            raise self.error(key, f"invalid glob {pattern!r}: {err}") from None
+
+    def globs(self, key: str, value: object) -> tuple[str, ...]:
+        items = self.str_list(key, value)
+        for item in items:
+            self.glob(key, item)
+        return items
+
+
+def _build_config(table: Mapping[str, object], path: Path, root: Path, table_name: str) -> Config:
+    v = _Validator(path, table_name)
+    kwargs: dict[str, object] = {}
+    for key, value in table.items():
+        if key not in CONFIG_KEYS:
+            close = difflib.get_close_matches(key.replace("_", "-").lower(), CONFIG_KEYS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise v.error(None, f"unknown key {key!r}{hint}")
+        attr = key.replace("-", "_")
+        if key in _CODE_LIST_KEYS:
+            kwargs[attr] = v.codes(key, value)
+        elif key in _GLOB_LIST_KEYS:
+            kwargs[attr] = v.globs(key, value)
+        elif key in _BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise v.error(key, f"expected a boolean, got {_type_name(value)}")
+            kwargs[attr] = value
+        elif key == "cache-dir":
+            if not isinstance(value, str):
+                raise v.error(key, f"expected a string, got {_type_name(value)}")
+            if not value:
+                raise v.error(key, "expected a non-empty path")
+            kwargs[attr] = value
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict):
+                raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")
+            entries = []
+            for pattern, codes in value.items():
+                v.glob(key, pattern)
+                entries.append((pattern, v.codes(f"{key}.{_toml_key(pattern)}", codes)))
+            kwargs[attr] = tuple(entries)
+        elif key == "options":
+            if not isinstance(value, dict):
+                raise v.error(key, f"expected a table of tables, got {_type_name(value)}")
+            for code, opts in value.items():
+                if not isinstance(opts, dict):
+                    raise v.error(f"{key}.{_toml_key(code)}", f"expected a table, got {_type_name(opts)}")
+            kwargs[attr] = value
+    return Config(root=root, path=path, table=table_name, **kwargs)
+
+
+def _read_bytes(path: Path) -> bytes:
+    """Read a file (a seam for tests)."""
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _os_message(err: OSError) -> str:
+    return err.strerror or str(err)
+
+
+def _parse_toml(path: Path) -> dict:
+    try:
+        data = _read_bytes(path)
+    except OSError as err:
+        raise ConfigError(f"cannot read file: {_os_message(err)}", path, table="") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"invalid TOML: not UTF-8 ({err.reason} at byte {err.start})", path, table="") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"invalid TOML: {err}", path, table="") from None
+
+
+def _ftlint_table(doc: dict, path: Path) -> dict | None:
+    tool = doc.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"[tool] must be a table, got {_type_name(tool)}", path, table="")
+    table = tool.get("ftlint")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"[tool.ftlint] must be a table, got {_type_name(table)}", path, table="")
+    return table
+
+
+def find_project_root(cwd: Path | str) -> Path:
+    """The git top-level at or above ``cwd`` (a directory holding ``.git``), else ``cwd``."""
+    start = Path(_abs(cwd))
+    for directory in (start, *start.parents):
+        if os.path.lexists(os.path.join(directory, ".git")):
+            return directory
+    return start
+
+
+def load_config(cwd: Path | str, explicit: Path | str | None = None) -> Config:
+    """The configuration for a run started in ``cwd``.
+
+    ``explicit`` (``--config FILE``) must exist and parse; relative to ``cwd``. A file with a
+    ``[tool]`` table is read as a pyproject (its ``[tool.ftlint]``, defaults if absent); any other
+    TOML file holds the keys at top level (like ``ruff.toml``). The root is the file's directory.
+
+    Otherwise the nearest ``pyproject.toml`` at or above ``cwd`` that has a ``[tool.ftlint]`` table
+    (one without is skipped, as ruff does); none: defaults rooted at the git top-level of ``cwd``,
+    else ``cwd``.
+    """
+    cwd_path = Path(_abs(cwd))
+    if explicit is not None:
+        path = Path(_abs(cwd_path / explicit))
+        doc = _parse_toml(path)
+        if "tool" in doc:
+            table = _ftlint_table(doc, path)
+            return _build_config(table or {}, path, path.parent, TABLE)
+        return _build_config(doc, path, path.parent, "")
+    for directory in (cwd_path, *cwd_path.parents):
+        candidate = directory / "pyproject.toml"
+        if not os.path.isfile(candidate):
+            continue
+        table = _ftlint_table(_parse_toml(candidate), candidate)
+        if table is not None:
+            return _build_config(table, candidate, directory, TABLE)
+    return Config(root=find_project_root(cwd_path), path=None)

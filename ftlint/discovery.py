@@ -1,0 +1,365 @@
+"""Which files to lint: walk the given paths, honour excludes and ``.gitignore``, report problems.
+
+Ruff's rules: paths passed explicitly are always linted (``--force-exclude`` makes ``exclude`` and
+``extend-exclude`` apply to them too, as pre-commit needs); directories are walked, skipping
+excluded names/globs and, with ``respect-gitignore``, whatever ``.gitignore`` files (the
+repository's, nested ones, ``.git/info/exclude``) ignore. ``.git`` itself is never entered.
+Directory symlinks met while walking are not followed (no loops); file symlinks are.
+
+Problems never become tracebacks and are never dropped silently: a missing path, a broken
+symbolic link, a link loop or an unreadable directory is a :class:`DiscoveryError`; an explicitly
+passed file that is not Python is a :class:`Skipped` with the reason. Standard library only.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
+from pathlib import Path
+
+from ftlint.config import Config
+from ftlint.gitignore import GitIgnore
+
+__all__ = [
+    "PYTHON_SUFFIXES",
+    "Skipped",
+    "DiscoveryError",
+    "Discovered",
+    "discover",
+    "iter_python_files",
+    "is_python_path",
+    "describe_os_error",
+]
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An explicitly passed path that is not linted, and why.
+
+    ``kind``: ``"not-python"`` (wrong suffix), ``"not-a-file"`` (a device, a FIFO …) or
+    ``"excluded"`` (matched ``exclude``/``extend-exclude`` under ``--force-exclude``; ruff skips
+    those silently, so a CLI may show them only in verbose mode)."""
+
+    path: Path
+    reason: str
+    kind: str = "not-python"
+
+
+@dataclass(frozen=True)
+class DiscoveryError:
+    path: Path
+    message: str  # "No such file or directory", "broken symbolic link", "symbolic link loop", "Permission denied"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass
+class Discovered:
+    files: list[Path] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    errors: list[DiscoveryError] = field(default_factory=list)
+
+
+def is_python_path(path: Path | str) -> bool:
+    """Whether the name ends in ``.py`` or ``.pyi``."""
+    return os.fspath(path).endswith(PYTHON_SUFFIXES)
+
+
+_ERRNO_MESSAGES = {
+    errno.ENOENT: "No such file or directory",
+    errno.EACCES: "Permission denied",
+    errno.EPERM: "Permission denied",
+    errno.ELOOP: "symbolic link loop",
+    errno.ENOTDIR: "Not a directory",
+}
+
+
+def describe_os_error(err: OSError, path: Path | str | None = None) -> str:
+    """A short message for ``err`` (no traceback, no repeated path). With ``path``, a missing
+    target behind a symlink reads "broken symbolic link"."""
+    if err.errno == errno.ENOENT and path is not None and os.path.islink(path):
+        return "broken symbolic link"
+    message = _ERRNO_MESSAGES.get(err.errno)
+    if message is None:
+        message = err.strerror or str(err) or type(err).__name__
+    return message
+
+
+def _abs(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+def _under(path: str, base: str) -> str | None:
+    """``path`` relative to ``base`` (posix, "" for base itself), None when outside."""
+    if path == base:
+        return ""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if path.startswith(prefix):
+        return path[len(prefix) :]
+    return None
+
+
+def _info_exclude(repo: str) -> str | None:
+    """Path of ``$GIT_DIR/info/exclude`` for the repository at ``repo`` (worktrees included)."""
+    dotgit = os.path.join(repo, ".git")
+    if os.path.isdir(dotgit):
+        return os.path.join(dotgit, "info", "exclude")
+    try:
+        with open(dotgit, encoding="utf-8", errors="replace") as fh:
+            line = fh.readline().strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    gitdir = os.path.join(repo, line[len("gitdir:") :].strip())
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as fh:
+            gitdir = os.path.join(gitdir, fh.readline().strip())
+    except OSError:
+        pass
+    return os.path.join(gitdir, "info", "exclude")
+
+
+_Levels = tuple  # tuple[tuple[str, GitIgnore], ...]: (directory prefix ending in "/", rules), outermost first
+
+
+class _Walker:
+    """One directory walker shared by :func:`discover` and :func:`iter_python_files`."""
+
+    def __init__(self, config: Config, errors: list[DiscoveryError], display):
+        self.config = config
+        self.patterns = config.exclude_patterns
+        self.root = os.fspath(config.root)
+        self.root_real = os.path.realpath(self.root)
+        self.respect_gitignore = config.respect_gitignore
+        self.errors = errors
+        self.display = display
+        self._ignore_files: dict[str, GitIgnore | None] = {}
+
+    # -- gitignore -----------------------------------------------------------------------
+
+    def _load(self, path: str) -> GitIgnore | None:
+        try:
+            return self._ignore_files[path]
+        except KeyError:
+            gi = GitIgnore.from_file(path)
+            if gi is not None and not gi:
+                gi = None
+            self._ignore_files[path] = gi
+            return gi
+
+    def _initial_levels(self, top: str) -> _Levels:
+        """Ignore files that apply to ``top`` from above it (its own .gitignore is read by the walk)."""
+        if not self.respect_gitignore:
+            return ()
+        repo = None
+        for directory in (top, *map(os.fspath, Path(top).parents)):
+            if os.path.lexists(os.path.join(directory, ".git")):
+                repo = directory
+                break
+        levels = []
+        if repo is not None:
+            start = repo
+            exclude = _info_exclude(repo)
+            if exclude is not None:
+                gi = self._load(exclude)
+                if gi is not None:
+                    levels.append((repo.rstrip(os.sep) + os.sep, gi))
+        elif _under(top, self.root) is not None:
+            start = self.root
+        else:
+            start = top
+        rel = _under(top, start)
+        if rel:  # ancestors of top, from start down to top's parent
+            directory = start
+            for part in rel.split(os.sep):
+                gi = self._load(os.path.join(directory, ".gitignore"))
+                if gi is not None:
+                    levels.append((directory.rstrip(os.sep) + os.sep, gi))
+                directory = os.path.join(directory, part)
+        return tuple(levels)
+
+    @staticmethod
+    def _ignored(path: str, is_dir: bool, levels: _Levels) -> bool:
+        for base, gi in reversed(levels):
+            verdict = gi.match(path[len(base) :], is_dir)
+            if verdict is not None:
+                return verdict
+        return False
+
+    # -- walking ---------------------------------------------------------------------------
+
+    def _root_rel(self, top: str) -> str | None:
+        rel = _under(top, self.root)
+        if rel is None and self.root_real != self.root:
+            rel = _under(os.path.realpath(top), self.root_real)
+        elif rel is None:
+            real = os.path.realpath(top)
+            if real != top:
+                rel = _under(real, self.root_real)
+        if rel is not None and os.sep != "/":
+            rel = rel.replace(os.sep, "/")
+        return rel
+
+    def walk(self, top: str) -> Iterator[tuple[str, str]]:
+        """Yield ``(path, resolved path)`` for every Python file under directory ``top``."""
+        patterns = self.patterns
+        match_entry = patterns.match_entry if patterns else None
+        respect = self.respect_gitignore
+        ignored = self._ignored
+        errors = self.errors
+        stack = [(top, self._root_rel(top), self._initial_levels(top), os.path.realpath(top))]
+        by_name = attrgetter("name")
+        while stack:
+            directory, rel_dir, levels, real_dir = stack.pop()
+            try:
+                with os.scandir(directory) as it:
+                    entries = sorted(it, key=by_name)
+            except OSError as err:
+                errors.append(DiscoveryError(self.display(directory), describe_os_error(err)))
+                continue
+            if respect:
+                for entry in entries:
+                    if entry.name == ".gitignore":
+                        gi = self._load(entry.path)
+                        if gi is not None:
+                            levels = levels + ((directory.rstrip(os.sep) + os.sep, gi),)
+                        break
+            subdirs = []
+            for entry in entries:
+                name = entry.name
+                if name == ".git":
+                    continue
+                path = entry.path
+                if rel_dir is None:
+                    rel = None
+                elif rel_dir:
+                    rel = rel_dir + "/" + name
+                else:
+                    rel = name
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if match_entry is not None and match_entry(name, rel, path):
+                        continue
+                    if levels and ignored(path, True, levels):
+                        continue
+                    subdirs.append((path, rel, levels, real_dir + os.sep + name))
+                    continue
+                if not name.endswith(PYTHON_SUFFIXES):
+                    continue
+                if match_entry is not None and match_entry(name, rel, path):
+                    continue
+                if levels and ignored(path, False, levels):
+                    continue
+                if entry.is_symlink():
+                    try:
+                        st = os.stat(path)
+                    except OSError as err:
+                        errors.append(DiscoveryError(self.display(path), describe_os_error(err, path)))
+                        continue
+                    if stat.S_ISREG(st.st_mode):
+                        yield path, os.path.realpath(path)
+                    continue
+                try:
+                    if not entry.is_file(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                yield path, real_dir + os.sep + name
+            stack.extend(reversed(subdirs))
+
+
+def _split_key(path: str) -> list[str]:
+    return path.split(os.sep)
+
+
+def discover(
+    paths: Sequence[Path | str],
+    config: Config,
+    *,
+    force_exclude: bool = False,
+    cwd: Path | str | None = None,
+) -> Discovered:
+    """The Python files to lint for ``paths`` (default: ``[cwd]``).
+
+    ``files`` are sorted, de-duplicated by resolved path, and spelled relative to ``cwd`` when
+    under it (absolute otherwise). ``force_exclude`` (or ``config.force_exclude``) applies
+    ``exclude``/``extend-exclude`` to explicitly passed paths as well.
+    """
+    cwd_str = _abs(os.fspath(cwd) if cwd is not None else os.getcwd())
+    force = force_exclude or config.force_exclude
+    result = Discovered()
+
+    def display_str(path: str) -> str:
+        rel = _under(path, cwd_str)
+        if rel is None:
+            return path
+        return rel or "."
+
+    def display(path: str) -> Path:
+        return Path(display_str(path))
+
+    walker = _Walker(config, result.errors, display)
+    found: dict[str, str] = {}  # resolved path -> absolute path as reached
+
+    for given in paths or [Path(cwd_str)]:
+        given_str = os.fspath(given)
+        abspath = _abs(os.path.join(cwd_str, given_str))
+        try:
+            st = os.stat(abspath)
+        except OSError as err:
+            result.errors.append(DiscoveryError(Path(given_str), describe_os_error(err, abspath)))
+            continue
+        if force and config.is_excluded(abspath):
+            result.skipped.append(
+                Skipped(Path(given_str), "excluded by exclude/extend-exclude (--force-exclude)", "excluded")
+            )
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            for path, real in walker.walk(abspath):
+                found.setdefault(real, path)
+            continue
+        if not is_python_path(abspath):
+            suffix = os.path.splitext(abspath)[1]
+            what = suffix if suffix else "no extension"
+            result.skipped.append(
+                Skipped(
+                    Path(given_str),
+                    f"not a Python file ({what}); pass it with a .py/.pyi name to lint it",
+                    "not-python",
+                )
+            )
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            result.skipped.append(Skipped(Path(given_str), "not a regular file", "not-a-file"))
+            continue
+        found.setdefault(os.path.realpath(abspath), abspath)
+
+    # Sort by path components (as Path ordering does) on plain strings: far cheaper than Paths.
+    ordered = sorted({display_str(p) for p in found.values()}, key=_split_key)
+    result.files = [Path(p) for p in ordered]
+    return result
+
+
+def iter_python_files(root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None) -> Iterator[Path]:
+    """Every ``.py``/``.pyi`` under directory ``root`` honouring excludes and ``.gitignore``
+    (the project-wide scan), as absolute paths, each resolved file once, in walk order
+    (sorted within each directory). Problems go to ``errors`` when given."""
+    sink: list[DiscoveryError] = errors if errors is not None else []
+    top = _abs(os.fspath(root))
+    walker = _Walker(config, sink, Path)
+    seen: set[str] = set()
+    for path, real in walker.walk(top):
+        if real not in seen:
+            seen.add(real)
+            yield Path(path)

@@ -1,0 +1,353 @@
+"""Fault-path scoping and the structured path walk the ordering rules ask about.
+
+*Scope* is which code fault-path rules report in: the fault handlers (entry points
+matched by name or glob), every project function they reach through calls that
+resolve statically, and whole files matched by `fault-paths`. *Effects* are what
+a call does (evict, free, preempt), by vLLM's vocabulary or, for a project
+function, by a summary of its body. The two are kept apart: an effect summary may
+look inside a helper that is not itself reported on.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, NamedTuple, Optional
+
+from ftlint import ir
+from ftlint.project import Function, ModuleInfo, Project
+
+MAX_STATES = 64
+
+
+def handler_matcher(patterns: Iterable[str]) -> Callable[[Function], bool]:
+    """A predicate for entry points: a plain pattern matches the function name, a dotted
+    one matches "Class.method" (or the full qualified name)."""
+    plain = [p for p in patterns if "." not in p]
+    dotted = [p for p in patterns if "." in p]
+
+    def is_handler(fn: Function) -> bool:
+        if "<locals>" in fn.qualname:
+            return False
+        if any(fnmatch.fnmatchcase(fn.name, p) for p in plain):
+            return True
+        return any(
+            fnmatch.fnmatchcase(fn.class_qualname, p) or fnmatch.fnmatchcase(fn.qualname, p) for p in dotted
+        )
+
+    return is_handler
+
+
+@dataclass
+class Summary:
+    """What calling a project function does, as its callers see it."""
+
+    may_evict: bool = False
+    may_free: bool = False
+    unguarded_free: Optional[ir.Effect] = None  # a free in it that no eviction before it covers
+    preempted_params: tuple[tuple[str, ir.Effect], ...] = ()  # preempted for resume, counters left set
+    reset_params: frozenset[tuple[str, str]] = frozenset()  # (parameter, counter field) it resets
+
+
+class Pending(NamedTuple):
+    """A request preempted for resume whose counters are not reset yet."""
+
+    effect: ir.Effect
+    var: str
+    missing: frozenset
+
+
+class State(NamedTuple):
+    evicted: bool
+    freed: frozenset  # free effects that ran on this path
+    pending: frozenset  # Pending
+
+
+_NONE: frozenset = frozenset()
+
+
+@dataclass
+class Flow:
+    normal: frozenset = _NONE
+    brk: frozenset = _NONE
+    cont: frozenset = _NONE
+    ret: frozenset = _NONE
+    exc: frozenset = _NONE
+
+    def merge(self, other: "Flow") -> "Flow":
+        return Flow(
+            self.normal | other.normal,
+            self.brk | other.brk,
+            self.cont | other.cont,
+            self.ret | other.ret,
+            self.exc | other.exc,
+        )
+
+
+@dataclass
+class Analysis:
+    """Results of one path walk over a function, in source order."""
+
+    frees_before_eviction: dict = field(default_factory=dict)  # free Effect -> eviction Effect after it
+    unguarded_frees: list = field(default_factory=list)  # frees (or freeing calls) with no eviction before
+    unreset_preempts: list = field(default_factory=list)  # (Effect, var) preempted for resume, not reset
+    param_preempts: list = field(default_factory=list)  # (param, Effect) left to the caller to reset
+
+
+class FaultPaths:
+    def __init__(
+        self,
+        project: Project,
+        is_handler: Callable[[Function], bool],
+        in_fault_path_file: Callable[[ModuleInfo], bool] = lambda info: False,
+    ) -> None:
+        self.project = project
+        self.is_handler = is_handler
+        self.in_fault_path_file = in_fault_path_file
+        self.handlers: list[Function] = []
+        self.in_scope: set[Function] = set()
+        self.whole_modules: set[ModuleInfo] = set()
+        self._summaries: dict[Function, Optional[Summary]] = {}
+        self._analyses: dict[Function, Analysis] = {}
+        self._targets: dict[int, Optional[tuple[Function, bool]]] = {}
+
+    # -- scope ---------------------------------------------------------------
+    def add_roots(self, modules: Iterable[ModuleInfo]) -> None:
+        """Find entry points in these modules and extend the scope with what they reach."""
+        frontier: list[Function] = []
+        for info in modules:
+            whole = self.in_fault_path_file(info)
+            if whole:
+                self.whole_modules.add(info)
+            for fn in info.functions:
+                if self.is_handler(fn) and fn not in self.handlers:
+                    self.handlers.append(fn)
+                    frontier.append(fn)
+                elif whole:
+                    frontier.append(fn)
+        while frontier:
+            fn = frontier.pop()
+            if fn in self.in_scope:
+                continue
+            self.in_scope.add(fn)
+            for effect in ir.iter_effects(fn.ir):
+                if effect.kind == "call":
+                    target = self.target(fn, effect)
+                    if target is not None and target[0] not in self.in_scope:
+                        frontier.append(target[0])
+
+    def in_fault_path(self, fn: Optional[Function], info: Optional[ModuleInfo] = None) -> bool:
+        if fn is not None and fn in self.in_scope:
+            return True
+        return info is not None and info in self.whole_modules
+
+    def target(self, fn: Function, effect: ir.Effect) -> Optional[tuple[Function, bool]]:
+        key = id(effect)
+        if key not in self._targets:
+            self._targets[key] = self.project.resolve_call(fn, effect.callee) if effect.kind == "call" else None
+        return self._targets[key]
+
+    # -- effects -------------------------------------------------------------
+    def summary(self, fn: Function) -> Optional[Summary]:
+        if fn in self._summaries:
+            return self._summaries[fn]  # None while in progress: recursion is opaque
+        self._summaries[fn] = None
+        may_evict = may_free = False
+        resets = set()
+        params = set(fn.params)
+        for effect in ir.iter_effects(fn.ir):
+            if effect.kind == "evict":
+                may_evict = True
+            elif effect.kind in ("free", "preempt"):
+                may_free = True
+            elif effect.kind == "reset-counter" and effect.target in params:
+                resets.add((effect.target, effect.name))
+            elif effect.kind == "call":
+                target = self.target(fn, effect)
+                sub = self.summary(target[0]) if target else None
+                if sub is not None:
+                    may_evict |= sub.may_evict
+                    may_free |= sub.may_free
+                    for param, fieldname in sub.reset_params:
+                        mapped = _argument_for(effect, target, param)
+                        if mapped in params:
+                            resets.add((mapped, fieldname))
+        analysis = self.analysis(fn)
+        summary = Summary(
+            may_evict=may_evict,
+            may_free=may_free,
+            unguarded_free=analysis.unguarded_frees[0] if analysis.unguarded_frees else None,
+            preempted_params=tuple(analysis.param_preempts),
+            reset_params=frozenset(resets),
+        )
+        self._summaries[fn] = summary
+        return summary
+
+    def analysis(self, fn: Function) -> Analysis:
+        if fn not in self._analyses:
+            self._analyses[fn] = _Walker(self, fn).run()
+        return self._analyses[fn]
+
+
+def _argument_for(effect: ir.Effect, target: tuple[Function, bool], param: str) -> Optional[str]:
+    """The caller's expression for a callee parameter."""
+    fn, via_instance = target
+    for name, code in effect.keywords:
+        if name == param:
+            return code
+    params = fn.caller_params(via_instance)
+    if param in params:
+        index = params.index(param)
+        if index < len(effect.args):
+            return effect.args[index]
+    return None
+
+
+class _Walker:
+    """Walks a function's IR over sets of abstract path states."""
+
+    def __init__(self, paths: FaultPaths, fn: Function) -> None:
+        self.paths = paths
+        self.fn = fn
+        self.result = Analysis()
+        self._unguarded: dict[int, ir.Effect] = {}
+        self._unreset: dict[tuple[int, str], tuple[ir.Effect, str]] = {}
+
+    def run(self) -> Analysis:
+        start = frozenset({State(False, _NONE, _NONE)})
+        flow = self.walk(self.fn.ir, start)
+        params = set(self.fn.params)
+        for state in flow.normal | flow.ret:
+            for pending in state.pending:
+                if pending.var in params and not self.paths.is_handler(self.fn):
+                    item = (pending.var, pending.effect)
+                    if item not in self.result.param_preempts:
+                        self.result.param_preempts.append(item)
+                else:
+                    self._unreset.setdefault((id(pending.effect), pending.var), (pending.effect, pending.var))
+        self.result.unguarded_frees = list(self._unguarded.values())
+        self.result.unreset_preempts = list(self._unreset.values())
+        return self.result
+
+    # -- transfer functions --------------------------------------------------
+    def apply(self, effect: ir.Effect, state: State) -> State:
+        kind = effect.kind
+        if kind == "evict":
+            return self._evict(effect, state)
+        if kind in ("free", "preempt"):
+            state = self._free(effect, state)
+            if kind == "preempt" and not effect.drop_stale_output and effect.target:
+                missing = frozenset(("num_in_flight_tokens", "num_stale_output_tokens"))
+                state = state._replace(pending=state.pending | {Pending(effect, effect.target, missing)})
+            return state
+        if kind == "reset-counter":
+            return _reset(state, effect.target, effect.name)
+        if kind == "call":
+            target = self.paths.target(self.fn, effect)
+            summary = self.paths.summary(target[0]) if target else None
+            if summary is None:
+                return state
+            if summary.unguarded_free is not None and not state.evicted:
+                self._unguarded.setdefault(id(effect), effect)
+            if summary.may_evict:
+                state = self._evict(effect, state)
+            if summary.may_free:
+                state = state._replace(freed=state.freed | {effect})
+            for param, preempt in summary.preempted_params:
+                var = _argument_for(effect, target, param)
+                if var:
+                    missing = frozenset(("num_in_flight_tokens", "num_stale_output_tokens"))
+                    state = state._replace(pending=state.pending | {Pending(effect, var, missing)})
+            for param, fieldname in summary.reset_params:
+                var = _argument_for(effect, target, param)
+                if var:
+                    state = _reset(state, var, fieldname)
+        return state
+
+    def _evict(self, effect: ir.Effect, state: State) -> State:
+        for free in state.freed:
+            self.result.frees_before_eviction.setdefault(free, effect)
+        return state._replace(evicted=True)
+
+    def _free(self, effect: ir.Effect, state: State) -> State:
+        if not state.evicted:
+            self._unguarded.setdefault(id(effect), effect)
+        return state._replace(freed=state.freed | {effect})
+
+    # -- structure -----------------------------------------------------------
+    def walk(self, node: ir.Node, states: frozenset) -> Flow:
+        if not states:
+            return Flow()
+        if isinstance(node, ir.Effect):
+            return Flow(normal=_cap(frozenset(self.apply(node, s) for s in states)))
+        if isinstance(node, ir.Seq):
+            flow = Flow(normal=states)
+            for item in node.items:
+                step = self.walk(item, flow.normal)
+                flow = Flow(step.normal, flow.brk | step.brk, flow.cont | step.cont, flow.ret | step.ret, flow.exc | step.exc)
+                if not flow.normal:
+                    break
+            return flow
+        if isinstance(node, ir.Choice):
+            flow = Flow()
+            for branch in node.branches:
+                flow = flow.merge(self.walk(branch, states))
+            return flow
+        if isinstance(node, ir.Loop):
+            body = self.walk(node.body, states)
+            after = self.walk(node.orelse, body.normal | body.cont)
+            return Flow(after.normal | body.brk, after.brk, after.cont, body.ret | after.ret, body.exc | after.exc)
+        if isinstance(node, ir.Try):
+            return self._try(node, states)
+        if isinstance(node, ir.Exit):
+            return Flow(**{{"return": "ret", "raise": "exc", "break": "brk", "continue": "cont"}[node.kind]: states})
+        return Flow(normal=states)
+
+    def _try(self, node: ir.Try, states: frozenset) -> Flow:
+        # An exception may leave the body before any of its statements.
+        raised = set(states)
+        body = Flow(normal=states)
+        for item in node.body.items:
+            step = self.walk(item, body.normal)
+            body = Flow(step.normal, body.brk | step.brk, body.cont | step.cont, body.ret | step.ret, body.exc | step.exc)
+            raised |= body.normal
+        raised |= body.exc
+        flow = self.walk(node.orelse, body.normal)
+        flow = Flow(flow.normal, body.brk | flow.brk, body.cont | flow.cont, body.ret | flow.ret, flow.exc)
+        if node.handlers:
+            for handler in node.handlers:
+                flow = flow.merge(self.walk(handler, frozenset(raised)))
+        else:
+            flow = flow.merge(Flow(exc=frozenset(raised)))
+        if not node.final.items:
+            return flow
+        final = Flow()
+        for attr in ("normal", "brk", "cont", "ret", "exc"):
+            out = self.walk(node.final, getattr(flow, attr))
+            final = final.merge(Flow(**{attr: out.normal}))
+            final = final.merge(Flow(ret=out.ret, exc=out.exc))
+        return final
+
+
+def _reset(state: State, var: Optional[str], fieldname: str) -> State:
+    if not state.pending or var is None:
+        return state
+    pending = set()
+    for item in state.pending:
+        if item.var == var:
+            missing = item.missing - {fieldname}
+            if missing:
+                pending.add(item._replace(missing=missing))
+        else:
+            pending.add(item)
+    return state._replace(pending=frozenset(pending))
+
+
+def _cap(states: frozenset) -> frozenset:
+    if len(states) <= MAX_STATES:
+        return states
+    merged: dict[bool, State] = {}
+    for s in states:
+        prev = merged.get(s.evicted)
+        merged[s.evicted] = s if prev is None else State(s.evicted, prev.freed | s.freed, prev.pending | s.pending)
+    return frozenset(merged.values())

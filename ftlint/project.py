@@ -1,0 +1,350 @@
+"""The cross-file index: modules, their functions, classes and imports, and how a
+call in one function resolves to a function of the project.
+
+Files are read and parsed lazily, the first time something asks for them, so a
+handler's helpers in files that were not passed on the command line are still
+known; nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Union
+
+import libcst as cst
+
+from ftlint import ir
+from ftlint.source import ParseFailure, load_module
+
+MAX_RESOLUTION_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    """`local` binds `module` (a module), or `name` from `module`; level>0 is relative."""
+
+    module: str
+    name: Optional[str]
+    level: int
+
+
+@dataclass(eq=False)
+class Function:
+    module: "ModuleInfo"
+    qualname: str  # "EngineCoreSentinel.on_fault", "helper", "outer.<locals>.inner"
+    name: str
+    class_info: Optional["ClassInfo"]  # set for methods (and functions nested in methods)
+    node: cst.FunctionDef
+    params: tuple[str, ...]
+    is_method: bool
+    is_static: bool
+    is_classmethod: bool = False
+    parent: Optional["Function"] = None
+    nested: dict[str, "Function"] = field(default_factory=dict)
+    _ir: Optional[ir.Seq] = None
+
+    @property
+    def ir(self) -> ir.Seq:
+        if self._ir is None:
+            self._ir = ir.build(self.node.body)
+        return self._ir
+
+    @property
+    def class_qualname(self) -> str:
+        """"Class.method" for methods, the plain name otherwise (what handler globs match)."""
+        return f"{self.class_info.name}.{self.name}" if self.is_method and self.class_info else self.name
+
+    def caller_params(self, via_instance: bool) -> tuple[str, ...]:
+        """Parameters as a caller fills them (without `self`/`cls` when bound)."""
+        bound = self.is_classmethod or (via_instance and not self.is_static)
+        if self.is_method and bound and self.params:
+            return self.params[1:]
+        return self.params
+
+    def __repr__(self) -> str:
+        return f"<Function {self.module.path.name}:{self.qualname}>"
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    qualname: str
+    bases: tuple[str, ...]  # dotted names as written
+    module: "ModuleInfo"
+    methods: dict[str, Function] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class ModuleInfo:
+    path: Path  # absolute
+    text: str
+    module: cst.Module
+    functions: list[Function] = field(default_factory=list)
+    by_node: dict[int, Function] = field(default_factory=dict)  # id(FunctionDef) -> Function
+    top_functions: dict[str, Function] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)  # top-level classes by name
+    imports: dict[str, ImportRef] = field(default_factory=dict)
+
+    def function_for(self, node: cst.FunctionDef) -> Optional[Function]:
+        return self.by_node.get(id(node))
+
+
+class _Indexer(cst.CSTVisitor):
+    def __init__(self, info: ModuleInfo) -> None:
+        self.info = info
+        self.classes: list[ClassInfo] = []
+        self.functions: list[Function] = []
+        self.scopes: list[Union[ClassInfo, Function]] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        qual = ".".join([_scope_name(s) for s in self.scopes] + [node.name.value])
+        bases = tuple(filter(None, (ir.dotted_name(arg.value) for arg in node.bases if arg.keyword is None)))
+        info = ClassInfo(node.name.value, qual, bases, self.info)
+        if not self.scopes:
+            self.info.classes[node.name.value] = info
+        self.classes.append(info)
+        self.scopes.append(info)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.pop()
+        self.scopes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        enclosing = self.scopes[-1] if self.scopes else None
+        is_method = isinstance(enclosing, ClassInfo)
+        parent = enclosing if isinstance(enclosing, Function) else None
+        if parent is not None:
+            qual = f"{parent.qualname}.<locals>.{node.name.value}"
+        else:
+            qual = ".".join([_scope_name(s) for s in self.scopes] + [node.name.value])
+        decorators = {ir.dotted_name(d.decorator) for d in node.decorators}
+        params = tuple(
+            p.name.value
+            for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+        )
+        class_info = enclosing if is_method else (parent.class_info if parent else None)
+        fn = Function(
+            module=self.info,
+            qualname=qual,
+            name=node.name.value,
+            class_info=class_info,
+            node=node,
+            params=params,
+            is_method=is_method,
+            is_static="staticmethod" in decorators,
+            is_classmethod="classmethod" in decorators,
+            parent=parent,
+        )
+        self.info.functions.append(fn)
+        self.info.by_node[id(node)] = fn
+        if is_method:
+            enclosing.methods.setdefault(fn.name, fn)
+        elif parent is not None:
+            parent.nested.setdefault(fn.name, fn)
+        elif not self.scopes:
+            self.info.top_functions[fn.name] = fn
+        self.scopes.append(fn)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def visit_Import(self, node: cst.Import) -> None:
+        if self.scopes:
+            return
+        for alias in node.names:
+            dotted = ir.dotted_name(alias.name)
+            if not dotted:
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.info.imports[alias.asname.name.value] = ImportRef(dotted, None, 0)
+            else:
+                head = dotted.split(".")[0]
+                self.info.imports.setdefault(head, ImportRef(head, None, 0))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if self.scopes or isinstance(node.names, cst.ImportStar):
+            return
+        module = ir.dotted_name(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        for alias in node.names:
+            name = ir.dotted_name(alias.name)
+            if not name:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.info.imports[local] = ImportRef(module or "", name, level)
+
+
+def _scope_name(scope) -> str:
+    return scope.name if isinstance(scope, ClassInfo) else scope.name
+
+
+def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
+    info = ModuleInfo(path=path, text=text, module=module)
+    module.visit(_Indexer(info))
+    return info
+
+
+Target = Union[Function, ClassInfo, ModuleInfo, None]
+
+
+class Project:
+    """Lazily loaded modules of one project, and call resolution across them."""
+
+    def __init__(self, root: Path, cwd: Optional[Path] = None) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
+        self._modules: dict[Path, Union[ModuleInfo, ParseFailure]] = {}
+        self._texts: dict[Path, Optional[str]] = {}
+        self.read_paths: set[Path] = set()  # every file whose contents a result depended on
+
+    # -- modules -------------------------------------------------------------
+    def add(self, path: Path, text: str, module: cst.Module) -> ModuleInfo:
+        key = Path(os.path.abspath(path))
+        info = index_module(key, text, module)
+        self._modules[key] = info
+        return info
+
+    def module_at(self, path: Path) -> Optional[ModuleInfo]:
+        key = Path(os.path.abspath(path))
+        if key not in self._modules:
+            text, result = load_module(key)
+            self._texts[key] = text
+            self._modules[key] = index_module(key, text, result) if isinstance(result, cst.Module) else result
+        self.read_paths.add(key)
+        found = self._modules[key]
+        return found if isinstance(found, ModuleInfo) else None
+
+    def loaded_module(self, path: Path) -> Optional[ModuleInfo]:
+        found = self._modules.get(Path(os.path.abspath(path)))
+        return found if isinstance(found, ModuleInfo) else None
+
+    def failure_at(self, path: Path) -> Optional[ParseFailure]:
+        found = self._modules.get(Path(os.path.abspath(path)))
+        return found if isinstance(found, ParseFailure) else None
+
+    def text_at(self, path: Path) -> Optional[str]:
+        return self._texts.get(Path(os.path.abspath(path)))
+
+    def loaded(self) -> Iterable[ModuleInfo]:
+        return [m for m in self._modules.values() if isinstance(m, ModuleInfo)]
+
+    def _roots_for(self, path: Path) -> list[Path]:
+        """Where absolute imports of this file resolve: above its top-level package, the project root, cwd."""
+        top = path.parent
+        while (top / "__init__.py").exists() and top.parent != top:
+            top = top.parent
+        roots = []
+        for root in (top, self.root, self.cwd):
+            if root not in roots:
+                roots.append(root)
+        return roots
+
+    def find_module_file(self, dotted: str, importer: Path, level: int) -> Optional[Path]:
+        parts = [p for p in dotted.split(".") if p]
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = self._roots_for(importer)
+        for base in bases:
+            candidate = base.joinpath(*parts) if parts else base
+            for file in (candidate.with_suffix(".py") if parts else None, candidate / "__init__.py"):
+                if file is not None and file.is_file():
+                    return file
+        return None
+
+    # -- resolution ----------------------------------------------------------
+    def resolve_import(self, info: ModuleInfo, local: str, depth: int = 0) -> Target:
+        ref = info.imports.get(local)
+        if ref is None or depth > MAX_RESOLUTION_DEPTH:
+            return None
+        if ref.name is None:  # import a.b.c [as x]
+            file = self.find_module_file(ref.module, info.path, ref.level)
+            return self.module_at(file) if file else None
+        file = self.find_module_file(ref.module, info.path, ref.level)
+        if file is not None:
+            source = self.module_at(file)
+            if source is not None:
+                found = self.lookup(source, ref.name, depth + 1)
+                if found is not None:
+                    return found
+        sub = self.find_module_file(".".join(filter(None, [ref.module, ref.name])), info.path, ref.level)
+        return self.module_at(sub) if sub else None
+
+    def lookup(self, info: ModuleInfo, name: str, depth: int = 0) -> Target:
+        """A module-level name of `info`: function, class, or what an import binds."""
+        if name in info.top_functions:
+            return info.top_functions[name]
+        if name in info.classes:
+            return info.classes[name]
+        return self.resolve_import(info, name, depth)
+
+    def attribute(self, target: Target, attr: str, depth: int = 0) -> Target:
+        if isinstance(target, ModuleInfo):
+            found = self.lookup(target, attr, depth + 1)
+            if found is None and target.path.name == "__init__.py":
+                sub = target.path.parent / attr
+                file = sub.with_suffix(".py") if sub.with_suffix(".py").is_file() else sub / "__init__.py"
+                return self.module_at(file) if file.is_file() else None
+            return found
+        if isinstance(target, ClassInfo):
+            return self.method(target, attr, depth + 1)
+        return None
+
+    def resolve_class(self, info: ModuleInfo, dotted: str, depth: int = 0) -> Optional[ClassInfo]:
+        head, *rest = dotted.split(".")
+        target = self.lookup(info, head, depth + 1)
+        for attr in rest:
+            target = self.attribute(target, attr, depth + 1)
+        return target if isinstance(target, ClassInfo) else None
+
+    def method(self, cls: ClassInfo, name: str, depth: int = 0, *, skip_own: bool = False) -> Optional[Function]:
+        if depth > MAX_RESOLUTION_DEPTH:
+            return None
+        if not skip_own and name in cls.methods:
+            return cls.methods[name]
+        for base in cls.bases:
+            base_cls = self.resolve_class(cls.module, base, depth + 1)
+            if base_cls is not None and base_cls is not cls:
+                found = self.method(base_cls, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def resolve_call(self, caller: Function, callee: Optional[tuple[str, str]]) -> Optional[tuple[Function, bool]]:
+        """The project function a call reaches, and whether it is called through an instance
+        (so `self` is bound). None when it is not a project function (or not resolvable)."""
+        if callee is None:
+            return None
+        kind, name = callee
+        if kind in ("self", "super"):
+            cls = caller.class_info
+            if cls is None:
+                return None
+            found = self.method(cls, name, skip_own=(kind == "super"))
+            return (found, True) if found else None
+        if kind == "name":
+            scope = caller
+            while scope is not None:  # nested defs of this function or an enclosing one
+                if name in scope.nested:
+                    return scope.nested[name], False
+                scope = scope.parent
+            target = self.lookup(caller.module, name)
+            return (target, False) if isinstance(target, Function) else None
+        if kind == "dotted":
+            head, *rest = name.split(".")
+            target: Target = self.lookup(caller.module, head)
+            if target is None:
+                return None
+            for attr in rest:
+                target = self.attribute(target, attr)
+            if isinstance(target, Function):
+                # Class.method(...) passes self explicitly unless it is static/classmethod
+                return target, False
+        return None

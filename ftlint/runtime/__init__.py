@@ -1,0 +1,34 @@
+"""Runtime verifier: what a fault handler actually did to vLLM's prefix cache.
+
+Importing this package is cheap: it imports neither vLLM nor torch (only
+:mod:`ftlint.runtime.vllm_cpu`, :mod:`ftlint.runtime.demo` and
+:func:`assert_blocks_zeroed` do, when used).  See docs/runtime.md.
+"""
+
+from .device import assert_blocks_zeroed
+from .report import (
+    CODES,
+    FaultInvariantError,
+    FaultReport,
+    FaultVerificationWarning,
+    Violation,
+)
+from .verify import (
+    FaultObservation,
+    check_fault_handling,
+    observe_fault_handling,
+    verify_fault_handling,
+)
+
+__all__ = [
+    "CODES",
+    "FaultInvariantError",
+    "FaultObservation",
+    "FaultReport",
+    "FaultVerificationWarning",
+    "Violation",
+    "assert_blocks_zeroed",
+    "check_fault_handling",
+    "observe_fault_handling",
+    "verify_fault_handling",
+]

@@ -1,0 +1,305 @@
+"""What the verifier reads from vLLM's scheduler, and only reads.
+
+Every read is duck-typed and guarded: a field that is not there (another vLLM
+version, a renamed attribute) is recorded in ``missing`` with the checks it
+blocks, never raised.  No vLLM import happens here.
+
+Reads never mutate: ``req_to_blocks`` is a ``defaultdict`` in vLLM, so it is
+read with ``.get()`` (``[]`` would insert an entry); the prefix-cache map is
+queried with ``contain``/``get`` only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+ALL = ("FTR01", "FTR02", "FTR03", "FTR04", "FTR05")
+BLOCKS = ("FTR01", "FTR02", "FTR05")  # the checks that classify blocks
+
+_MISSING = object()
+
+# Statuses of a request that sits in a waiting queue (vLLM's RequestStatus names).
+WAITING_STATUSES = frozenset(
+    {"WAITING", "PREEMPTED", "WAITING_FOR_FSM", "WAITING_FOR_REMOTE_KVS",
+     "WAITING_FOR_STREAMING_REQ", "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR"}
+)
+
+
+class Reader:
+    """Guarded attribute access that remembers what was missing."""
+
+    def __init__(self) -> None:
+        self.missing: dict[str, set[str]] = {}
+
+    def miss(self, name: str, codes: Iterable[str]) -> None:
+        self.missing.setdefault(name, set()).update(codes)
+
+    def get(self, obj: Any, attr: str, where: str, codes: Iterable[str]) -> Any:
+        try:
+            value = getattr(obj, attr)
+        except Exception:  # AttributeError, or a property that raises
+            self.miss(f"{where}.{attr}", codes)
+            return _MISSING
+        return value
+
+    def opt(self, obj: Any, attr: str) -> Any:
+        try:
+            return getattr(obj, attr)
+        except Exception:
+            return _MISSING
+
+    def int_(self, obj: Any, attr: str, where: str, codes: Iterable[str]) -> Any:
+        value = self.get(obj, attr, where, codes)
+        if value is _MISSING:
+            return _MISSING
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.miss(f"{where}.{attr} (not an int: {type(value).__name__})", codes)
+            return _MISSING
+        return value
+
+
+def is_missing(value: Any) -> bool:
+    return value is _MISSING
+
+
+def hash_text(key: Any) -> str:
+    """Short printable form of a block hash key (hash bytes + group id)."""
+    if isinstance(key, (bytes, bytearray)):
+        return bytes(key[:8]).hex()
+    text = repr(key)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+class CacheMap:
+    """Read-only view of ``BlockPool.cached_block_hash_to_block``.
+
+    0.34 has ``BlockHashToBlockMap.contain(key, block_id)``; older releases
+    used a plain dict ``{key: {block_id: block}}`` or ``{key: block}``.
+    """
+
+    def __init__(self, pool: Any, reader: Reader) -> None:
+        self.ok = False
+        self._map = reader.get(pool, "cached_block_hash_to_block", "BlockPool",
+                               ("FTR01", "FTR02"))
+        if is_missing(self._map):
+            return
+        self._contain = getattr(self._map, "contain", None)
+        if self._contain is None and not isinstance(self._map, Mapping):
+            reader.miss("BlockPool.cached_block_hash_to_block.contain (unknown map type "
+                        f"{type(self._map).__name__})", ("FTR01", "FTR02"))
+            return
+        self.ok = True
+        secondary = reader.opt(pool, "cached_block_hashes_by_block")
+        self.secondary: Mapping[int, Any] = (
+            secondary if isinstance(secondary, Mapping) else {}
+        )
+
+    def contains(self, key: Any, block_id: int) -> bool:
+        if self._contain is not None:
+            return bool(self._contain(key, block_id))
+        value = self._map.get(key)
+        if value is None:
+            return False
+        if isinstance(value, Mapping):
+            return block_id in value
+        if isinstance(value, int):
+            return value == block_id
+        return getattr(value, "block_id", None) == block_id
+
+    def keys_of(self, block_id: int, primary: Any) -> tuple[Any, ...]:
+        extra = self.secondary.get(block_id, ())
+        try:
+            extra = tuple(extra)
+        except TypeError:
+            extra = ()
+        return (primary, *(k for k in extra if k != primary))
+
+
+@dataclass
+class BlockRecord:
+    request_id: str
+    group: int
+    index: int
+    block_id: int
+    block: Any
+    keys: tuple[Any, ...]
+    token_range: tuple[int, int]
+    cached: bool  # a key mapped to this block at entry
+
+    @property
+    def hash_text(self) -> str:
+        return hash_text(self.keys[0])
+
+
+@dataclass
+class ManagerRecord:
+    group: int
+    manager: Any
+    block_size: int
+    records_zeroing: bool
+
+
+@dataclass
+class RequestRecord:
+    request_id: str
+    request: Any
+    num_computed_tokens: Any
+    num_in_flight_tokens: Any
+
+    @property
+    def confirmed(self) -> int:
+        return self.num_computed_tokens - self.num_in_flight_tokens
+
+
+@dataclass
+class Snapshot:
+    """The state recorded on entry to a fault handler."""
+
+    scheduler: Any
+    requests: list[RequestRecord] = field(default_factory=list)
+    managers: list[ManagerRecord] = field(default_factory=list)
+    dirty: list[BlockRecord] = field(default_factory=list)
+    clean: list[BlockRecord] = field(default_factory=list)
+    cache: CacheMap | None = None
+    zeroing: bool = False
+    reader: Reader = field(default_factory=Reader)
+    seen: set[tuple[int, int]] = field(default_factory=set, repr=False)
+
+    @property
+    def missing(self) -> dict[str, set[str]]:
+        return self.reader.missing
+
+
+def managers_of(scheduler: Any, reader: Reader) -> tuple[Any, list[Any]]:
+    """(block_pool, [single-type manager per KV-cache group]) or missing."""
+    kvm = reader.get(scheduler, "kv_cache_manager", "Scheduler", BLOCKS)
+    if is_missing(kvm):
+        return _MISSING, []
+    coordinator = reader.get(kvm, "coordinator", "KVCacheManager", BLOCKS)
+    managers: Any = _MISSING
+    if not is_missing(coordinator):
+        managers = reader.get(coordinator, "single_type_managers",
+                              "KVCacheCoordinator", BLOCKS)
+    pool = reader.opt(kvm, "block_pool")
+    if is_missing(pool) and not is_missing(coordinator):
+        pool = reader.opt(coordinator, "block_pool")
+    if is_missing(pool):
+        reader.miss("KVCacheManager.block_pool", BLOCKS)
+    if is_missing(managers):
+        return pool, []
+    try:
+        return pool, list(managers)
+    except TypeError:
+        reader.miss("KVCacheCoordinator.single_type_managers (not iterable)", BLOCKS)
+        return pool, []
+
+
+def zeroing_required(scheduler: Any, reader: Reader, managers: list[Any]) -> bool:
+    for owner, where in ((scheduler, "Scheduler"),):
+        flag = reader.opt(owner, "needs_kv_cache_zeroing")
+        if not is_missing(flag):
+            return bool(flag)
+    kvm = reader.opt(scheduler, "kv_cache_manager")
+    cfg = reader.opt(kvm, "kv_cache_config") if not is_missing(kvm) else _MISSING
+    if not is_missing(cfg):
+        flag = reader.opt(cfg, "needs_kv_cache_zeroing")
+        if not is_missing(flag):
+            return bool(flag)
+    # No flag anywhere: if the zeroing machinery exists, the flag was renamed.
+    if any(not is_missing(reader.opt(m, "new_block_ids")) for m in managers):
+        reader.miss("Scheduler.needs_kv_cache_zeroing", ("FTR05",))
+    return False
+
+
+def take_snapshot(scheduler: Any) -> Snapshot:
+    """Record, for every running request and KV-cache group, which blocks are
+    dirty (index >= confirmed // block_size, not null, hashed) and which are
+    clean and cached (index < confirmed // block_size, hashed, in the map)."""
+    snap = Snapshot(scheduler=scheduler)
+    r = snap.reader
+    running = r.get(scheduler, "running", "Scheduler", ALL)
+    if is_missing(running):
+        return snap
+    running = list(running)
+    pool, managers = managers_of(scheduler, r)
+    if not is_missing(pool):
+        snap.cache = CacheMap(pool, r)
+    snap.zeroing = zeroing_required(scheduler, r, managers)
+
+    for group, mgr in enumerate(managers):
+        gid = r.opt(mgr, "kv_cache_group_id")
+        group_id = gid if isinstance(gid, int) else group
+        bs = r.int_(mgr, "block_size", "SingleTypeKVCacheManager", BLOCKS)
+        rec = r.opt(mgr, "records_new_block_ids")
+        if is_missing(rec):
+            rec = r.opt(mgr, "_record_new_block_ids")
+        records = True if is_missing(rec) else bool(rec)
+        if not is_missing(bs) and bs > 0:
+            snap.managers.append(ManagerRecord(group_id, mgr, bs, records))
+    if snap.zeroing:
+        for m in snap.managers:
+            if m.records_zeroing and is_missing(r.opt(m.manager, "new_block_ids")):
+                r.miss("SingleTypeKVCacheManager.new_block_ids", ("FTR05",))
+
+    for request in running:
+        rid = r.get(request, "request_id", "Request", ALL)
+        if is_missing(rid):
+            continue
+        computed = r.int_(request, "num_computed_tokens", "Request", BLOCKS)
+        in_flight = r.int_(request, "num_in_flight_tokens", "Request", BLOCKS)
+        rr = RequestRecord(str(rid), request, computed, in_flight)
+        snap.requests.append(rr)
+        if is_missing(computed) or is_missing(in_flight):
+            continue
+        if snap.cache is None or not snap.cache.ok:
+            continue
+        confirmed = max(rr.confirmed, 0)
+        for m in snap.managers:
+            _record_blocks(snap, rr, m, confirmed)
+    return snap
+
+
+def _record_blocks(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
+                   confirmed: int) -> None:
+    r = snap.reader
+    req_to_blocks = r.get(m.manager, "req_to_blocks", "SingleTypeKVCacheManager",
+                          BLOCKS)
+    if is_missing(req_to_blocks):
+        return
+    getter = getattr(req_to_blocks, "get", None)
+    if getter is None:
+        r.miss("SingleTypeKVCacheManager.req_to_blocks.get", BLOCKS)
+        return
+    blocks = getter(rr.request_id)  # .get(): never insert into the defaultdict
+    if not blocks:
+        return
+    boundary = confirmed // m.block_size
+    cache = snap.cache
+    assert cache is not None
+    for index, block in enumerate(blocks):
+        is_null = r.get(block, "is_null", "KVCacheBlock", BLOCKS)
+        key = r.get(block, "block_hash", "KVCacheBlock", BLOCKS)
+        block_id = r.int_(block, "block_id", "KVCacheBlock", BLOCKS)
+        if is_missing(is_null) or is_missing(key) or is_missing(block_id):
+            return
+        if is_null or key is None:
+            continue
+        keys = cache.keys_of(block_id, key)
+        cached = any(cache.contains(k, block_id) for k in keys)
+        rec = BlockRecord(
+            request_id=rr.request_id, group=m.group, index=index, block_id=block_id,
+            block=block, keys=keys,
+            token_range=(index * m.block_size, (index + 1) * m.block_size),
+            cached=cached,
+        )
+        seen = (m.group, block_id)
+        if seen in snap.seen:  # shared by several requests: count it once
+            continue
+        if index >= boundary:
+            snap.seen.add(seen)
+            snap.dirty.append(rec)
+        elif cached:
+            snap.seen.add(seen)
+            snap.clean.append(rec)

@@ -1,0 +1,139 @@
+"""The verifier's entry points: context managers around a fault-handler call."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from .checks import run_checks
+from .report import FaultInvariantError, FaultReport, FaultVerificationWarning
+from .snapshot import Snapshot, take_snapshot
+
+DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+class FaultObservation:
+    """Context manager: snapshot on entry, FTR01-05 on exit.
+
+    Observes only: nothing in the scheduler is written.  If the handler raises,
+    its exception propagates unchanged; the report is attached to it as
+    ``exc.ftlint_report`` (and as a note when there are violations).
+
+    ``lock``: the fault handler's own lock, if it has one.  The snapshot and the
+    checks run while holding it (never during the handler), so they do not
+    interleave with another thread that takes the same lock.  If it cannot be
+    taken within ``lock_timeout`` seconds (e.g. a non-reentrant lock already
+    held by the caller), that step reports "cannot verify" instead of blocking.
+    """
+
+    def __init__(self, scheduler: Any, *, strict: bool = False, raise_: bool = True,
+                 lock: Any = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+                 warn: bool | None = None) -> None:
+        self.scheduler = scheduler
+        self.strict = strict
+        self.raise_ = raise_
+        self.lock = lock
+        self.lock_timeout = lock_timeout
+        self.warn = raise_ if warn is None else warn
+        self.report = FaultReport()
+        self._snap: Snapshot | None = None
+
+    # -- locking ---------------------------------------------------------
+    def _locked(self, what: str, fn: Callable[[], None]) -> None:
+        if self.lock is None:
+            fn()
+            return
+        try:
+            acquired = self.lock.acquire(timeout=self.lock_timeout)
+        except TypeError:  # a lock-like object without timeout support
+            acquired = self.lock.acquire()
+        if not acquired:
+            self.report.cannot_verify.append(
+                f"{what}: could not take the fault handler's lock within "
+                f"{self.lock_timeout:g}s (held elsewhere, or by this thread)"
+            )
+            return
+        try:
+            fn()
+        finally:
+            self.lock.release()
+
+    def _take(self) -> None:
+        try:
+            self._snap = take_snapshot(self.scheduler)
+        except Exception as exc:  # never crash the user's test on our own bug
+            self.report.cannot_verify.append(
+                f"snapshot failed: {type(exc).__name__}: {exc}")
+
+    def _check(self) -> None:
+        if self._snap is None:
+            return
+        try:
+            run_checks(self._snap, self.report)
+            self.report.complete = True
+        except Exception as exc:
+            self.report.cannot_verify.append(
+                f"checks failed: {type(exc).__name__}: {exc}")
+
+    # -- context manager -------------------------------------------------
+    def __enter__(self) -> FaultReport:
+        self._locked("snapshot", self._take)
+        return self.report
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        self._locked("checks", self._check)
+        self._snap = None  # drop references to vLLM objects
+        report = self.report
+        if self.warn and report.cannot_verify:
+            warnings.warn(
+                "ftlint could not verify this fault handler: "
+                + "; ".join(report.cannot_verify),
+                FaultVerificationWarning, stacklevel=2,
+            )
+        if exc is not None:
+            report.handler_exception = exc
+            try:
+                exc.ftlint_report = report  # type: ignore[attr-defined]
+                if report.violations and hasattr(exc, "add_note"):
+                    exc.add_note(report.format(self.strict))
+            except Exception:
+                pass
+            return False  # the handler's exception propagates unchanged
+        if self.raise_ and report.failing(self.strict):
+            raise FaultInvariantError(report, strict=self.strict)
+        return False
+
+
+def verify_fault_handling(scheduler: Any, *, strict: bool = False, lock: Any = None,
+                          lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+                          ) -> FaultObservation:
+    """Put around a call of a fault handler; raises FaultInvariantError on exit
+    when the handler broke an invariant (FTR02 only with ``strict=True``).
+
+    ``with verify_fault_handling(scheduler) as report: handler(...)``; the
+    report is filled on exit.  Checks that cannot run (unknown vLLM layout) are
+    listed in ``report.cannot_verify`` and warned about
+    (:class:`FaultVerificationWarning`), never raised or passed silently.
+    """
+    return FaultObservation(scheduler, strict=strict, raise_=True, lock=lock,
+                            lock_timeout=lock_timeout)
+
+
+def observe_fault_handling(scheduler: Any, *, lock: Any = None,
+                           lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+                           ) -> FaultObservation:
+    """Like :func:`verify_fault_handling` but never raises for violations (and
+    does not warn): read the yielded report after the ``with`` block."""
+    return FaultObservation(scheduler, raise_=False, lock=lock,
+                            lock_timeout=lock_timeout)
+
+
+def check_fault_handling(scheduler: Any, handler: Callable[..., Any], *args: Any,
+                         lock: Any = None, **kwargs: Any) -> FaultReport:
+    """Call ``handler(*args, **kwargs)`` and return the report (violations and
+    counts) without raising for violations.  A handler exception propagates,
+    with the report attached as ``exc.ftlint_report``."""
+    with observe_fault_handling(scheduler, lock=lock) as report:
+        handler(*args, **kwargs)
+    return report

@@ -1,0 +1,74 @@
+"""`# noqa` comments: line-based, read from comment tokens (no parent walk).
+
+- `# noqa: FT001, FT005` on the reported line, or on the first line of the statement
+  holding it, suppresses those codes; a bare `# noqa` suppresses everything there.
+- `# ftlint: noqa` on a line of its own suppresses the whole file;
+  `# ftlint: noqa: FT001` only those codes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+_FILE_NOQA = re.compile(r"#\s*ftlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+ALL = "*"
+
+
+def _codes(text: str | None) -> frozenset[str]:
+    if not text:
+        return frozenset({ALL})
+    return frozenset(c.upper() for c in re.split(r"[\s,]+", text.strip()) if c)
+
+
+@dataclass
+class Suppressions:
+    by_line: dict[int, frozenset[str]] = field(default_factory=dict)
+    statement_start: dict[int, int] = field(default_factory=dict)  # physical line -> first line of its statement
+    file_codes: frozenset[str] = frozenset()
+
+    def suppresses(self, code: str, line: int) -> bool:
+        if ALL in self.file_codes or code in self.file_codes:
+            return True
+        for candidate in {line, self.statement_start.get(line, line)}:
+            codes = self.by_line.get(candidate)
+            if codes and (ALL in codes or code in codes):
+                return True
+        return False
+
+
+def parse_suppressions(text: str) -> Suppressions:
+    result = Suppressions()
+    if "noqa" not in text.lower():
+        return result
+    file_codes: set[str] = set()
+    logical_start = None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if logical_start is None and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                logical_start = tok.start[0]
+            if tok.type == tokenize.COMMENT:
+                file_match = _FILE_NOQA.match(tok.string)
+                if file_match:
+                    file_codes |= _codes(file_match.group("codes"))
+                    continue
+                match = _NOQA.search(tok.string)
+                if match:
+                    line = tok.start[0]
+                    result.by_line[line] = result.by_line.get(line, frozenset()) | _codes(match.group("codes"))
+            elif tok.type == tokenize.NEWLINE:
+                if logical_start is not None:
+                    for line in range(logical_start, tok.end[0] + 1):
+                        result.statement_start[line] = logical_start
+                logical_start = None
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        # A file that parsed with LibCST but not with tokenize: fall back to plain lines.
+        for number, line in enumerate(text.splitlines(), 1):
+            match = _NOQA.search(line)
+            if match:
+                result.by_line[number] = _codes(match.group("codes"))
+    result.file_codes = frozenset(file_codes)
+    return result

@@ -1,0 +1,239 @@
+"""FT001 stale-output-discard."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import ParentNodeProvider, PositionProvider
+
+from ftlint import cstedits, ir
+from ftlint import vocabulary as V
+from ftlint.rule import FaultScopeProvider, Invalid, Replacement, Rule, Valid
+
+_FALSY = m.Integer("0") | m.Name("False") | m.Name("None")
+_PREEMPT = m.Call(func=m.Name() | m.Attribute(attr=m.Name()))
+
+
+class StaleOutputDiscard(Rule):
+    """
+    ## What it does
+    Flags fault-path code that arranges to drop a request's next output frame:
+    assigning a non-zero value to `<request>.async_tokens_to_discard` (vLLM <= 0.26),
+    assigning `<request>.drop_stale_output = True`, or calling
+    `_preempt_request(...)` / `preempt_request(...)` with `drop_stale_output=True`
+    (vLLM >= 0.27).
+
+    ## Why is this bad?
+    After a failed step, the output frame of that step never arrives. The discard
+    counter is therefore never consumed by the frame it was meant for: the first
+    *good* frame after resume is dropped instead, and the request silently loses
+    tokens. `reset_prefix_cache` uses this bookkeeping legitimately because there the
+    in-flight frame does arrive; a fault handler must not copy it.
+
+    ## Example
+    ```python
+    def on_fault(self, exc):
+        for request in list(self.scheduler.running):
+            self._evict_unconfirmed_tail(request)
+            self.scheduler._preempt_request(request, now, drop_stale_output=True)
+    ```
+
+    Use instead:
+    ```python
+    def on_fault(self, exc):
+        for request in list(self.scheduler.running):
+            self._evict_unconfirmed_tail(request)
+            self.scheduler._preempt_request(request, now)
+            request.num_in_flight_tokens = 0
+            request.num_stale_output_tokens = 0
+    ```
+    """
+
+    CODE = "FT001"
+    NAME = "stale-output-discard"
+    MESSAGE = "Fault path discards the next output frame; the failed step's frame never arrives, so the first good frame after resume is dropped"
+    FIXABLE = True
+    METADATA_DEPENDENCIES = (PositionProvider, FaultScopeProvider, ParentNodeProvider)
+
+    VALID = [
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+                        req.async_tokens_to_discard = 0
+                        req.drop_stale_output = False
+
+                def _evict_tail(self, req):
+                    self.kv.evict_blocks(set())
+            """,
+            name="resets-and-zero-assignments",
+        ),
+        Valid(
+            """
+            class Scheduler:
+                def reset_prefix_cache(self):
+                    for request in self.running:
+                        self._preempt_request(request, 0.0, drop_stale_output=True)
+                        request.async_tokens_to_discard = request.num_output_placeholders
+            """,
+            name="not-a-fault-path",
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in self.scheduler.running:
+                        req.async_tokens_to_discard = req.num_output_placeholders
+            """,
+            expect=((4,),),
+            fixed="""
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in self.scheduler.running:
+                        pass
+            """,
+            name="old-api-discard",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        # keep the request for resume
+                        self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)
+
+                def _evict_tail(self, req):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((6, 13),),
+            fixed="""
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        # keep the request for resume
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+
+                def _evict_tail(self, req):
+                    self.kv.evict_blocks(set())
+            """,
+            name="new-api-preempt-argument",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._resume_all()
+
+                def _resume_all(self):
+                    for r in self.scheduler.running:
+                        r.drop_stale_output = True
+            """,
+            expect=((7,),),
+            name="helper-in-same-class",
+        ),
+        Invalid(
+            """
+            def resume_all(scheduler):
+                for r in scheduler.running:
+                    scheduler.preempt_request(r, 0.0, True)
+            """,
+            files={
+                "sentinel.py": """
+from example import resume_all
+
+class EngineCoreSentinel:
+    def on_fault(self, exc):
+        resume_all(self.engine.scheduler)
+"""
+            },
+            lint=("example.py",),
+            expect=((3, 9),),
+            name="helper-passed-alone-handler-elsewhere",
+        ),
+        Invalid(
+            """
+            from recovery import resume_all
+
+            def on_fault(engine, exc):
+                resume_all(engine.scheduler)
+            """,
+            files={
+                "recovery.py": """
+def resume_all(scheduler):
+    for r in scheduler.running:
+        scheduler.preempt_request(r, 0.0, True)
+"""
+            },
+            expect=(("recovery.py", 3, 9),),
+            name="helper-in-other-module",
+        ),
+    ]
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not self.in_fault_path(node):
+            return
+        for target in node.targets:
+            self._check_assignment(node, target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and self.in_fault_path(node):
+            self._check_assignment(node, node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if (
+            m.matches(node.target, m.Attribute(attr=m.Name(V.ASYNC_DISCARD_FIELD)))
+            and m.matches(node.operator, m.AddAssign())
+            and not m.matches(node.value, _FALSY)
+            and self.in_fault_path(node)
+        ):
+            self._report_assignment(node)
+
+    def _check_assignment(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if not isinstance(target, cst.Attribute) or m.matches(value, _FALSY):
+            return
+        if target.attr.value in (V.ASYNC_DISCARD_FIELD, V.DROP_STALE_OUTPUT):
+            self._report_assignment(node)
+
+    def _report_assignment(self, node: cst.CSTNode) -> None:
+        parent_of = lambda n: self.get_metadata(ParentNodeProvider, n, None)  # noqa: E731
+        fix = cstedits.remove_small_statement(node, parent_of)
+        self.report(node, fix=[fix] if fix else (), fix_title="Remove the discard assignment")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if ir.called_name(node.func) not in V.PREEMPT_PRIMITIVES or not ir.preempt_drops_output(node):
+            return
+        if not self.in_fault_path(node):
+            return
+        self.report(node, fix=self._preempt_fix(node), fix_title="Remove `drop_stale_output=True` and reset the counters")
+
+    def _preempt_fix(self, call: cst.Call) -> list[Replacement]:
+        parent_of = lambda n: self.get_metadata(ParentNodeProvider, n, None)  # noqa: E731
+        args = list(call.args)
+        positional = [a for a in args if a.keyword is None and a.star == ""]
+        drop = next((a for a in args if a.keyword is not None and a.keyword.value == V.DROP_STALE_OUTPUT), None)
+        if drop is None and len(positional) >= 3:
+            drop = positional[2]
+        args.remove(drop)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        new_call = call.with_changes(args=args)
+        line = cstedits.enclosing_statement(call, parent_of)
+        request = ir.request_argument(call)
+        if not isinstance(line, cst.SimpleStatementLine) or request is None:
+            return [Replacement(call, new_call)]
+        var = ir.code_of(request.value)
+        missing = cstedits.missing_resets_after(line, var, parent_of)
+        new_line = line.deep_replace(call, new_call)
+        resets = [s for s in cstedits.counter_resets(var) if s.body[0].targets[0].target.attr.value in missing]
+        return [cstedits.insert_after(line, new_line, resets)]

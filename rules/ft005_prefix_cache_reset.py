@@ -1,0 +1,87 @@
+"""FT005 prefix-cache-reset."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ftlint import ir
+from ftlint import vocabulary as V
+from ftlint.rule import Invalid, Rule, Valid
+
+
+class PrefixCacheReset(Rule):
+    """
+    ## What it does
+    Flags a call of `reset_prefix_cache(...)` in fault-path code.
+
+    ## Why is this bad?
+    `Scheduler.reset_prefix_cache` preempts every running request with
+    `drop_stale_output=True` (the discard bookkeeping FT001 reports) and then empties
+    the *whole* prefix cache. After a fault only the unconfirmed tail of each faulted
+    request is dirty: clearing everything throws away every clean block of every
+    request, and the first good output frame after resume is dropped. It is the right
+    call for pause or release-memory, not for a fault.
+
+    ## Example
+    ```python
+    def on_fault(self, exc):
+        self.engine.scheduler.reset_prefix_cache(reset_running_requests=True)
+    ```
+
+    Use instead:
+    ```python
+    def on_fault(self, exc):
+        scheduler = self.engine.scheduler
+        for request in list(scheduler.running):
+            self._evict_unconfirmed_tail(request)
+            scheduler._preempt_request(request, time.monotonic())
+            request.num_in_flight_tokens = 0
+            request.num_stale_output_tokens = 0
+    ```
+    """
+
+    CODE = "FT005"
+    NAME = "prefix-cache-reset"
+    MESSAGE = "Fault path calls `reset_prefix_cache()`: it drops the next output frame and empties the whole prefix cache instead of the dirty tail"
+
+    VALID = [
+        Valid(
+            """
+            class EngineCore:
+                def pause(self):
+                    self.scheduler.reset_prefix_cache(reset_running_requests=True)
+
+                def on_fault(self, exc):
+                    self.scheduler.finish_requests(None, "aborted")  # noqa: FT007
+            """,
+            name="pause-is-not-a-fault-path",
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self.engine.scheduler.reset_prefix_cache(reset_running_requests=True)
+            """,
+            expect=((3, 9),),
+            name="direct",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._recover()
+
+                def _recover(self):
+                    if self.engine.scheduler.reset_prefix_cache():
+                        return
+            """,
+            expect=((6, 12),),
+            name="helper-in-same-class",
+        ),
+    ]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if ir.called_name(node.func) == V.RESET_PREFIX_CACHE and self.in_fault_path(node):
+            self.report(node)

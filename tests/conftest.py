@@ -1,0 +1,6 @@
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("FTLINT_NO_CACHE", "1")
