@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
     rule.add_argument("code", nargs="?", help="e.g. FT004")
     rule.add_argument("--all", action="store_true", help="list every rule")
-    rule.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    rule.add_argument("--format", choices=("text", "markdown", "json", "table"), default="text",
+                      help="table: the README's markdown rule table (with --all)")
 
     review = sub.add_parser("review", help="lint the lines a change touched (PR bot output)")
     try:
@@ -179,6 +180,8 @@ def run_rule(args) -> int:
     if args.all:
         if args.format == "json":
             print(json.dumps([{"code": d.code, "name": d.name, "summary": d.summary} for d in docs.values()], indent=2))
+        elif args.format == "table":
+            sys.stdout.write(rule_table(docs.values()))
         else:
             for doc in docs.values():
                 print(f"{doc.code:7} {doc.name:28} {doc.summary}")
@@ -197,6 +200,19 @@ def run_rule(args) -> int:
     else:
         sys.stdout.write(doc.markdown())
     return EXIT_CLEAN
+
+
+def rule_table(docs) -> str:
+    """The README's rule table; tests/test_cli.py checks the README against it."""
+    rows = ["| Code | Name | Fix | What it reports |", "|---|---|---|---|"]
+    from ftlint.registry import all_rules
+
+    rules = all_rules()
+    for doc in docs:
+        fixable = "yes" if doc.code in rules and rules[doc.code].FIXABLE else ""
+        summary = doc.summary.replace("|", "\\|")
+        rows.append(f"| {doc.code} | {doc.name} | {fixable} | {summary} |")
+    return "\n".join(rows) + "\n"
 
 
 def run_review(args) -> int:

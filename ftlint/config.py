@@ -31,6 +31,7 @@ from ftlint.gitignore import GlobError, glob_to_regex, has_magic
 __all__ = [
     "ConfigError",
     "Config",
+    "CodeSelectors",
     "DEFAULT_EXCLUDES",
     "DEFAULT_SELECT",
     "DEFAULT_FAULT_HANDLERS",
@@ -202,6 +203,20 @@ def _relative_to(abspath: str, root: str) -> str | None:
 # Config
 
 
+class CodeSelectors(frozenset):
+    """A frozenset of codes, prefixes and ``ALL`` whose ``in`` understands them: ``"FT001" in
+    CodeSelectors({"FT0"})`` is True. Iterating yields the entries as written."""
+
+    __slots__ = ()
+
+    def __contains__(self, code: object) -> bool:
+        if frozenset.__contains__(self, code):
+            return True
+        if not isinstance(code, str):
+            return False
+        return any(entry == "ALL" or code.startswith(entry) for entry in self)
+
+
 def _freeze_options(options: Mapping[str, Mapping[str, object]] | None) -> Mapping[str, Mapping[str, object]]:
     if not options:
         return MappingProxyType({})
@@ -235,14 +250,29 @@ class Config:
         set_(self, "root", Path(_abs(self.root)))
         if self.path is not None:
             set_(self, "path", Path(self.path))
-        for name in ("select", "extend_select", "ignore", "exclude", "extend_exclude",
-                     "fault_handlers", "extend_fault_handlers", "fault_paths"):
+        for name in (
+            "select",
+            "extend_select",
+            "ignore",
+            "exclude",
+            "extend_exclude",
+            "fault_handlers",
+            "extend_fault_handlers",
+            "fault_paths",
+        ):
             set_(self, name, tuple(getattr(self, name)))
         pfi = self.per_file_ignores
         if isinstance(pfi, Mapping):
             pfi = pfi.items()
         set_(self, "per_file_ignores", tuple((str(g), tuple(codes)) for g, codes in pfi))
         set_(self, "options", _freeze_options(self.options))
+
+    def __reduce__(self):
+        # Picklable for process pools: rebuild from plain values (mapping proxies and the
+        # compiled matchers cached on the instance do not travel).
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["options"] = {k: dict(v) for k, v in self.options.items()}
+        return (_rebuild_config, (values,))
 
     # -- derived ---------------------------------------------------------------------------
 
@@ -350,10 +380,11 @@ class Config:
     def ignored_codes_for(self, path: Path | str, known_codes: Iterable[str] | None = None) -> frozenset[str]:
         """The ``per-file-ignores`` entries that apply to ``path``: a pattern without ``/`` matches
         the file name, one with ``/`` the root-relative path; a leading ``!`` applies the entry to
-        files that do *not* match. Entries are returned as written (codes, prefixes or ``ALL``);
-        pass ``known_codes`` to expand them to concrete codes."""
+        files that do *not* match. Returns a :class:`CodeSelectors` holding the entries as written
+        (codes, prefixes or ``ALL``) whose ``code in result`` honours prefixes; pass
+        ``known_codes`` to get the concrete codes instead."""
         if not self.per_file_ignores:
-            return frozenset()
+            return CodeSelectors()
         rel = self.relative_path(path)
         name = os.path.basename(_abs(path))
         out: set[str] = set()
@@ -365,11 +396,11 @@ class Config:
         if known_codes is not None:
             known = tuple(known_codes)
             return frozenset(c for c in known if any(_selector_matches(e, c) for e in out))
-        return frozenset(out)
+        return CodeSelectors(out)
 
     def is_ignored_for(self, path: Path | str, code: str) -> bool:
         """Whether ``per-file-ignores`` switch ``code`` off for ``path`` (prefixes and ALL honoured)."""
-        return any(_selector_matches(e, code) for e in self.ignored_codes_for(path))
+        return code in self.ignored_codes_for(path)
 
     def hash(self) -> str:
         """A stable digest of everything that can change results (all keys but ``cache-dir``)."""
@@ -409,6 +440,10 @@ class Config:
                 )
 
 
+def _rebuild_config(values: dict) -> Config:
+    return Config(**values)
+
+
 # --------------------------------------------------------------------------------------------
 # selecting codes
 
@@ -438,7 +473,7 @@ def _check_selector(entry: str, known: tuple[str, ...], path: Path | None, key: 
 
 
 def select_codes(
-    config_or_cli_select: "Config | Iterable[str] | None",
+    config_or_cli_select: Config | Iterable[str] | None,
     ignore: Iterable[str] = (),
     known_codes: Iterable[str] = (),
     *,

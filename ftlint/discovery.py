@@ -42,9 +42,7 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 class Skipped:
     """An explicitly passed path that is not linted, and why.
 
-    ``kind``: ``"not-python"`` (wrong suffix), ``"not-a-file"`` (a device, a FIFO …) or
-    ``"excluded"`` (matched ``exclude``/``extend-exclude`` under ``--force-exclude``; ruff skips
-    those silently, so a CLI may show them only in verbose mode)."""
+    ``kind``: ``"not-python"`` (wrong suffix) or ``"not-a-file"`` (a device, a FIFO …)."""
 
     path: Path
     reason: str
@@ -65,6 +63,8 @@ class Discovered:
     files: list[Path] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     errors: list[DiscoveryError] = field(default_factory=list)
+    #: explicit paths dropped by ``--force-exclude`` (ruff drops them silently; say so in verbose mode)
+    excluded: list[Path] = field(default_factory=list)
 
 
 def is_python_path(path: Path | str) -> bool:
@@ -280,7 +280,10 @@ class _Walker:
 
 
 def _split_key(path: str) -> list[str]:
-    return path.split(os.sep)
+    parts = path.split(os.sep)
+    if not parts[0]:
+        parts[0] = os.sep  # absolute paths: Path orders them by their anchor "/"
+    return parts
 
 
 def discover(
@@ -321,9 +324,7 @@ def discover(
             result.errors.append(DiscoveryError(Path(given_str), describe_os_error(err, abspath)))
             continue
         if force and config.is_excluded(abspath):
-            result.skipped.append(
-                Skipped(Path(given_str), "excluded by exclude/extend-exclude (--force-exclude)", "excluded")
-            )
+            result.excluded.append(Path(given_str))
             continue
         if stat.S_ISDIR(st.st_mode):
             for path, real in walker.walk(abspath):
@@ -351,7 +352,9 @@ def discover(
     return result
 
 
-def iter_python_files(root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None) -> Iterator[Path]:
+def iter_python_files(
+    root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None
+) -> Iterator[Path]:
     """Every ``.py``/``.pyi`` under directory ``root`` honouring excludes and ``.gitignore``
     (the project-wide scan), as absolute paths, each resolved file once, in walk order
     (sorted within each directory). Problems go to ``errors`` when given."""

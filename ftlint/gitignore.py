@@ -201,10 +201,22 @@ def compile_glob(pattern: str, **kwargs) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class GitIgnoreRule:
-    pattern: str  # as written (after trimming)
-    regex: str  # source; full-matched against the path relative to the .gitignore's directory
+    pattern: str  # the line as written (after trimming)
+    regex: str  # source, full-matched against the name (unanchored) or the relative path (anchored)
     negated: bool
     dir_only: bool
+    anchored: bool  # matched against the path relative to the ignore file's directory
+    tail: str  # a literal every match ends with ("" when unknown): a cheap prefilter
+
+
+_TAIL_STOP = frozenset("*?]\\")
+
+
+def _literal_tail(glob: str) -> str:
+    i = len(glob)
+    while i > 0 and glob[i - 1] not in _TAIL_STOP:
+        i -= 1
+    return glob[i:]
 
 
 def _parse_line(line: str) -> GitIgnoreRule | None:
@@ -237,9 +249,10 @@ def _parse_line(line: str) -> GitIgnoreRule | None:
     if not line:
         return None
     body = glob_to_regex(line, strict=False, braces=False, dir_self=False)
-    if not anchored:
-        body = "(?:.*/)?" + body
-    return GitIgnoreRule(original, body, negated, dir_only)
+    return GitIgnoreRule(original, body, negated, dir_only, anchored, _literal_tail(line))
+
+
+_TAIL_KEY = 3  # rules are bucketed by the last (up to) 3 characters of their literal tail
 
 
 class GitIgnore:
@@ -247,19 +260,31 @@ class GitIgnore:
 
     ``match(rel, is_dir)`` returns True (ignored), False (re-included by a ``!`` rule) or None
     (no rule matches: defer to the enclosing ignore files). The last matching line wins, as in
-    git; all lines are combined into one regex per kind (files, directories), tried in reverse
-    line order, so a lookup costs one regex match however long the file is.
+    git. Rules are bucketed by the literal text they must end with (``*.so`` → ``.so``), so a
+    lookup only tries the few rules that can match, however long the file is.
     """
 
-    __slots__ = ("rules", "_file_re", "_file_neg", "_dir_re", "_dir_neg")
+    __slots__ = ("rules", "_tables")
 
     def __init__(self, rules: list[GitIgnoreRule]):
         self.rules = tuple(rules)
-        self._file_re, self._file_neg = self._combine([r for r in rules if not r.dir_only])
-        self._dir_re, self._dir_neg = self._combine(list(rules))
+        # Two tables, names (unanchored rules) and paths (anchored rules): each maps a tail key
+        # to its rules [(line, fullmatch, negated, dir_only)], highest line first.
+        names: dict[str, list] = {}
+        paths: dict[str, list] = {}
+        for line_no, rule in enumerate(rules):
+            key = rule.tail[-_TAIL_KEY:]
+            entry = (line_no, re.compile(rule.regex, re.DOTALL).fullmatch, rule.negated, rule.dir_only)
+            (paths if rule.anchored else names).setdefault(key, []).append(entry)
+        tables = []
+        for table, anchored in ((names, False), (paths, True)):
+            if table:
+                lengths = tuple(sorted({len(k) for k in table}))
+                tables.append((anchored, lengths, {k: tuple(reversed(v)) for k, v in table.items()}))
+        self._tables = tuple(tables)
 
     @classmethod
-    def from_lines(cls, lines) -> "GitIgnore":
+    def from_lines(cls, lines) -> GitIgnore:
         rules = []
         for line in lines:
             rule = _parse_line(line)
@@ -268,11 +293,11 @@ class GitIgnore:
         return cls(rules)
 
     @classmethod
-    def from_text(cls, text: str) -> "GitIgnore":
+    def from_text(cls, text: str) -> GitIgnore:
         return cls.from_lines(text.splitlines())
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> "GitIgnore | None":
+    def from_file(cls, path: str | os.PathLike) -> GitIgnore | None:
         """Parse an ignore file; None when it cannot be read (missing, unreadable, a directory)."""
         try:
             with open(path, "rb") as fh:
@@ -281,26 +306,29 @@ class GitIgnore:
             return None
         return cls.from_text(data.decode("utf-8", "surrogateescape"))
 
-    @staticmethod
-    def _combine(rules: list[GitIgnoreRule]):
-        if not rules:
-            return None, ()
-        ordered = list(reversed(rules))
-        source = "|".join("(" + r.regex + ")" for r in ordered)
-        # Rule regexes hold no capturing groups, so group k is the k-th alternative.
-        return re.compile("(?:" + source + r")\Z", re.DOTALL), tuple(r.negated for r in ordered)
-
     def __bool__(self) -> bool:
         return bool(self.rules)
 
     def match(self, rel: str, is_dir: bool) -> bool | None:
-        if is_dir:
-            regex, neg = self._dir_re, self._dir_neg
-        else:
-            regex, neg = self._file_re, self._file_neg
-        if regex is None:
-            return None
-        m = regex.match(rel)
-        if m is None:
-            return None
-        return not neg[m.lastindex - 1]
+        """``rel``: the path relative to this file's directory, ``/``-separated."""
+        best_line = -1
+        verdict = None
+        for anchored, lengths, table in self._tables:
+            subject = rel if anchored else rel[rel.rfind("/") + 1 :]
+            size = len(subject)
+            for length in lengths:
+                if length > size:
+                    break
+                entries = table.get(subject[size - length :] if length else "")
+                if entries is None:
+                    continue
+                for line_no, fullmatch, negated, dir_only in entries:
+                    if line_no <= best_line:
+                        break
+                    if dir_only and not is_dir:
+                        continue
+                    if fullmatch(subject) is not None:
+                        best_line = line_no
+                        verdict = not negated
+                        break
+        return verdict

@@ -309,3 +309,10 @@ def iter_effects(node: Node):
     elif isinstance(node, Try):
         for part in (node.body, *node.handlers, node.orelse, node.final):
             yield from iter_effects(part)
+
+
+def describe(effect: Effect) -> str:
+    """`scheduler.finish_requests()` — how a message names the call behind an effect."""
+    if isinstance(effect.node, cst.Call):
+        return f"`{code_of(effect.node.func)}()`"
+    return f"`{effect.name}`"

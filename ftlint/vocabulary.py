@@ -17,6 +17,10 @@ EVICT_PRIMITIVES = frozenset(
     }
 )
 ZEROING_PRIMITIVES = frozenset({"record_blocks_for_zeroing", "get_zeroing_block_ids_in_range"})
+# Eviction primitives whose arguments are the blocks (or block ids) to evict.
+EVICT_BY_BLOCK = frozenset({"evict_blocks", "_maybe_evict_cached_block"})
+# A zeroing primitive's first token (keyword, positional index): 0 means every block.
+ZEROING_START_ARG = ("start_token", 1)
 
 # Preempt a request back to waiting: frees its blocks with their hashes intact.
 PREEMPT_PRIMITIVES = frozenset({"_preempt_request", "preempt_request"})
@@ -36,6 +40,7 @@ COUNTER_FIELDS = ("num_in_flight_tokens", "num_stale_output_tokens")
 REQ_TO_BLOCKS = "req_to_blocks"
 BLOCK_LIST_CALLS = frozenset({"get_blocks", "get_block_ids"})
 BLOCK_LIST_ATTRS = frozenset({"block_ids"})
+BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
 
 # The unconfirmed-tail boundary is num_computed_tokens - num_in_flight_tokens.
 TAIL_BOUNDARY = ("num_computed_tokens", "num_in_flight_tokens")

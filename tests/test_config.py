@@ -98,8 +98,20 @@ def test_relative_cwd(tmp_path, monkeypatch):
 
 def test_excluded_defaults_keep_site_packages():
     assert "site-packages" not in DEFAULT_EXCLUDES
-    for name in (".git", ".venv", "venv", "build", "dist", "node_modules", "__pycache__", ".tox", ".nox",
-                 ".mypy_cache", ".ruff_cache", ".ftlint_cache"):
+    for name in (
+        ".git",
+        ".venv",
+        "venv",
+        "build",
+        "dist",
+        "node_modules",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".ftlint_cache",
+    ):
         assert name in DEFAULT_EXCLUDES
 
 
@@ -164,7 +176,7 @@ def test_explicit_pyproject(tmp_path):
 
 
 def test_explicit_pyproject_without_table_gives_defaults(tmp_path):
-    cfg_file = pyproject(tmp_path, '[tool.black]\nline-length = 1\n')
+    cfg_file = pyproject(tmp_path, "[tool.black]\nline-length = 1\n")
     cfg = load_config(tmp_path, cfg_file)
     assert cfg.path == cfg_file and cfg.select == ("FT",)
 
@@ -263,16 +275,24 @@ def test_unreadable_file_for_real(tmp_path):  # pragma: no cover - only as non-r
         ('extend-exclude = ["{a,b"]', "[tool.ftlint] extend-exclude: invalid glob '{a,b': unclosed '{'"),
         ('extend-exclude = ["a\\\\"]', "[tool.ftlint] extend-exclude: invalid glob 'a\\\\': trailing backslash"),
         ('extend-exclude = [""]', "[tool.ftlint] extend-exclude: empty string is not a valid glob"),
-        ('fault-paths = ["x/[z-a].py"]', "[tool.ftlint] fault-paths: invalid glob 'x/[z-a].py': bad character range z-a"),
+        (
+            'fault-paths = ["x/[z-a].py"]',
+            "[tool.ftlint] fault-paths: invalid glob 'x/[z-a].py': bad character range z-a",
+        ),
         ('fault-handlers = ["on_fault["]', "[tool.ftlint] fault-handlers: invalid glob 'on_fault[': unclosed '['"),
-        ("extend-fault-handlers = [true]", "[tool.ftlint] extend-fault-handlers: expected a list of strings, got bool at index 0"),
+        (
+            "extend-fault-handlers = [true]",
+            "[tool.ftlint] extend-fault-handlers: expected a list of strings, got bool at index 0",
+        ),
         ('force-exclude = "yes"', "[tool.ftlint] force-exclude: expected a boolean, got str"),
         ("respect-gitignore = 1", "[tool.ftlint] respect-gitignore: expected a boolean, got int"),
         ("cache-dir = 3", "[tool.ftlint] cache-dir: expected a string, got int"),
         ('cache-dir = ""', "[tool.ftlint] cache-dir: expected a non-empty path"),
         ('per-file-ignores = ["x"]', "[tool.ftlint] per-file-ignores: expected a table of glob = [codes], got list"),
-        ('per-file-ignores = {"tests/*.py" = "FT001"}',
-         '[tool.ftlint] per-file-ignores."tests/*.py": expected a list of strings, got str'),
+        (
+            'per-file-ignores = {"tests/*.py" = "FT001"}',
+            '[tool.ftlint] per-file-ignores."tests/*.py": expected a list of strings, got str',
+        ),
         ('per-file-ignores = {"[x" = ["FT001"]}', "[tool.ftlint] per-file-ignores: invalid glob '[x': unclosed '['"),
         ('per-file-ignores = {"" = ["FT001"]}', "[tool.ftlint] per-file-ignores: empty string is not a valid glob"),
         ("options = 1", "[tool.ftlint] options: expected a table of tables, got int"),
@@ -304,7 +324,9 @@ def test_error_formatting_without_file():
     assert str(ConfigError("bad", key="--select")) == "--select: bad"
     assert str(ConfigError("bad", key="select")) == "[tool.ftlint] select: bad"
     assert str(ConfigError("bad")) == "bad"
-    assert str(ConfigError("bad", Path("/p/pyproject.toml"), "ignore")) == "/p/pyproject.toml: [tool.ftlint] ignore: bad"
+    assert (
+        str(ConfigError("bad", Path("/p/pyproject.toml"), "ignore")) == "/p/pyproject.toml: [tool.ftlint] ignore: bad"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -325,8 +347,10 @@ def test_validate_codes(tmp_path):
     [
         ('extend-select = ["FT5"]', "[tool.ftlint] extend-select: unknown rule code or prefix 'FT5'"),
         ('ignore = ["ft001"]', "[tool.ftlint] ignore: unknown rule code or prefix 'ft001' (did you mean 'FT001'?)"),
-        ('[tool.ftlint.per-file-ignores]\n"tests/*" = ["FT0", "FT77"]',
-         '[tool.ftlint] per-file-ignores."tests/*": unknown rule code or prefix \'FT77\''),
+        (
+            '[tool.ftlint.per-file-ignores]\n"tests/*" = ["FT0", "FT77"]',
+            "[tool.ftlint] per-file-ignores.\"tests/*\": unknown rule code or prefix 'FT77'",
+        ),
         ("[tool.ftlint.options.FT009]\nx = 1", "[tool.ftlint] options: unknown rule code 'FT009'"),
         ("[tool.ftlint.options.FT0]\nx = 1", "[tool.ftlint] options: unknown rule code 'FT0'"),
     ],
@@ -340,9 +364,12 @@ def test_validate_codes_names_the_key(tmp_path, body, message):
 
 
 def test_validate_codes_accepts_prefixes_and_all(tmp_path):
-    pyproject(tmp_path, '[tool.ftlint]\nselect = ["ALL"]\nignore = ["FT1", "FT002"]\n'
-                        '[tool.ftlint.per-file-ignores]\n"x.py" = ["FT", "ALL"]\n'
-                        '[tool.ftlint.options.FT003]\na = 1\n')
+    pyproject(
+        tmp_path,
+        '[tool.ftlint]\nselect = ["ALL"]\nignore = ["FT1", "FT002"]\n'
+        '[tool.ftlint.per-file-ignores]\n"x.py" = ["FT", "ALL"]\n'
+        "[tool.ftlint.options.FT003]\na = 1\n",
+    )
     load_config(tmp_path).validate_codes(KNOWN)
     Config(root=tmp_path).validate_codes(())  # the default "FT" is fine even with no rules registered
 
@@ -432,6 +459,9 @@ def test_per_file_ignores(tmp_path):
     assert cfg.ignored_codes_for(r / "vllm" / "core.py") == frozenset()
     assert cfg.ignored_codes_for(r / "tests" / "t.py", KNOWN) == {"FT001", "FT002", "FT003", "FT010"}
     assert cfg.is_ignored_for(r / "tests" / "t.py", "FT003")
+    ignored = cfg.ignored_codes_for(r / "tests" / "t.py")
+    assert "FT003" in ignored and "FT010" in ignored and "FT101" not in ignored  # prefixes understood by `in`
+    assert "FT001" in Config(root=r, per_file_ignores={"*.py": ["ALL"]}).ignored_codes_for(r / "a.py")
     assert not cfg.is_ignored_for(r / "tests" / "t.py", "FT101")
 
 
@@ -486,7 +516,9 @@ def test_extend_exclude_keeps_defaults(tmp_path):
 
 
 def test_handler_patterns(tmp_path):
-    cfg = Config(root=tmp_path, fault_handlers=("on_fault", "handle_fault*"), extend_fault_handlers=("*Sentinel.retry",))
+    cfg = Config(
+        root=tmp_path, fault_handlers=("on_fault", "handle_fault*"), extend_fault_handlers=("*Sentinel.retry",)
+    )
     assert cfg.handler_patterns() == ("on_fault", "handle_fault*", "*Sentinel.retry")
     assert cfg.is_fault_handler("on_fault")
     assert cfg.is_fault_handler("EngineCore.on_fault")
@@ -544,7 +576,10 @@ def test_hash_ignores_cache_dir_and_origin(tmp_path):
     base = Config(root=tmp_path)
     assert base.hash() == Config(root=tmp_path, cache_dir="/elsewhere").hash()
     assert base.hash() == Config(root=tmp_path, path=tmp_path / "pyproject.toml").hash()
-    assert Config(root=tmp_path, options={"FT001": {"a": 1}}).hash() != Config(root=tmp_path, options={"FT001": {"a": 2}}).hash()
+    assert (
+        Config(root=tmp_path, options={"FT001": {"a": 1}}).hash()
+        != Config(root=tmp_path, options={"FT001": {"a": 2}}).hash()
+    )
 
 
 def test_config_is_hashable_and_comparable(tmp_path):
@@ -552,6 +587,28 @@ def test_config_is_hashable_and_comparable(tmp_path):
     b = Config(root=tmp_path, select=("FT0",), options={"FT001": {"x": 1}})
     assert a == b and hash(a) == hash(b)
     assert a.select == ("FT0",)
+
+
+def test_config_pickles_and_replaces(tmp_path):
+    import copy
+    import dataclasses
+    import pickle
+
+    cfg = Config(
+        root=tmp_path,
+        path=tmp_path / "ftlint.toml",
+        ignore=("FT001",),
+        options={"FT001": {"x": [1]}},
+        extend_exclude=("gen",),
+        table="",
+    )
+    assert cfg.is_excluded(tmp_path / "gen" / "a.py")  # fills the cached matchers
+    clone = pickle.loads(pickle.dumps(cfg))
+    assert clone == cfg and clone.hash() == cfg.hash() and clone.table == ""
+    assert clone.is_excluded(tmp_path / "gen" / "a.py")
+    assert copy.deepcopy(cfg) == cfg
+    changed = dataclasses.replace(cfg, select=("FT0",))
+    assert changed.select == ("FT0",) and changed.options["FT001"]["x"] == [1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -587,7 +644,9 @@ def test_glob_semantics(pattern, matches, misses):
         assert not regex.fullmatch(path), (pattern, path)
 
 
-@pytest.mark.parametrize(("pattern", "error"), [("[ab", "unclosed '['"), ("{a", "unclosed '{'"), ("a\\", "trailing backslash")])
+@pytest.mark.parametrize(
+    ("pattern", "error"), [("[ab", "unclosed '['"), ("{a", "unclosed '{'"), ("a\\", "trailing backslash")]
+)
 def test_glob_errors(pattern, error):
     with pytest.raises(GlobError, match=re.escape(error)):
         glob_to_regex(pattern)

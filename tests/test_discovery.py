@@ -240,7 +240,8 @@ def test_explicit_excluded_file_is_linted_unless_force_exclude(tmp_path):
     assert files(discover(explicit, cfg, cwd=tmp_path)) == ["gen/x.py", "ok.py", "pkg/msg_pb2.py"]
     forced = discover(explicit, cfg, cwd=tmp_path, force_exclude=True)
     assert files(forced) == ["ok.py"]
-    assert [(s.path.as_posix(), s.kind) for s in forced.skipped] == [("gen/x.py", "excluded"), ("pkg/msg_pb2.py", "excluded")]
+    assert forced.excluded == [Path("gen/x.py"), Path("pkg/msg_pb2.py")]
+    assert forced.skipped == []  # silent, as in ruff: pre-commit passes excluded files all the time
     assert forced.errors == []
     # force-exclude = true in the configuration does the same
     cfg_forced = Config(root=tmp_path, extend_exclude=("gen", "*_pb2.py"), force_exclude=True)
@@ -272,7 +273,9 @@ def test_non_python_explicit_file_is_skipped_with_reason(tmp_path):
     assert result.files == [] and result.errors == []
     assert result.skipped == [
         Skipped(Path("notes.txt"), "not a Python file (.txt); pass it with a .py/.pyi name to lint it", "not-python"),
-        Skipped(Path("script"), "not a Python file (no extension); pass it with a .py/.pyi name to lint it", "not-python"),
+        Skipped(
+            Path("script"), "not a Python file (no extension); pass it with a .py/.pyi name to lint it", "not-python"
+        ),
     ]
 
 
@@ -390,23 +393,25 @@ def test_describe_broken_link(tmp_path):
 def test_default_path_is_cwd_and_paths_are_relative(tmp_path):
     touch(tmp_path, "b.py", "a/z.py", "a/b/c.py", "a.py")
     result = discover([], Config(root=tmp_path), cwd=tmp_path)
-    assert files(result) == ["a.py", "a/b/c.py", "a/z.py", "b.py"]
+    assert files(result) == ["a/b/c.py", "a/z.py", "a.py", "b.py"]  # Path order: by component
+    assert result.files == sorted(result.files)
     assert all(not p.is_absolute() for p in result.files)
 
 
 def test_paths_outside_cwd_are_absolute(tmp_path):
     touch(tmp_path, "proj/a.py", "elsewhere/b.py")
     result = discover([Path("../elsewhere"), Path("a.py")], Config(root=tmp_path / "proj"), cwd=tmp_path / "proj")
-    assert files(result) == [(tmp_path / "elsewhere" / "b.py").as_posix(), "a.py"] or files(result) == [
-        "a.py",
-        (tmp_path / "elsewhere" / "b.py").as_posix(),
-    ]
-    assert Path("a.py") in result.files and (tmp_path / "elsewhere" / "b.py") in result.files
+    assert set(result.files) == {Path("a.py"), tmp_path / "elsewhere" / "b.py"}
+    assert result.files == sorted(result.files)
 
 
 def test_deduplicated(tmp_path):
     touch(tmp_path, "pkg/a.py")
-    result = discover([Path("pkg"), Path("pkg/a.py"), Path("./pkg/a.py"), tmp_path / "pkg" / "a.py"], Config(root=tmp_path), cwd=tmp_path)
+    result = discover(
+        [Path("pkg"), Path("pkg/a.py"), Path("./pkg/a.py"), tmp_path / "pkg" / "a.py"],
+        Config(root=tmp_path),
+        cwd=tmp_path,
+    )
     assert files(result) == ["pkg/a.py"]
 
 
@@ -423,7 +428,11 @@ def test_iter_python_files_matches_discover(tmp_path):
     cfg = Config(root=root)
     listed = list(iter_python_files(root, cfg))
     assert all(p.is_absolute() for p in listed)
-    assert sorted(p.relative_to(root).as_posix() for p in listed) == files(discover([], cfg, cwd=root)) == ["a.py", "b/c.pyi"]
+    assert (
+        sorted(p.relative_to(root).as_posix() for p in listed)
+        == files(discover([], cfg, cwd=root))
+        == ["a.py", "b/c.pyi"]
+    )
 
 
 def test_iter_python_files_collects_errors(tmp_path):
@@ -449,3 +458,112 @@ def test_many_files_walk_quickly(tmp_path):
     (tmp_path / ".git").mkdir()
     result = run(tmp_path)
     assert len(result.files) == 59 * 50
+
+
+# --------------------------------------------------------------------------------------------
+# git itself as the oracle
+
+
+GIT_TREE_IGNORES = {
+    ".gitignore": """
+        # build products
+        *.py[cod]
+        *_gen.py
+        !keep_gen.py
+        /top.py
+        build*/
+        docs/**/_auto
+        **/cache/*.py
+        !**/cache/keep.py
+        sub/x.py
+        [ab]_*.py
+        weird\\ name.py
+        trailing.py{three_spaces}
+        lit\\#.py
+        """.format(three_spaces="   "),
+    "pkg/.gitignore": """
+        /local.py
+        *.py
+        !*_kept.py
+        !mod*.py
+        nested/deeper/
+        """,
+    "pkg/nested/.gitignore": """
+        !local.py
+        mod_b.py
+        """,
+    "other/.gitignore": """
+        *
+        !*/
+        !*.pyi
+        """,
+}
+
+GIT_TREE_FILES = [
+    "top.py",
+    "a/top.py",
+    "main.py",
+    "x_gen.py",
+    "keep_gen.py",
+    "a/keep_gen.py",
+    "a/y_gen.py",
+    "build/a.py",
+    "build2/b.py",
+    "a/builder.py",
+    "a/build3/c.py",
+    "docs/_auto/d.py",
+    "docs/x/_auto/d.py",
+    "docs/x/y/_auto/d.py",
+    "docs/auto.py",
+    "cache/a.py",
+    "a/cache/b.py",
+    "a/cache/keep.py",
+    "a/cache/deep/c.py",
+    "sub/x.py",
+    "a/sub/x.py",
+    "a_1.py",
+    "b_2.py",
+    "c_3.py",
+    "weird name.py",
+    "trailing.py",
+    "lit#.py",
+    "pkg/local.py",
+    "pkg/a.py",
+    "pkg/b_kept.py",
+    "pkg/mod1.py",
+    "pkg/nested/local.py",
+    "pkg/nested/mod_a.py",
+    "pkg/nested/mod_b.py",
+    "pkg/nested/other.py",
+    "pkg/nested/deeper/z_kept.py",
+    "pkg/nested/deeper.py",
+    "other/a.py",
+    "other/b.pyi",
+    "other/s/c.pyi",
+    "other/s/d.py",
+]
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
+def test_walker_agrees_with_git(tmp_path):
+    import subprocess
+    import textwrap
+
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for name, text in GIT_TREE_IGNORES.items():
+        write(root / name, textwrap.dedent(text).lstrip("\n"))
+    touch(root, *GIT_TREE_FILES)
+    listed = subprocess.run(
+        ["git", "-c", "core.quotePath=false", "ls-files", "--others", "--exclude-standard", "-z"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
+    expected = sorted(p for p in listed if p.endswith((".py", ".pyi")))
+    got = files(discover([], Config(root=root, exclude=()), cwd=root))
+    assert got == sorted(got, key=lambda p: p.split("/"))
+    assert sorted(got) == expected
+    assert len(expected) > 10  # the fixture keeps plenty of files on both sides

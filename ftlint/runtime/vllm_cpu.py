@@ -58,6 +58,16 @@ def setup() -> None:
     type(current_platform).check_and_update_config = classmethod(
         lambda cls, cfg: None)
     init_none_hash(sha256)
+    # Import every vLLM module the harness uses now, once: some register torch
+    # ops at import and cannot be imported twice in a process (which a
+    # sys.modules snapshot/restore, e.g. pytester's, would otherwise cause).
+    import vllm.v1.core.sched.async_scheduler  # noqa: F401
+    import vllm.v1.core.sched.scheduler  # noqa: F401
+    import vllm.v1.fault_tolerance.engine_core_sentinel  # noqa: F401
+    import vllm.v1.kv_cache_interface  # noqa: F401
+    import vllm.v1.outputs  # noqa: F401
+    import vllm.v1.request  # noqa: F401
+    import vllm.v1.structured_output  # noqa: F401
     _MODEL_DIR = tempfile.mkdtemp(prefix="ftlint-tiny-model-")
     with open(os.path.join(_MODEL_DIR, "config.json"), "w") as f:
         json.dump(_TINY_MODEL, f)

@@ -21,6 +21,13 @@ PROMPT = vllm_cpu.prompt_tokens(1, 47)  # 2 full blocks + 15 tokens at block_siz
 @pytest.fixture(scope="session")
 def vllm_ready():
     vllm_cpu.setup()  # fails (not skips) when vLLM is missing: it is always installed
+    # Warm every code path once in this process, so that vLLM modules imported
+    # lazily are loaded before any pytester sub-session snapshots sys.modules.
+    for kw in ({}, {"async_scheduling": True}, {"groups": ("full", "sliding")}):
+        s = vllm_cpu.build_scheduler(**kw)
+        vllm_cpu.decode_fault(s, {"w": PROMPT})
+        vllm_cpu.make_sentinel(s).on_fault(RuntimeError("warm-up"))
+        vllm_cpu.prefix_hit(s, PROMPT)
     return vllm_cpu
 
 

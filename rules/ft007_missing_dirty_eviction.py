@@ -1,0 +1,215 @@
+"""FT007 missing-dirty-eviction."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ftlint import ir
+from ftlint.rule import Invalid, Rule, Valid
+
+
+class MissingDirtyEviction(Rule):
+    """
+    ## What it does
+    Follows every path through a fault handler (statements in order, `if`/`else`,
+    loops, `try`) and flags a free, preempt or abort of requests
+    (`finish_requests`, `_preempt_request`, `preempt_request`,
+    `kv_cache_manager.free`, `_free_request`, `_free_request_blocks`, or a helper that
+    does one of these) that no eviction of the unconfirmed tail precedes *on that
+    same path*. An eviction in one branch does not cover a free in the other branch.
+    A call of a project helper that evicts counts as the eviction.
+
+    ## Why is this bad?
+    vLLM caches the blocks of a step at schedule time, before the forward pass. When
+    the step fails, those blocks hold garbage, yet their hashes stay in the prefix
+    cache. Freeing or preempting keeps the hashes, so the resumed request, or any new
+    request with the same prefix, gets a prefix-cache hit on KV that was never
+    computed. vLLM 0.34.0's own `EngineCoreSentinel.on_fault` aborts without evicting.
+
+    ## Example
+    ```python
+    def on_fault(self, exc):
+        if self.resume:
+            self._evict_unconfirmed_tails()
+            self._preempt_all()
+        else:
+            self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+    ```
+
+    Use instead:
+    ```python
+    def on_fault(self, exc):
+        self._evict_unconfirmed_tails()
+        if self.resume:
+            self._preempt_all()
+        else:
+            self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+    ```
+    """
+
+    CODE = "FT007"
+    NAME = "missing-dirty-eviction"
+    MESSAGE = "Fault handler frees requests without first evicting their unconfirmed tail: dirty KV stays in the prefix cache"
+
+    VALID = [
+        Valid(
+            """
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    scheduler = self.engine.scheduler
+                    self._evict_unconfirmed_tails(scheduler)
+                    if self.resume:
+                        for req in list(scheduler.running):
+                            scheduler._preempt_request(req, 0.0)
+                            req.num_in_flight_tokens = 0
+                            req.num_stale_output_tokens = 0
+                    else:
+                        scheduler.finish_requests(None, "aborted")
+
+                def _evict_unconfirmed_tails(self, scheduler):
+                    for req in scheduler.running:
+                        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                        if confirmed == req.num_computed_tokens:
+                            continue
+                        scheduler.kv_cache_manager.evict_blocks(self._tail(req, confirmed))
+            """,
+            name="evict-before-both-branches",
+        ),
+        Valid(
+            """
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+
+                def _evict_tail(self, req):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            name="per-request-loop",
+        ),
+        Valid(
+            """
+            from ft_helpers import evict_dirty_tails
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    try:
+                        evict_dirty_tails(self.scheduler)
+                    finally:
+                        pass
+                    self.scheduler.finish_requests(None, "aborted")
+            """,
+            files={"ft_helpers.py": "def evict_dirty_tails(s):\n    s.kv_cache_manager.evict_blocks(set())\n"},
+            lint=("example.py",),
+            name="helper-in-file-not-passed",
+        ),
+        Valid(
+            """
+            class Scheduler:
+                def _update_requests_with_invalid_blocks(self, requests):
+                    for req in requests:
+                        self.finish_requests(req.request_id, "aborted")
+            """,
+            name="not-a-handler",
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    engine = self.engine
+                    aborted = engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+                    engine._send_abort_outputs(aborted)
+            """,
+            expect=((4, 19),),
+            name="upstream-abort",
+        ),
+        Invalid(
+            """
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    if self.resume:
+                        self._evict_tails()
+                        self._preempt_all()
+                    else:
+                        self.scheduler.finish_requests(None, "aborted")
+
+                def _evict_tails(self):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+
+                def _preempt_all(self):
+                    for r in self.scheduler.running:
+                        self.scheduler._preempt_request(r, 0.0)
+                        r.num_in_flight_tokens = 0
+                        r.num_stale_output_tokens = 0
+            """,
+            expect=((7, 13),),
+            name="eviction-only-in-resume-branch",
+        ),
+        Invalid(
+            """
+            from recovery import abort_all
+
+            def on_fault(engine, exc):
+                abort_all(engine.scheduler)
+            """,
+            files={"recovery.py": "def abort_all(s):\n    s.finish_requests(None, 'aborted')\n"},
+            lint=("example.py",),
+            expect=((4, 5),),
+            name="free-in-helper-in-file-not-passed",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+                        self._evict_tail(req)
+
+                def _evict_tail(self, req):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            expect=((4, 13),),
+            name="eviction-after-preempt",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    try:
+                        self._evict_tails()
+                    except Exception:
+                        pass
+                    self.scheduler.finish_requests(None, "aborted")
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((7, 9),),
+            name="eviction-may-fail-silently",
+        ),
+    ]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        scope = self.scope(node)
+        if not scope.is_handler:
+            return
+        analysis = self.context.paths.analysis(scope.function)
+        for effect in analysis.unguarded_frees:
+            if effect.kind == "call":
+                message = (
+                    f"{ir.describe(effect)} frees requests (inside the helper) on a path with no eviction of their "
+                    "unconfirmed tail before it: dirty KV stays in the prefix cache"
+                )
+            else:
+                message = (
+                    f"{ir.describe(effect)} frees requests on a path with no eviction of their unconfirmed tail "
+                    "before it: dirty KV stays in the prefix cache"
+                )
+            self.report(effect.node, message)
