@@ -46,10 +46,11 @@ def _handlers(h: Any) -> list[tuple[str, Callable[[Any], None]]]:
     ]
 
 
-def run_demo(out: Any = sys.stdout) -> int:
+def run_demo(out: Any = None) -> int:
     from . import vllm_cpu as h
     from .verify import observe_fault_handling
 
+    out = sys.stdout if out is None else out
     h.setup()
     scenarios = _scenarios(h)
     worst = 0

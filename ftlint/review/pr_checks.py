@@ -1,0 +1,778 @@
+"""Pull-request-level checks (PR001–PR004): the title, the description and the diff as a whole.
+
+Their findings have no file line (``path=""``, ``line=0``); every reporter puts them at the
+top (github-review: in the review body).  They need the diff (:mod:`ftlint.review.diff`)
+and, for "which changed lines are fault-path code", the engine's own scope: a
+:class:`FaultScope` loads the project the way a lint run does (changed files plus every file
+the prefilter says may define a handler), closes the fault-path scope with
+:class:`ftlint.faultpath.FaultPaths`, and maps lines to functions with LibCST positions.
+
+* PR001 empty-description: no description, or vLLM's template left unfilled.
+* PR002 title-not-implemented: the title says "evict"/"zero" but the diff adds no such call
+  (directly or through a project helper that makes one).
+* PR003 untested-fault-path: fault-path code changed, no test file changed.
+* PR004 unrelated-change: fault-path lines deleted or changed that neither the title's
+  actions nor the description explain.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from ftlint import vocabulary as V
+from ftlint.finding import Finding, RuleDoc, Severity
+from ftlint.review.diff import Diff, FileDiff, show_file
+
+__all__ = [
+    "PR_CODES",
+    "PullRequest",
+    "FaultScope",
+    "pr_docs",
+    "check_pull_request",
+    "description_gaps",
+    "claimed_actions",
+    "is_test_path",
+]
+
+DOCS_URL = "https://github.com/ftlint/ftlint/blob/main/docs/review.md#{anchor}"
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+# --------------------------------------------------------------------------------------------
+# rule docs
+
+
+def _doc(code: str, name: str, summary: str, what: str, why: str, example: str, use_instead: str) -> RuleDoc:
+    return RuleDoc(
+        code=code,
+        name=name,
+        summary=summary,
+        what_it_does=what,
+        why_bad=why,
+        example=example,
+        use_instead=use_instead,
+        severity=Severity.WARNING,
+        url=DOCS_URL.format(anchor=f"{code.lower()}-{name}"),
+        extra={"Scope": "Pull-request check: runs in `ftlint review` when `--title` / `--body-file` are given."},
+    )
+
+
+_DOCS = {
+    "PR001": _doc(
+        "PR001",
+        "empty-description",
+        "Pull request description is empty or still the unfilled template",
+        "Reports a pull request whose description is empty, or is vLLM's template with one of its "
+        "*Purpose*, *Test Plan* or *Test Result* sections left without text of its own "
+        "(HTML comments, the template's placeholder lines and its checklist do not count).",
+        "A fault-path change is only reviewable with its purpose and evidence: which fault, which "
+        "requests, what was run and what it showed. An empty *Test Result* on a fault handler usually "
+        "means the failure path was never exercised.",
+        "# PR description\n## Purpose\n\n## Test Plan\n\n## Test Result\n",
+        "# PR description\n## Purpose\n"
+        "# Evict the unconfirmed tail of every running request before resuming it.\n"
+        "## Test Plan\n# pytest tests/v1/fault_tolerance -k evict\n"
+        "## Test Result\n# 12 passed; a new request no longer hits never-computed KV.\n",
+    ),
+    "PR002": _doc(
+        "PR002",
+        "title-not-implemented",
+        "The title claims an action the diff does not contain",
+        "Reads the actions a title claims (*evict*, *zero*) and reports each one the diff does not "
+        "add: no added call to an eviction primitive (`"
+        + "`, `".join(sorted(V.EVICT_PRIMITIVES))
+        + "`) for *evict*, no added call that records blocks for zeroing (`"
+        + "`, `".join(sorted(V.ZEROING_PRIMITIVES))
+        + "`) for *zero*, directly or through a project helper the added code calls.",
+        "Reviewers and release notes trust the title. A PR titled \"Evict and zero contaminated "
+        "blocks\" that only evicts leaves stale KV in Mamba/mixed-precision caches, and nobody looks "
+        "for the missing half.",
+        "# title: Evict and zero contaminated KV blocks on fault\n"
+        "def _evict_tail(self, request):\n    self.kv_cache_manager.evict_blocks(tail_ids)",
+        "# title: Evict and zero contaminated KV blocks on fault\n"
+        "def _evict_tail(self, request):\n"
+        "    self.kv_cache_manager.record_blocks_for_zeroing(request.request_id, start)\n"
+        "    self.kv_cache_manager.evict_blocks(tail_ids)",
+    ),
+    "PR003": _doc(
+        "PR003",
+        "untested-fault-path",
+        "Fault-path code changed without any test change",
+        "Reports a diff that adds, changes or deletes lines inside fault-path functions (fault "
+        "handlers and everything they reach, as `ftlint check` scopes them, plus `fault-paths` "
+        "files) while no test file (`tests/`, `test_*.py`, `*_test.py`, `conftest.py`) changes.",
+        "Fault paths run only when something already failed, so nothing in ordinary CI exercises "
+        "them: an untested change there ships untested. A test can fail a step on vLLM's real "
+        "scheduler (schedule, drop the output, call the handler) on CPU.",
+        "# diff: vllm/v1/fault_tolerance/engine_core_sentinel.py only",
+        "# diff: vllm/v1/fault_tolerance/engine_core_sentinel.py\n"
+        "#       tests/v1/fault_tolerance/test_resume_evicts_tail.py",
+    ),
+    "PR004": _doc(
+        "PR004",
+        "unrelated-change",
+        "Fault-path lines removed or changed that the title does not explain",
+        "Reports deleted or modified lines inside fault-path functions that none of the actions "
+        "the title claims explains (a line explains itself when it names a primitive of a claimed "
+        "action, or reappears elsewhere in the diff: moved code) and that the description does "
+        "not mention either (naming an identifier of the removed line, e.g. "
+        "`async_tokens_to_discard`, counts as explaining it).",
+        "Drive-by edits hide in fault-handler PRs: a removed stale-output reset or counter line "
+        "changes what happens to every request after a fault, and a reviewer reading an "
+        "\"evict ...\" PR does not look for it.",
+        "# title: Evict the unconfirmed tail on fault\n"
+        "-            request.async_tokens_to_discard = request.num_output_placeholders",
+        "# title: Evict the unconfirmed tail on fault\n"
+        "# description: Also drops the `async_tokens_to_discard` line: in a fault the\n"
+        "# failed step's frame never arrives, so it dropped the first good frame.",
+    ),
+}
+
+PR_CODES = tuple(_DOCS)
+
+
+def pr_docs() -> dict[str, RuleDoc]:
+    """The PR rules' docs, for ``emit(..., extra_docs=pr_docs())``."""
+    return dict(_DOCS)
+
+
+def _finding(code: str, message: str) -> Finding:
+    doc = _DOCS[code]
+    return Finding(
+        path="",
+        line=0,
+        column=0,
+        end_line=0,
+        end_column=0,
+        code=code,
+        name=doc.name,
+        message=message,
+        severity=doc.severity,
+    )
+
+
+def _code(text: str) -> str:
+    from ftlint.report._common import code_span
+
+    return code_span(text)
+
+
+# --------------------------------------------------------------------------------------------
+# PR001: the description
+
+
+REQUIRED_SECTIONS = ("Purpose", "Test Plan", "Test Result")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_DETAILS = re.compile(r"<details\b.*?(?:</details\s*>|\Z)", re.S | re.I)
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_BOLD_HEADING = re.compile(r"^\s{0,3}(?:\*\*|__)\s*(.+?)\s*:?\s*(?:\*\*|__)\s*:?\s*$")
+# Lines vLLM's templates (current and older) put there for the author to replace.
+_PLACEHOLDERS = (
+    re.compile(r"fill in the pr description", re.I),
+    re.compile(r"before submitting,? please read", re.I),
+    re.compile(r"^\W*fix(es)?\s+#x+\b", re.I),
+    re.compile(r"link existing issues this pr will resolve", re.I),
+    re.compile(r"^\W*(todo|tbd|tba|wip|n/?a yet|\.\.\.|…)\W*$", re.I),
+)
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+
+
+def _normalize_heading(text: str) -> str:
+    text = re.sub(r"[*_`]", "", text)
+    text = re.sub(r"\(optional\)", "", text, flags=re.I)
+    return re.sub(r"\s+", " ", text).strip(" :：").casefold()
+
+
+def _is_text(line: str) -> bool:
+    """Does this line say something of the author's own?"""
+    line = line.translate(_INVISIBLE).strip()
+    if not line:
+        return False
+    if re.fullmatch(r"(?:[-*_=]\s*){3,}", line):  # thematic break / setext underline
+        return False
+    if re.fullmatch(r"[-*+>]\s*(\[[ xX]?\])?\s*", line):  # bare bullet or checkbox
+        return False
+    if re.fullmatch(r"</?[A-Za-z][^>]*>", line):  # a lone HTML tag
+        return False
+    return not any(p.search(line) for p in _PLACEHOLDERS)
+
+
+def _clean_body(body: str) -> str:
+    body = body.replace("\r\n", "\n").replace("\r", "\n").translate(_INVISIBLE)
+    body = _HTML_COMMENT.sub("", body)
+    return _DETAILS.sub("", body)
+
+
+def description_gaps(body: Optional[str]) -> Optional[list[str]]:
+    """None when the description is fine; else what is missing (``[]``: it is empty as a whole)."""
+    if body is None:
+        return []
+    lines = _clean_body(body).split("\n")
+    sections: dict[str, bool] = {}
+    current: Optional[str] = None
+    current_level = 0
+    free_text = False
+    for line in lines:
+        heading = _HEADING.match(line)
+        level = len(heading.group(1)) if heading else 0
+        title = heading.group(2) if heading else None
+        if heading is None:
+            bold = _BOLD_HEADING.match(line)
+            if bold and _normalize_heading(bold.group(1)) in _REQUIRED_KEYS:
+                title, level = bold.group(1), 7
+        if title is not None:
+            key = _normalize_heading(title)
+            if key in _REQUIRED_KEYS:
+                current, current_level = _REQUIRED_KEYS[key], level
+                sections.setdefault(current, False)
+                continue
+            if current is not None and level <= current_level:
+                current = None  # a sibling heading ends the section
+            if current is None:
+                continue  # other headings are not text
+            continue
+        if _is_text(line):
+            if current is not None:
+                sections[current] = True
+            else:
+                free_text = True
+    if not sections:
+        return None if free_text else []
+    missing = [name for name in REQUIRED_SECTIONS if not sections.get(name, False) and name in sections]
+    return missing or None
+
+
+_REQUIRED_KEYS = {name.casefold(): name for name in REQUIRED_SECTIONS}
+_REQUIRED_KEYS.update({"test results": "Test Result", "test plans": "Test Plan", "motivation": "Purpose"})
+
+
+def check_description(body: Optional[str]) -> list[Finding]:
+    gaps = description_gaps(body)
+    if gaps is None:
+        return []
+    if not gaps:
+        return [_finding("PR001", "The pull request description is empty (or only the template's placeholder text)")]
+    names = ", ".join(f"*{g}*" for g in gaps)
+    section = "section is" if len(gaps) == 1 else "sections are"
+    return [
+        _finding(
+            "PR001",
+            f"The description's {names} {section} still empty: say what the change is for, how it was tested "
+            f"and what the test showed",
+        )
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# actions a title claims (PR002) and what explains a removed line (PR004)
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    pattern: re.Pattern
+    primitives: frozenset  # calls that implement it (PR002)
+    identifiers: frozenset  # names whose removal/change it explains (PR004)
+    checked: bool  # PR002 asks for an added call
+    what: str  # "call that records blocks for zeroing"
+
+
+def _words(*names: Iterable[str]) -> frozenset:
+    out: set[str] = set()
+    for group in names:
+        out.update([group] if isinstance(group, str) else group)
+    return frozenset(out)
+
+
+ACTIONS: tuple[Action, ...] = (
+    Action(
+        "evict",
+        re.compile(r"\bevict(?:s|ed|ing|ion|ions)?\b|驱逐|淘汰|逐出", re.I),
+        V.EVICT_PRIMITIVES,
+        _words(V.EVICT_PRIMITIVES, V.REQ_TO_BLOCKS, V.BLOCK_LIST_CALLS, V.BLOCK_LIST_ATTRS, V.TAIL_BOUNDARY),
+        True,
+        "eviction call",
+    ),
+    Action(
+        "zero",
+        re.compile(r"(?<![-\w])zero(?:s|es|ed|ing)?\b|清零|置零|归零", re.I),
+        V.ZEROING_PRIMITIVES,
+        _words(V.ZEROING_PRIMITIVES, "needs_kv_cache_zeroing"),
+        True,
+        "call that records blocks for zeroing",
+    ),
+    Action(
+        "preempt",
+        re.compile(r"\bpreempt\w*|\bresum(?:e|es|ed|ing|ption)\b|抢占|恢复", re.I),
+        V.PREEMPT_PRIMITIVES,
+        _words(V.PREEMPT_PRIMITIVES, V.COUNTER_FIELDS, V.DROP_STALE_OUTPUT),
+        False,
+        "preemption",
+    ),
+    Action(
+        "stale-output",
+        re.compile(r"\bstale\b|\bdiscard\w*|\bdrop(?:s|ped|ping)?\b|in[- ]flight|丢弃", re.I),
+        frozenset(),
+        _words(V.ASYNC_DISCARD_FIELD, V.DROP_STALE_OUTPUT, V.COUNTER_FIELDS),
+        False,
+        "stale-output bookkeeping",
+    ),
+    Action(
+        "abort",
+        re.compile(r"\babort\w*|\bfinish\w*|\bfree(?:s|d|ing)?\b|中止", re.I),
+        V.FREE_PRIMITIVES,
+        _words(V.FREE_PRIMITIVES, V.KV_MANAGER_FREE[1]),
+        False,
+        "abort",
+    ),
+    Action(
+        "prefix-cache",
+        re.compile(r"prefix[- _]cach\w*|前缀缓存", re.I),
+        frozenset(),
+        _words(V.RESET_PREFIX_CACHE),
+        False,
+        "prefix-cache change",
+    ),
+)
+
+
+def claimed_actions(title: str) -> list[tuple[Action, str]]:
+    """(action, the title's word for it), in title order."""
+    found = []
+    for action in ACTIONS:
+        match = action.pattern.search(title or "")
+        if match:
+            found.append((match.start(), action, match.group(0)))
+    return [(a, w) for _, a, w in sorted(found, key=lambda t: t[0])]
+
+
+# --------------------------------------------------------------------------------------------
+# fault-path scope of the changed files
+
+
+@dataclass
+class _FunctionSpan:
+    qualname: str
+    name: str
+    class_qualname: str
+    start: int
+    end: int
+    fault: bool
+
+
+@dataclass
+class _FileScope:
+    functions: list[_FunctionSpan] = field(default_factory=list)
+    whole_module: bool = False
+    added_calls: dict[str, set[str]] = field(default_factory=dict)  # primitive reached -> {call text}
+
+    def innermost(self, line: int) -> Optional[_FunctionSpan]:
+        best = None
+        for fn in self.functions:
+            if fn.start <= line <= fn.end and (best is None or fn.start >= best.start):
+                best = fn
+        return best
+
+    def function(self, qualname: str) -> Optional[_FunctionSpan]:
+        return next((f for f in self.functions if f.qualname == qualname), None)
+
+
+class FaultScope:
+    """Which lines of the changed files are fault-path code, as the engine scopes them."""
+
+    def __init__(self, diff: Diff, files: Sequence[FileDiff], config, cwd: Path) -> None:
+        self.diff = diff
+        self.config = config
+        self.cwd = cwd
+        self.files: dict[str, _FileScope] = {}
+        self._patterns = tuple(config.handler_patterns())
+        py = [f for f in files if f.path and f.path.endswith(PYTHON_SUFFIXES) and not f.binary]
+        if py:
+            self._load(py)
+
+    def _load(self, files: Sequence[FileDiff]) -> None:
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        from ftlint import ir
+        from ftlint.analysis import FileLinter
+        from ftlint.discovery import iter_python_files
+        from ftlint.engine import fault_path_matcher
+        from ftlint.prefilter import Prefilter
+        from ftlint.source import ParseFailure, read_bytes
+
+        in_fault_path_file = fault_path_matcher(self.config)
+        changed = [Path(os.path.abspath(self.diff.root / f.path)) for f in files]
+        changed = [p for p in changed if p.is_file()]
+        prefilter = Prefilter(self._patterns)
+        candidates = list(changed)
+        known = set(changed)
+        for path in iter_python_files(self.config.root, self.config):
+            path = Path(os.path.abspath(path))
+            if path in known:
+                continue
+            if in_fault_path_file(path):
+                candidates.append(path)
+                continue
+            data = read_bytes(path)
+            if not isinstance(data, ParseFailure) and prefilter.matches(data):
+                candidates.append(path)
+        linter = FileLinter(self.config, set(), cwd=self.cwd, in_fault_path_file=in_fault_path_file)
+        linter.load(candidates)
+        paths = linter.paths
+        self._paths = paths
+        reach_memo: dict = {}
+
+        for fd in files:
+            key = Path(os.path.abspath(self.diff.root / fd.path))
+            info = linter.project.module_at(key) if key.is_file() else None
+            scope = _FileScope()
+            self.files[fd.path] = scope
+            if info is None:
+                continue
+            scope.whole_module = info in paths.whole_modules
+            positions = MetadataWrapper(info.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            for fn in info.functions:
+                pos = positions.get(fn.node)
+                if pos is None:
+                    continue
+                scope.functions.append(
+                    _FunctionSpan(
+                        qualname=fn.qualname,
+                        name=fn.name,
+                        class_qualname=fn.class_qualname,
+                        start=pos.start.line,
+                        end=pos.end.line,
+                        fault=paths.in_fault_path(fn, info),
+                    )
+                )
+                for effect in ir.iter_effects(fn.ir):
+                    if effect.kind == "reset-counter":
+                        continue
+                    epos = positions.get(effect.node)
+                    if epos is None or not any(n in fd.added for n in range(epos.start.line, epos.end.line + 1)):
+                        continue
+                    text = ir.code_of(effect.node.func) if hasattr(effect.node, "func") else effect.name
+                    for name in self._reach(fn, effect, reach_memo):
+                        scope.added_calls.setdefault(name, set()).add(text)
+
+    def _reach(self, fn, effect, memo: dict) -> set[str]:
+        """Primitive names an effect calls, directly or through project helpers."""
+        from ftlint import ir
+
+        names = {effect.name} if effect.kind != "call" else set()
+        if effect.kind == "call":
+            target = self._paths.target(fn, effect)
+            if target is not None:
+                names |= self._reach_function(target[0], memo)
+        return names
+
+    def _reach_function(self, fn, memo: dict) -> set[str]:
+        from ftlint import ir
+
+        if fn in memo:
+            return memo[fn] or set()
+        memo[fn] = None  # recursion: opaque
+        names: set[str] = set()
+        for effect in ir.iter_effects(fn.ir):
+            if effect.kind == "reset-counter":
+                continue
+            names |= self._reach(fn, effect, memo)
+        memo[fn] = names
+        return names
+
+    # -- questions -----------------------------------------------------------
+    def new_line_function(self, path: str, line: int) -> tuple[bool, Optional[str]]:
+        """(is fault-path code, enclosing function qualname) for a new-side line."""
+        scope = self.files.get(path)
+        if scope is None:
+            return False, None
+        fn = scope.innermost(line)
+        if fn is None:
+            return scope.whole_module, None
+        return fn.fault or scope.whole_module, fn.qualname
+
+    def old_line_function(self, fd: FileDiff, line: int, base_spans: list) -> tuple[bool, Optional[str]]:
+        """The same for a deleted (old-side) line, via the function of the same name today."""
+        span = _innermost(base_spans, line)
+        scope = self.files.get(fd.path) if fd.path else None
+        if span is None:
+            return (scope.whole_module if scope else False), None
+        qualname, name, class_qualname = span[2], span[3], span[4]
+        if scope is not None:
+            now = scope.function(qualname)
+            if now is not None:
+                return now.fault or scope.whole_module, qualname
+            if scope.whole_module:
+                return True, qualname
+        return self._is_handler_name(name, class_qualname, qualname), qualname
+
+    def _is_handler_name(self, name: str, class_qualname: str, qualname: str) -> bool:
+        if "<locals>" in qualname:
+            return False
+        for p in self._patterns:
+            if "." in p:
+                if fnmatch.fnmatchcase(class_qualname, p) or fnmatch.fnmatchcase(qualname, p):
+                    return True
+            elif fnmatch.fnmatchcase(name, p):
+                return True
+        return False
+
+    def added_primitive_calls(self, names: Iterable[str]) -> list[str]:
+        wanted = set(names)
+        out: set[str] = set()
+        for scope in self.files.values():
+            for name, texts in scope.added_calls.items():
+                if name in wanted:
+                    out.update(texts)
+        return sorted(out)
+
+
+def base_function_spans(text: str) -> list[tuple[int, int, str, str, str]]:
+    """(start, end, qualname, name, class_qualname) of every def in ``text``, with qualnames
+    spelled as :mod:`ftlint.project` spells them; [] when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    spans: list[tuple[int, int, str, str, str]] = []
+
+    def visit(node: ast.AST, scopes: list[tuple[str, str, str]]) -> None:  # (kind, name, qualname)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                qual = ".".join([s[1] for s in scopes] + [child.name])
+                visit(child, scopes + [("class", child.name, qual)])
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                enclosing = scopes[-1] if scopes else None
+                if enclosing is not None and enclosing[0] == "def":
+                    qual = f"{enclosing[2]}.<locals>.{child.name}"
+                else:
+                    qual = ".".join([s[1] for s in scopes] + [child.name])
+                is_method = enclosing is not None and enclosing[0] == "class"
+                class_qual = f"{enclosing[1]}.{child.name}" if is_method else child.name
+                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                spans.append((start, child.end_lineno or child.lineno, qual, child.name, class_qual))
+                visit(child, scopes + [("def", child.name, qual)])
+            else:
+                visit(child, scopes)
+
+    visit(tree, [])
+    return spans
+
+
+def _innermost(spans: list, line: int):
+    best = None
+    for span in spans:
+        if span[0] <= line <= span[1] and (best is None or span[0] >= best[0]):
+            best = span
+    return best
+
+
+# --------------------------------------------------------------------------------------------
+# PR003 / PR004 helpers
+
+_TEST_NAME = re.compile(r"(^test_.*|.*_test|^conftest)\.pyi?$")
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    if any(p in ("tests", "test", "testing") for p in parts[:-1]):
+        return True
+    return bool(_TEST_NAME.match(parts[-1]))
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_STOP = frozenset(
+    {
+        "self", "cls", "None", "True", "False", "return", "for", "in", "if", "else", "elif", "not", "and",
+        "or", "is", "del", "pass", "with", "as", "try", "except", "finally", "raise", "while", "break",
+        "continue", "lambda", "yield", "await", "async", "def", "class", "import", "from", "list", "set",
+        "dict", "len", "range", "scheduler", "engine", "request", "requests", "req", "running", "waiting",
+    }
+)
+
+
+def _identifiers(line: str) -> list[str]:
+    code = _strip_comment(line)
+    return [w for w in _IDENT.findall(code) if w not in _STOP]
+
+
+def _strip_comment(line: str) -> str:
+    """The code part of a line (a '#' outside quotes starts a comment; good enough for one line)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            return line[:i]
+    return line
+
+
+def _is_code(line: str) -> bool:
+    return bool(_strip_comment(line).strip())
+
+
+def _mentions(body: str, line: str) -> bool:
+    """Does the description name something the removed line did?"""
+    if not body:
+        return False
+    stripped = _strip_comment(line).strip()
+    if stripped and stripped in body:
+        return True
+    for word in _identifiers(line):
+        if ("_" in word or len(word) >= 6) and re.search(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", body):
+            return True
+    return False
+
+
+def _short(line: str, limit: int = 80) -> str:
+    line = line.strip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------------------------
+# entry point
+
+
+@dataclass
+class PullRequest:
+    title: Optional[str] = None  # None: not given (PR002/PR004 do not run)
+    body: Optional[str] = None  # None: not given (PR001 does not run)
+    body_given: bool = False
+
+
+def check_pull_request(
+    pr: PullRequest,
+    diff: Diff,
+    files: Sequence[FileDiff],
+    config,
+    cwd: Path,
+    enabled: Iterable[str] = PR_CODES,
+) -> list[Finding]:
+    """Run the enabled PR checks. ``files`` is the part of the diff under review (PATH
+    arguments); test files are looked for in the whole diff."""
+    enabled = set(enabled)
+    findings: list[Finding] = []
+    if "PR001" in enabled and pr.body_given:
+        findings += check_description(pr.body)
+    need_scope = enabled & {"PR002", "PR003", "PR004"}
+    if not need_scope:
+        return findings
+    scope = FaultScope(diff, files, config, cwd)
+
+    if "PR002" in enabled and pr.title is not None:
+        findings += _check_title(pr.title, scope)
+
+    fault_changes, fault_deletions = _fault_changes(scope, diff, files)
+    if "PR003" in enabled and fault_changes and not any(is_test_path(f.display) for f in diff.files):
+        where = []
+        for path, functions in fault_changes.items():
+            names = [n for n in functions if n]
+            shown = ", ".join(_code(n) for n in names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+            where.append(f"{_code(path)} ({shown})" if shown else _code(path))
+        findings.append(
+            _finding(
+                "PR003",
+                "The diff changes fault-path code in " + "; ".join(where)
+                + " but no test file: add a test that fails a step and runs the fault handler",
+            )
+        )
+    if "PR004" in enabled and pr.title is not None:
+        findings += _check_unrelated(pr, fault_deletions, diff)
+    return findings
+
+
+def _check_title(title: str, scope: FaultScope) -> list[Finding]:
+    findings = []
+    seen = set()
+    for action, word in claimed_actions(title):
+        if not action.checked or action.name in seen:
+            continue
+        seen.add(action.name)
+        if scope.added_primitive_calls(action.primitives):
+            continue
+        names = ", ".join(_code(n + "()") for n in sorted(action.primitives))
+        findings.append(
+            _finding(
+                "PR002",
+                f"The title says {_code(word)} but the diff adds no {action.what} ({names}), "
+                f"directly or through a helper it calls",
+            )
+        )
+    return findings
+
+
+def _fault_changes(scope: FaultScope, diff: Diff, files: Sequence[FileDiff]):
+    """({path: [function qualnames with changed fault-path lines]}, [(fd, function, old line, text)])."""
+    changes: dict[str, list[str]] = {}
+    deletions: list[tuple[FileDiff, Optional[str], int, str]] = []
+
+    def note(path: str, fn: Optional[str]) -> None:
+        names = changes.setdefault(path, [])
+        if fn and fn not in names:
+            names.append(fn)
+
+    for fd in files:
+        if fd.binary or not fd.display.endswith(PYTHON_SUFFIXES):
+            continue
+        if fd.path:
+            for line, text in sorted(fd.added.items()):
+                if not _is_code(text):
+                    continue
+                fault, fn = scope.new_line_function(fd.path, line)
+                if fault:
+                    note(fd.path, fn)
+        if fd.deleted:
+            base_text = show_file(diff.base_commit, fd.old_path, diff.root) if fd.old_path else None
+            spans = base_function_spans(base_text) if base_text else []
+            for line, text in sorted(fd.deleted.items()):
+                if not _is_code(text):
+                    continue
+                fault, fn = scope.old_line_function(fd, line, spans)
+                if fault:
+                    note(fd.display, fn)
+                    deletions.append((fd, fn, line, text))
+    return changes, deletions
+
+
+def _check_unrelated(pr: PullRequest, deletions, diff: Diff) -> list[Finding]:
+    actions = [a for a, _ in claimed_actions(pr.title or "")]
+    explained_ids: set[str] = set()
+    for action in actions:
+        explained_ids |= action.identifiers
+    added_texts = {
+        _strip_comment(t).strip() for fd in diff.files for t in fd.added.values() if _strip_comment(t).strip()
+    }
+    body = pr.body or ""
+    groups: dict[tuple[str, Optional[str]], list[tuple[int, str]]] = {}
+    for fd, fn, line, text in deletions:
+        code = _strip_comment(text).strip()
+        if code in added_texts:
+            continue  # moved or re-indented, not removed
+        if explained_ids & set(_IDENT.findall(code)):
+            continue
+        if _mentions(body, text):
+            continue
+        groups.setdefault((fd.old_path or fd.display, fn), []).append((line, text))
+    findings = []
+    claimed = ", ".join(_code(a.name) for a in actions) if actions else "none"
+    for (path, fn), lines in groups.items():
+        shown = "; ".join(f"line {n}: {_code(_short(t))}" for n, t in lines[:2])
+        more = f" and {len(lines) - 2} more line(s)" if len(lines) > 2 else ""
+        where = f"{_code(fn)} in {_code(path)}" if fn else _code(path)
+        findings.append(
+            _finding(
+                "PR004",
+                f"Removes or changes fault-path code in {where} ({shown}{more}) that the title's actions "
+                f"({claimed}) do not explain: explain it in the description or move it to its own pull request",
+            )
+        )
+    return findings
