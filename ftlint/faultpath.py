@@ -296,12 +296,33 @@ class _Walker:
         if isinstance(node, ir.Loop):
             body = self.walk(node.body, states)
             after = self.walk(node.orelse, body.normal | body.cont)
-            return Flow(after.normal | body.brk, after.brk, after.cont, body.ret | after.ret, body.exc | after.exc)
+            normal = after.normal | body.brk
+            evicts, frees = self._may_evict_or_free(node.body)
+            if evicts and not frees:
+                # A loop that only evicts is a per-request eviction pass: requests it skips
+                # (no in-flight tokens, say) have no dirty tail, so it covers them all.
+                normal = frozenset(s._replace(evicted=True) for s in normal)
+            return Flow(normal, after.brk, after.cont, body.ret | after.ret, body.exc | after.exc)
         if isinstance(node, ir.Try):
             return self._try(node, states)
         if isinstance(node, ir.Exit):
             return Flow(**{{"return": "ret", "raise": "exc", "break": "brk", "continue": "cont"}[node.kind]: states})
         return Flow(normal=states)
+
+    def _may_evict_or_free(self, node: ir.Node) -> tuple[bool, bool]:
+        evicts = frees = False
+        for effect in ir.iter_effects(node):
+            if effect.kind == "evict":
+                evicts = True
+            elif effect.kind in ("free", "preempt"):
+                frees = True
+            elif effect.kind == "call":
+                target = self.paths.target(self.fn, effect)
+                summary = self.paths.summary(target[0]) if target else None
+                if summary is not None:
+                    evicts |= summary.may_evict
+                    frees |= summary.may_free
+        return evicts, frees
 
     def _try(self, node: ir.Try, states: frozenset) -> Flow:
         # An exception may leave the body before any of its statements.

@@ -115,6 +115,22 @@ class MissingDirtyEviction(Rule):
             """,
             name="not-a-handler",
         ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    running = list(self.scheduler.running)
+                    for req in running:
+                        if req.num_in_flight_tokens == 0:
+                            continue  # nothing unconfirmed: no dirty tail
+                        self._evict_tail(req)
+                    self.scheduler.finish_requests(None, "aborted")
+
+                def _evict_tail(self, req):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            name="eviction-pass-skips-requests-without-tail",
+        ),
     ]
     INVALID = [
         Invalid(

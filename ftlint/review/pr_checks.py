@@ -258,13 +258,13 @@ def check_description(body: Optional[str]) -> list[Finding]:
         return []
     if not gaps:
         return [_finding("PR001", "The pull request description is empty (or only the template's placeholder text)")]
-    names = ", ".join(f"*{g}*" for g in gaps)
+    names = gaps[0] if len(gaps) == 1 else ", ".join(gaps[:-1]) + " and " + gaps[-1]
     section = "section is" if len(gaps) == 1 else "sections are"
     return [
         _finding(
             "PR001",
-            f"The description's {names} {section} still empty: say what the change is for, how it was tested "
-            f"and what the test showed",
+            f"The description's {names} {section} still empty (template text and HTML comments do not count): "
+            f"say what the change is for, how it was tested and what the test showed",
         )
     ]
 
