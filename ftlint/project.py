@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from typing import Iterable, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -91,34 +91,53 @@ class ModuleInfo:
         return self.by_node.get(id(node))
 
 
-class _Indexer(cst.CSTVisitor):
+class _Indexer:
+    """Functions, classes and module-level imports, found by walking statements only
+    (definitions and imports are statements: expressions are never entered)."""
+
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
-        self.classes: list[ClassInfo] = []
-        self.functions: list[Function] = []
         self.scopes: list[Union[ClassInfo, Function]] = []
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        qual = ".".join([_scope_name(s) for s in self.scopes] + [node.name.value])
+    def walk(self, statements: Iterable[cst.CSTNode]) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.FunctionDef):
+                fn = self._function(statement)
+                self.scopes.append(fn)
+                self.walk(_body(statement.body))
+                self.scopes.pop()
+            elif isinstance(statement, cst.ClassDef):
+                cls = self._class(statement)
+                self.scopes.append(cls)
+                self.walk(_body(statement.body))
+                self.scopes.pop()
+            elif isinstance(statement, cst.SimpleStatementLine):
+                if not self.scopes:
+                    for small in statement.body:
+                        if isinstance(small, cst.Import):
+                            self._import(small)
+                        elif isinstance(small, cst.ImportFrom):
+                            self._import_from(small)
+            else:
+                for suite in _suites(statement):
+                    self.walk(_body(suite))
+
+    def _class(self, node: cst.ClassDef) -> ClassInfo:
+        qual = ".".join([s.name for s in self.scopes] + [node.name.value])
         bases = tuple(filter(None, (ir.dotted_name(arg.value) for arg in node.bases if arg.keyword is None)))
         info = ClassInfo(node.name.value, qual, bases, self.info)
         if not self.scopes:
             self.info.classes[node.name.value] = info
-        self.classes.append(info)
-        self.scopes.append(info)
+        return info
 
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self.classes.pop()
-        self.scopes.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _function(self, node: cst.FunctionDef) -> Function:
         enclosing = self.scopes[-1] if self.scopes else None
         is_method = isinstance(enclosing, ClassInfo)
         parent = enclosing if isinstance(enclosing, Function) else None
         if parent is not None:
             qual = f"{parent.qualname}.<locals>.{node.name.value}"
         else:
-            qual = ".".join([_scope_name(s) for s in self.scopes] + [node.name.value])
+            qual = ".".join([s.name for s in self.scopes] + [node.name.value])
         decorators = {ir.dotted_name(d.decorator) for d in node.decorators}
         params = tuple(
             p.name.value
@@ -145,14 +164,9 @@ class _Indexer(cst.CSTVisitor):
             parent.nested.setdefault(fn.name, fn)
         elif not self.scopes:
             self.info.top_functions[fn.name] = fn
-        self.scopes.append(fn)
+        return fn
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scopes.pop()
-
-    def visit_Import(self, node: cst.Import) -> None:
-        if self.scopes:
-            return
+    def _import(self, node: cst.Import) -> None:
         for alias in node.names:
             dotted = ir.dotted_name(alias.name)
             if not dotted:
@@ -163,8 +177,8 @@ class _Indexer(cst.CSTVisitor):
                 head = dotted.split(".")[0]
                 self.info.imports.setdefault(head, ImportRef(head, None, 0))
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if self.scopes or isinstance(node.names, cst.ImportStar):
+    def _import_from(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
             return
         module = ir.dotted_name(node.module) if node.module is not None else ""
         level = len(node.relative)
@@ -178,13 +192,34 @@ class _Indexer(cst.CSTVisitor):
             self.info.imports[local] = ImportRef(module or "", name, level)
 
 
-def _scope_name(scope) -> str:
-    return scope.name if isinstance(scope, ClassInfo) else scope.name
+def _body(suite: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    body = getattr(suite, "body", ())
+    return body if isinstance(body, (list, tuple)) else ()
+
+
+def _suites(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """The blocks nested in a compound statement (if/elif/else, loops, try, with, match)."""
+    suites = []
+    body = getattr(statement, "body", None)
+    if body is not None:
+        suites.append(body)
+    for attr in ("orelse", "finalbody"):
+        part = getattr(statement, attr, None)
+        while isinstance(part, cst.If):  # elif chain
+            suites.append(part.body)
+            part = part.orelse
+        if part is not None:
+            suites.append(part.body)
+    for handler in getattr(statement, "handlers", ()):
+        suites.append(handler.body)
+    for case in getattr(statement, "cases", ()):
+        suites.append(case.body)
+    return suites
 
 
 def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     info = ModuleInfo(path=path, text=text, module=module)
-    module.visit(_Indexer(info))
+    _Indexer(info).walk(module.body)
     return info
 
 

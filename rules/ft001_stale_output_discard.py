@@ -144,6 +144,48 @@ class StaleOutputDiscard(Rule):
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    scheduler = self.engine.scheduler
+                    self._evict_tails(scheduler)
+                    if self.resume_on_fault:
+                        for req in list(scheduler.running):
+                            scheduler._preempt_request(req, 0.0, drop_stale_output=True)
+                    else:
+                        aborted = scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+                        for req in aborted:
+                            req.async_tokens_to_discard = 0
+
+                def _evict_tails(self, scheduler):
+                    scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            expect=((9, 17),),
+            fixed="""
+            from vllm.v1.request import RequestStatus
+
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    scheduler = self.engine.scheduler
+                    self._evict_tails(scheduler)
+                    if self.resume_on_fault:
+                        for req in list(scheduler.running):
+                            scheduler._preempt_request(req, 0.0)
+                            req.num_in_flight_tokens = 0
+                            req.num_stale_output_tokens = 0
+                    else:
+                        aborted = scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+                        for req in aborted:
+                            req.async_tokens_to_discard = 0
+
+                def _evict_tails(self, scheduler):
+                    scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            name="abort-and-resume-branches",
+        ),
+        Invalid(
+            """
             def resume_all(scheduler):
                 for r in scheduler.running:
                     scheduler.preempt_request(r, 0.0, True)

@@ -80,6 +80,28 @@ class PrefixCacheReset(Rule):
             expect=((6, 12),),
             name="helper-in-same-class",
         ),
+        Invalid(
+            """
+            from recovery import CacheTools
+
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    if self.resume_on_fault:
+                        CacheTools.clear(self.engine.scheduler)
+                    else:
+                        self.engine.scheduler.finish_requests(None, "aborted")  # noqa: FT007
+            """,
+            files={
+                "recovery.py": """
+class CacheTools:
+    @staticmethod
+    def clear(scheduler):
+        scheduler.reset_prefix_cache(reset_running_requests=True)
+"""
+            },
+            expect=(("recovery.py", 4, 9),),
+            name="abort-and-resume-helper-in-another-class-and-module",
+        ),
     ]
 
     def visit_Call(self, node: cst.Call) -> None:

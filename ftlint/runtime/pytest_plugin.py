@@ -56,8 +56,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(strict=False): verify every fault handler called in this test "
-        "(wraps EngineCoreSentinel.on_fault and the configured targets).")
+        f"{MARKER}(enabled=True, strict=False): verify every fault handler called in "
+        "this test (wraps EngineCoreSentinel.on_fault and the configured targets); "
+        "ftlint_verify(False) opts a test out, e.g. one that runs a bad handler on "
+        "purpose.")
     config.pluginmanager.register(_Plugin(config), PLUGIN_NAME)
 
 
@@ -143,6 +145,8 @@ def _make_wrapper(func: Any, dotted: str) -> Any:
     @functools.wraps(func)
     def ftlint_verified(*args: Any, **kwargs: Any) -> Any:
         plugin = _ACTIVE[-1] if _ACTIVE else None
+        if plugin is not None and plugin.suspended:
+            return func(*args, **kwargs)
         scheduler = find_scheduler(*args) if plugin is not None else None
         if scheduler is None:
             if plugin is not None:
@@ -189,6 +193,7 @@ class _Plugin:
         self._pending: list[tuple[str, Any]] = []
         self._unverifiable: list[str] = []
         self.test_reports: list[Any] = []
+        self.suspended = False
 
     # -- installing ---------------------------------------------------
     def install(self) -> bool:
@@ -258,7 +263,10 @@ class _Plugin:
         marker = item.get_closest_marker(MARKER)
         installed_here = False
         self.strict = self.default_strict
-        if marker is not None:
+        enabled = True if marker is None else bool(
+            marker.args[0] if marker.args else marker.kwargs.get("enabled", True))
+        self.suspended = not enabled
+        if marker is not None and enabled:
             self.strict = bool(marker.kwargs.get("strict", self.default_strict))
             if not self.patches:
                 installed_here = self.install()
@@ -269,6 +277,7 @@ class _Plugin:
             if installed_here:
                 self.uninstall()
             self.strict = self.default_strict
+            self.suspended = False
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 
 from ftlint.runtime import demo
 
+
+# These tests run bad fault handlers on purpose: opt out of --ftlint-verify.
+pytestmark = pytest.mark.ftlint_verify(False)
 
 def test_demo_prints_a_table_per_handler(vllm_ready, capsys):
     assert demo.main([]) == 0

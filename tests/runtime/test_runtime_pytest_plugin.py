@@ -79,8 +79,17 @@ def test_plugin_fails_bad_on_fault_and_passes_good(inner):
 
 def test_plugin_ini_option_and_marker(inner):
     inner.makeini("[pytest]\nftlint_verify = true\n")
+    inner.makepyfile(test_optout=textwrap.dedent('''
+        import pytest
+        from ftlint.runtime import vllm_cpu as h
+
+        @pytest.mark.ftlint_verify(False)
+        def test_bad_on_purpose():
+            s = h.build_scheduler(); h.prefill_fault(s, {"r0": h.prompt_tokens(1, 47)})
+            h.make_sentinel(s).on_fault(RuntimeError())
+    '''))
     result = inner.runpytest("-k", "bad", "-p", "no:cacheprovider")
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(failed=2, passed=1)
 
 
 def test_marker_and_fixture_for_single_tests(pytester, vllm_ready):

@@ -21,6 +21,9 @@ from ftlint.runtime import (
 )
 from ftlint.runtime import handlers as good
 
+# These tests run bad fault handlers on purpose: opt out of --ftlint-verify.
+pytestmark = pytest.mark.ftlint_verify(False)
+
 # -- observe only: random real scheduler states ----------------------------------
 
 HANDLERS = ["none", "sentinel", "abort_tail", "resume_tail", "evict_all",

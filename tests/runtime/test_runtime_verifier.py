@@ -13,6 +13,9 @@ from ftlint.runtime import (
 from ftlint.runtime import handlers as good
 
 
+# These tests run bad fault handlers on purpose: opt out of --ftlint-verify.
+pytestmark = pytest.mark.ftlint_verify(False)
+
 def codes(report):
     return sorted(v.code for v in report.violations)
 
