@@ -20,7 +20,7 @@ from ftlint.config import Config
 from ftlint.discovery import Discovered, discover, iter_python_files
 from ftlint.finding import Finding, Severity
 from ftlint.prefilter import Prefilter
-from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME, ParseFailure, display_path, read_bytes
+from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME, ParseFailure, display_path
 
 
 @dataclass
@@ -32,6 +32,8 @@ class LintResult:
     files_parsed: int = 0  # files parsed with LibCST (lint set and helpers)
     fixed: dict[str, tuple[str, str]] = field(default_factory=dict)  # display path -> (before, after)
     fixes_applied: int = 0
+    files_scanned: int = 0  # files the prefilter (or the stat table) looked at
+    cache_hit: bool = False  # the findings came from the result cache (nothing parsed)
 
 
 def fault_path_matcher(config: Config):
@@ -100,11 +102,15 @@ def lint_paths(
     cwd: Optional[Path] = None,
     exhaustive: bool = False,
     force_exclude: bool = False,
+    cache_dir: Optional[Path] = None,
 ) -> LintResult:
-    """Lint files and directories as `ftlint check` does (no fixes applied)."""
+    """Lint files and directories as `ftlint check` does (no fixes applied). With
+    `cache_dir`, results are read from and written to the result cache there."""
     cwd = Path(os.path.abspath(cwd or Path.cwd()))
     discovered = discover(list(paths) or [cwd], config, force_exclude=force_exclude or config.force_exclude, cwd=cwd)
-    return lint_discovered(discovered, config, set(selected), cwd=cwd, exhaustive=exhaustive, explicit=paths)
+    return lint_discovered(
+        discovered, config, set(selected), cwd=cwd, exhaustive=exhaustive, explicit=paths, cache_dir=cache_dir
+    )
 
 
 def lint_discovered(
@@ -115,54 +121,176 @@ def lint_discovered(
     cwd: Path,
     exhaustive: bool = False,
     explicit: Sequence[Path] = (),
+    cache_dir: Optional[Path] = None,
 ) -> LintResult:
-    from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
+    """Discovery results to findings. Steps: the project scan (every Python file a handler
+    could live in), the byte prefilter (or, warm, the stat table), the result cache, and
+    only on a miss LibCST (imported here, never on a cache hit)."""
+    from ftlint import cache as cachemod
 
     result = LintResult(skipped=list(discovered.skipped))
     for error in discovered.errors:
         result.findings.append(
             _failure_finding(display_path(error.path, cwd), ParseFailure(f"cannot read: {error.message}"))
         )
-    lint_files = [Path(os.path.abspath(f if os.path.isabs(f) else cwd / f)) for f in discovered.files]
+    cwd_str = os.path.abspath(cwd)
+    lint_files = [os.path.abspath(os.path.join(cwd_str, f)) for f in discovered.files]
     result.files_linted = len(lint_files)
-    explicit_files = {Path(os.path.abspath(cwd / p)) for p in explicit if (cwd / p).is_file()}
+    explicit_files = {
+        os.path.abspath(os.path.join(cwd_str, p)) for p in explicit if os.path.isfile(os.path.join(cwd_str, p))
+    }
 
-    prefilter = Prefilter(config.handler_patterns())
     in_fault_path_file = fault_path_matcher(config)
-    scan = list(lint_files)
-    root = Path(os.path.abspath(config.root))
-    if config.path is not None or (root / ".git").exists():
-        if any(_is_under(f, root) for f in lint_files):
-            known = set(lint_files)
-            scan.extend(Path(os.path.abspath(p)) for p in iter_python_files(root, config) if Path(os.path.abspath(p)) not in known)
+    scan = _project_scan(lint_files, config, explicit or [cwd], cwd_str)
+    result.files_scanned = len(scan)
+
+    cache = None
+    if cache_dir is not None and not exhaustive and not cachemod.disabled_by_env():
+        cache = cachemod.Cache(cache_dir)
+    patterns = config.handler_patterns()
+    prefilter = Prefilter(patterns)
+    facts = cachemod.FileFacts(cache, cachemod.digest(cachemod.code_fingerprint(), patterns), prefilter)
+
+    screen = None
+    if exhaustive:
+        screen = _screen(scan, config)  # None: parse everything in this process
 
     candidates = []
     for file in scan:
-        if exhaustive or file in explicit_files or in_fault_path_file(file):
+        forced = file in explicit_files or (config.fault_paths and in_fault_path_file(Path(file)))
+        if screen is not None:
+            status = screen.get(file)
+            if forced or status == "handler" or (status == "fail" and file in explicit_files) or status is None:
+                candidates.append(file)
+            continue
+        if exhaustive or (forced and cache is None):
             candidates.append(file)
             continue
-        data = read_bytes(file)
-        if isinstance(data, ParseFailure) or prefilter.matches(data):
+        if facts.candidate(file, forced):
             candidates.append(file)  # unreadable lint files get their FT000 below
+    if screen is not None:
+        lint_set = set(lint_files)
+        failed = [f for f in lint_files if screen.get(f) == "fail" and f not in set(candidates)]
+        candidates.extend(failed)
+        del lint_set
 
-    linter = FileLinter(config, selected, cwd=cwd, in_fault_path_file=in_fault_path_file)
-    linter.load(candidates)
-    lint_set = set(lint_files)
-    for file in lint_files:
-        display = display_path(file, cwd)
-        try:
-            findings, errors = linter.lint_file(file, display, must_parse=file in candidates)
-        except Exception as err:  # noqa: BLE001 - one file's failure must not stop the run
-            result.internal_errors.append(f"{display}: internal error: {err.__class__.__name__}: {err}")
-            if os.environ.get("FTLINT_DEBUG"):
-                traceback.print_exc()
-            continue
-        result.findings.extend(findings)
-        result.internal_errors.extend(errors)
-    result.files_parsed = linter.files_parsed
-    del lint_set
+    key = None
+    if cache is not None:
+        key = cachemod.digest(
+            cachemod.code_fingerprint(),
+            config.hash(),
+            sorted(selected),
+            cwd_str,
+            os.fspath(config.root),
+            lint_files,
+            sorted(candidates),
+        )
+        entry = cache.load_run(key)
+        if entry is not None and cachemod.validate(entry, facts):
+            try:
+                cached = [Finding.from_dict(f) for f in entry["findings"]]
+            except (TypeError, ValueError, KeyError):
+                cached = None
+            if cached is not None:
+                facts.save()
+                result.findings.extend(cached)
+                result.internal_errors.extend(str(e) for e in entry["errors"])
+                result.cache_hit = True
+                result.findings.sort(key=lambda f: f.sort_key)
+                return result
+
+    linted = _lint_with_libcst(
+        lint_files, candidates, config, selected, cwd, in_fault_path_file, result, record=cache is not None
+    )
+    if cache is not None and linted is not None:
+        findings, errors, read_paths, texts, probes = linted
+        deps = []
+        stable = True
+        for path in sorted(read_paths):
+            hashed, text = facts.hash_and_text(path)
+            expected = texts.get(path)
+            if expected is not None and text != expected:
+                stable = False  # changed while we linted it: do not cache this run
+                break
+            deps.append([path, hashed])
+        if stable:
+            cache.save_run(
+                key,
+                {
+                    "findings": [f.to_dict() for f in findings],
+                    "errors": errors,
+                    "deps": deps,
+                    "probes": probes,
+                },
+            )
+        facts.save()
     result.findings.sort(key=lambda f: f.sort_key)
     return result
+
+
+def _project_scan(lint_files: list[str], config: Config, given: Sequence, cwd_str: str) -> list[str]:
+    """The lint set, plus every Python file of the project when it lies under the root
+    (a handler anywhere may reach a helper in a linted file)."""
+    scan = list(lint_files)
+    root = os.path.abspath(config.root)
+    if config.path is None and not os.path.exists(os.path.join(root, ".git")):
+        return scan
+    prefix = root.rstrip(os.sep) + os.sep
+    if not any(f.startswith(prefix) for f in lint_files):
+        return scan
+    if any(os.path.abspath(os.path.join(cwd_str, p)) == root and os.path.isdir(root) for p in given):
+        return scan  # the root itself was walked: the scan would find the same files
+    known = set(lint_files)
+    scan.extend(p for p in map(os.fspath, iter_python_files(root, config)) if p not in known)
+    return scan
+
+
+def _screen(scan: list[str], config: Config):
+    """--exhaustive: parse every file (a process pool past a threshold) and tell which define
+    a handler or fail to parse. None below the threshold: the caller parses them all itself."""
+    from ftlint.analysis import PARALLEL_THRESHOLD, screen_files
+
+    if len(scan) < PARALLEL_THRESHOLD:
+        return None
+    return screen_files(scan, config.handler_patterns())
+
+
+def _lint_with_libcst(lint_files, candidates, config, selected, cwd, in_fault_path_file, result, *, record):
+    from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
+    from ftlint.cache import ProbeRecorder
+
+    linter = FileLinter(config, selected, cwd=cwd, in_fault_path_file=in_fault_path_file)
+    findings_out: list[Finding] = []
+    errors_out: list[str] = []
+    recorder = ProbeRecorder() if record else None
+    candidate_set = set(candidates)
+    try:
+        if recorder is not None:
+            recorder.__enter__()
+        linter.load([Path(c) for c in candidates])
+        loaded = linter.loaded_paths()
+        for file in lint_files:
+            if file not in candidate_set and file not in loaded:
+                continue  # neither parsed nor reached from a handler: nothing to report
+            display = display_path(Path(file), cwd)
+            try:
+                findings, errors = linter.lint_file(Path(file), display, must_parse=file in candidate_set)
+            except Exception as err:  # noqa: BLE001 - one file's failure must not stop the run
+                errors_out.append(f"{display}: internal error: {err.__class__.__name__}: {err}")
+                if os.environ.get("FTLINT_DEBUG"):
+                    traceback.print_exc()
+                continue
+            findings_out.extend(findings)
+            errors_out.extend(errors)
+    finally:
+        if recorder is not None:
+            recorder.__exit__(None, None, None)
+    result.findings.extend(findings_out)
+    result.internal_errors.extend(errors_out)
+    result.files_parsed = linter.files_parsed
+    read_paths = {os.fspath(p) for p in linter.project.read_paths}
+    texts = {p: linter.project.text_at(Path(p)) for p in read_paths}
+    return findings_out, errors_out, read_paths, texts, recorder.as_list() if recorder is not None else []
 
 
 def _is_under(path: Path, root: Path) -> bool:

@@ -1,51 +1,135 @@
 """The byte-level test that decides whether a file can define a fault handler.
 
-Exact by construction: a file defines a function matching a handler pattern only
-if its bytes contain `def` + whitespace/line-continuations + a name the pattern's
-last component matches; this regex accepts every such file (and some more, e.g.
-the name in a string, which only costs a parse).
+Exact by construction (it may accept more files than hold a handler, never fewer): a
+file defines a function matching a handler pattern only if its bytes contain `def` +
+whitespace/line-continuations + a name that the pattern's last component matches. The
+regex accepts every such file (and some more, e.g. the name in a string or a comment,
+which only costs a parse):
+
+* `*` becomes any run of identifier bytes, `?` and `[...]` any one identifier
+  character (ASCII word byte or a run of non-ASCII bytes: one code point is 1-4 bytes
+  in UTF-8), so non-ASCII names are never missed;
+* in a dotted pattern a wildcard of the last component may also swallow a dot of the
+  qualified name (fnmatch's `*` crosses dots: `A.b*` matches `A.bX.c`), so the name
+  may be any identifier ending with the literal text after the last wildcard;
+* a file whose coding cookie names another encoding than UTF-8 is always a candidate
+  (its bytes need not spell the name in UTF-8; it may not even decode).
+
+Before the regex, a plain substring test on each pattern's longest literal run (for
+the default `on_fault`: `b"on_fault" in data`) rejects almost every file at memchr
+speed.
 """
 
 from __future__ import annotations
 
 import re
 
+_IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
+_IDENT_RUN = rb"[\w\x80-\xff]*"
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+_UTF8_NAMES = {b"utf-8", b"utf8", b"utf_8", b"utf-8-sig", b"utf_8_sig"}
 
-def _glob_to_regex(glob: str) -> bytes:
+
+def _tokens(glob: str) -> list[tuple[str, str]]:
+    """("lit", char) / ("wild", "*" | "?" | "[") tokens of an fnmatch pattern."""
     out = []
     i = 0
     while i < len(glob):
         c = glob[i]
-        if c == "*":
-            out.append(r"[\w\x80-\xff]*")
-        elif c == "?":
-            out.append(r"[\w\x80-\xff]")
+        if c in "*?":
+            out.append(("wild", c))
         elif c == "[":
-            j = glob.find("]", i + 1)
-            if j == -1:
-                out.append(re.escape(c))
+            j = i + 1
+            if j < len(glob) and glob[j] == "!":
+                j += 1
+            if j < len(glob) and glob[j] == "]":
+                j += 1
+            j = glob.find("]", j)
+            if j == -1:  # fnmatch treats an unclosed '[' as a literal
+                out.append(("lit", c))
             else:
-                body = glob[i + 1 : j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body + "]")
+                out.append(("wild", "["))
                 i = j
         else:
-            out.append(re.escape(c))
+            out.append(("lit", c))
         i += 1
-    return "".join(out).encode()
+    return out
+
+
+def _regex_of(tokens) -> bytes:
+    parts = []
+    for kind, value in tokens:
+        if kind == "lit":
+            parts.append(re.escape(value).encode("utf-8"))
+        elif value == "*":
+            parts.append(_IDENT_RUN)
+        else:
+            parts.append(_IDENT_CHAR)
+    return b"".join(parts)
+
+
+def _longest_literal(tokens) -> bytes:
+    best, run = "", ""
+    for kind, value in tokens:
+        if kind == "lit":
+            run += value
+            best = max(best, run, key=len)
+        else:
+            run = ""
+    return best.encode("utf-8")
+
+
+def name_alternatives(pattern: str) -> list[list[tuple[str, str]]]:
+    """Token lists the defined function's name must match for `pattern` to match it."""
+    last = pattern.rsplit(".", 1)[-1]
+    tokens = _tokens(last)
+    alternatives = [tokens]
+    if "." in pattern:
+        wild = [i for i, (kind, _) in enumerate(tokens) if kind == "wild"]
+        if wild:
+            alternatives.append([("wild", "*"), *tokens[wild[-1] + 1 :]])
+    return alternatives
 
 
 def handler_regex(patterns) -> re.Pattern[bytes]:
     """One regex for all handler patterns (the part after the last '.' names the function)."""
-    names = sorted({_glob_to_regex(p.rsplit(".", 1)[-1]) for p in patterns})
+    names = sorted({_regex_of(alt) for p in patterns for alt in name_alternatives(p)})
     body = b"|".join(names) if names else b"(?!x)x"
-    return re.compile(rb"\bdef(?:\s|\\\r?\n)+(?:" + body + rb")(?![\w\x80-\xff])")
+    return re.compile(rb"\bdef(?:\s|\\(?:\r\n?|\n))+(?:" + body + rb")(?![\w\x80-\xff])")
+
+
+def literal_anchors(patterns) -> tuple[bytes, ...]:
+    """Substrings one of which every regex match contains (b"def" when a name has no literal)."""
+    anchors = set()
+    for pattern in patterns:
+        for alt in name_alternatives(pattern):
+            anchors.add(_longest_literal(alt) or b"def")
+    return tuple(sorted(anchors))
+
+
+def other_encoding(data: bytes) -> bool:
+    """Whether a PEP 263 cookie in the first two lines names an encoding other than UTF-8."""
+    if b"coding" not in data[:4096]:
+        return False
+    end = data.find(b"\n")
+    end = data.find(b"\n", end + 1) if end != -1 else -1
+    head = data if end == -1 else data[:end]
+    for match in _COOKIE.finditer(head):
+        name = match.group(1).lower()
+        return name not in _UTF8_NAMES and not name.startswith((b"utf-8-", b"utf_8_"))
+    return False
 
 
 class Prefilter:
     def __init__(self, patterns) -> None:
+        patterns = tuple(patterns)
         self.regex = handler_regex(patterns)
+        self.anchors = literal_anchors(patterns) if patterns else ()
 
     def matches(self, data: bytes) -> bool:
-        return self.regex.search(data) is not None
+        for anchor in self.anchors:
+            if anchor in data:
+                break
+        else:
+            return other_encoding(data)
+        return self.regex.search(data) is not None or other_encoding(data)

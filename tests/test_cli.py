@@ -157,3 +157,8 @@ def test_the_bundled_example_shows_real_findings(tmp_path):
     codes = {f["code"] for f in json.loads(proc.stdout)}
     assert proc.returncode == 1
     assert {"FT001", "FT006", "FT007"} <= codes
+
+
+def test_docs_rules_page_matches_the_rules(tmp_path):
+    pages = run_ftlint("rule", "--all", "--format", "markdown", cwd=tmp_path).stdout
+    assert (ROOT / "docs/rules.md").read_text() == pages, "regenerate: ftlint rule --all --format markdown > docs/rules.md"

@@ -295,7 +295,7 @@ ACTIONS: tuple[Action, ...] = (
         "evict",
         re.compile(r"\bevict(?:s|ed|ing|ion|ions)?\b|驱逐|淘汰|逐出", re.I),
         V.EVICT_PRIMITIVES,
-        _words(V.EVICT_PRIMITIVES, V.REQ_TO_BLOCKS, V.BLOCK_LIST_CALLS, V.BLOCK_LIST_ATTRS, V.TAIL_BOUNDARY),
+        _words(V.EVICT_PRIMITIVES, V.REQ_TO_BLOCKS, V.BLOCK_LIST_CALLS, V.BLOCK_LIST_ATTRS),
         True,
         "eviction call",
     ),

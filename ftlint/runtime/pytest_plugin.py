@@ -60,7 +60,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "this test (wraps EngineCoreSentinel.on_fault and the configured targets); "
         "ftlint_verify(False) opts a test out, e.g. one that runs a bad handler on "
         "purpose.")
-    config.pluginmanager.register(_Plugin(config), PLUGIN_NAME)
+    plugin = _Plugin(config)
+    config.pluginmanager.register(plugin, PLUGIN_NAME)
+    _ACTIVE.append(plugin)  # innermost session last (pytester runs nest)
 
 
 # -- resolving and wrapping targets ---------------------------------------
@@ -124,6 +126,8 @@ class _Patch:
     def install(self) -> None:
         raw = self.raw
         func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+        if getattr(func, "__ftlint_wrapped__", False):  # wrapped by an outer session
+            func = func.__wrapped__
         wrapped = _make_wrapper(func, self.dotted)
         if isinstance(raw, staticmethod):
             wrapped = staticmethod(wrapped)
@@ -138,19 +142,18 @@ class _Patch:
             delattr(self.owner, self.attr)
 
 
-_ACTIVE: list[_Plugin] = []  # the plugin whose wrappers are live (one per process)
+_ACTIVE: list[_Plugin] = []  # one per configured session; the last one verifies
 
 
 def _make_wrapper(func: Any, dotted: str) -> Any:
     @functools.wraps(func)
     def ftlint_verified(*args: Any, **kwargs: Any) -> Any:
         plugin = _ACTIVE[-1] if _ACTIVE else None
-        if plugin is not None and plugin.suspended:
+        if plugin is None or not plugin.patches:
             return func(*args, **kwargs)
-        scheduler = find_scheduler(*args) if plugin is not None else None
+        scheduler = find_scheduler(*args)
         if scheduler is None:
-            if plugin is not None:
-                plugin.note_unverifiable(dotted)
+            plugin.note_unverifiable(dotted)
             return func(*args, **kwargs)
         from .report import FaultInvariantError
         from .verify import FaultObservation
@@ -193,7 +196,6 @@ class _Plugin:
         self._pending: list[tuple[str, Any]] = []
         self._unverifiable: list[str] = []
         self.test_reports: list[Any] = []
-        self.suspended = False
 
     # -- installing ---------------------------------------------------
     def install(self) -> bool:
@@ -214,7 +216,6 @@ class _Plugin:
         for p in patches:
             p.install()
         self.patches = patches
-        _ACTIVE.append(self)
         if patches and self.status is None:
             names = ", ".join(p.dotted for p in patches)
             self.status = f"ftlint: verifying fault handlers: {names}"
@@ -224,8 +225,6 @@ class _Plugin:
         for p in reversed(self.patches):
             p.uninstall()
         self.patches = []
-        if self in _ACTIVE:
-            _ACTIVE.remove(self)
 
     # -- recording ----------------------------------------------------
     def record(self, target: str, report: Any) -> None:
@@ -250,6 +249,8 @@ class _Plugin:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.uninstall()
+        if self in _ACTIVE:
+            _ACTIVE.remove(self)
 
     def pytest_report_header(self, config: pytest.Config) -> str | None:
         if not self.session_wide:
@@ -261,11 +262,13 @@ class _Plugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Any) -> Any:
         marker = item.get_closest_marker(MARKER)
-        installed_here = False
+        installed_here = removed_here = False
         self.strict = self.default_strict
         enabled = True if marker is None else bool(
             marker.args[0] if marker.args else marker.kwargs.get("enabled", True))
-        self.suspended = not enabled
+        if not enabled and self.patches:  # opted out: vLLM's own functions back
+            self.uninstall()
+            removed_here = True
         if marker is not None and enabled:
             self.strict = bool(marker.kwargs.get("strict", self.default_strict))
             if not self.patches:
@@ -276,8 +279,9 @@ class _Plugin:
         finally:
             if installed_here:
                 self.uninstall()
+            if removed_here:
+                self.install()
             self.strict = self.default_strict
-            self.suspended = False
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:

@@ -7,6 +7,8 @@ import textwrap
 import pytest
 
 pytest_plugins = ["pytester"]
+# The sub-sessions decide for themselves; keep an outer --ftlint-verify out.
+pytestmark = pytest.mark.ftlint_verify(False)
 
 INNER = '''
 import pytest

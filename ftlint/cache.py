@@ -1,0 +1,321 @@
+"""The result cache (like ruff's `.ruff_cache`): standard library only, never imports LibCST.
+
+Two kinds of entries, both plain JSON behind a checksum line:
+
+* a *stat table* per project scan (file name from ftlint's code fingerprint and the
+  handler patterns): absolute path -> [mtime_ns, size, inode, ctime_ns, prefilter bit,
+  content hash or ""]. A warm run stats files instead of reading them. Entries for files
+  modified less than `RACY_NS` before the run started are not stored (git's "racy
+  timestamp" rule: a second write within the same clock tick would keep its stat);
+* a *run entry* per (code fingerprint, config hash, selected codes, working directory,
+  lint set, candidate set): the linter's findings and internal errors, plus everything
+  they depended on: `deps` = [path, content hash] of every file the run read (handler
+  files and the helpers reached from them, in any file), `probes` = [path, kind, result]
+  of every file-existence test import resolution made. A lookup re-validates all of
+  them; any difference is a miss (so a changed helper invalidates its callers).
+
+Safe under concurrent runs: every write goes to a temporary file in the same directory
+and is moved into place with `os.replace`; readers ignore entries that are missing,
+truncated, corrupt or of another format. Writes that fail (read-only file system) are
+ignored. `FTLINT_NO_CACHE=1` (or `--no-cache`) disables the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Iterable, Optional
+
+FORMAT = 1
+RACY_NS = 2_000_000_000
+MAX_RUN_ENTRIES = 512
+_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by ftlint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+_MISSING = "!"  # hash of a file that cannot be read
+
+
+def disabled_by_env() -> bool:
+    return os.environ.get("FTLINT_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def digest(*parts: object) -> str:
+    blob = json.dumps(parts, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
+
+
+_fingerprint: Optional[str] = None
+
+
+def code_fingerprint() -> str:
+    """ftlint's version and the stat of its own modules and rules (a rule edited in a
+    development checkout invalidates the cache without a version bump)."""
+    global _fingerprint
+    if _fingerprint is None:
+        from importlib.util import find_spec
+
+        import ftlint
+
+        dirs = [os.path.dirname(os.path.abspath(ftlint.__file__))]
+        try:
+            spec = find_spec("ftlint.rules")
+            if spec is not None and spec.submodule_search_locations:
+                dirs.extend(spec.submodule_search_locations)
+        except (ImportError, ValueError):  # pragma: no cover
+            pass
+        files = []
+        for directory in dirs:
+            try:
+                with os.scandir(directory) as it:
+                    for entry in it:
+                        if entry.name.endswith(".py"):
+                            st = entry.stat()
+                            files.append((entry.path, st.st_mtime_ns, st.st_size))
+            except OSError:
+                files.append((directory, None, None))
+        _fingerprint = digest(FORMAT, ftlint.__version__, sorted(files))
+    return _fingerprint
+
+
+def stat_signature(st: os.stat_result) -> list:
+    return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
+
+
+class Cache:
+    """One cache directory. Methods never raise for a bad or missing cache."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(os.path.abspath(directory))
+        self.started_ns = time.time_ns()
+        self._ready = False
+
+    # -- files -----------------------------------------------------------------
+    def _ensure(self) -> bool:
+        if self._ready:
+            return True
+        try:
+            (self.directory / "runs").mkdir(parents=True, exist_ok=True)
+            tag = self.directory / "CACHEDIR.TAG"
+            if not tag.exists():
+                self._write(tag, _TAG)
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():
+                self._write(ignore, "# Automatically created by ftlint.\n*\n")
+        except OSError:
+            return False
+        self._ready = True
+        return True
+
+    @staticmethod
+    def _write(path: Path, text: str) -> None:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        finally:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+    def _store(self, path: Path, payload: object) -> None:
+        if not self._ensure():
+            return
+        body = json.dumps(payload, separators=(",", ":"))
+        check = hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
+        try:
+            self._write(path, f"ftlint-cache {FORMAT} {check}\n{body}")
+        except OSError:
+            pass
+
+    @staticmethod
+    def _load(path: Path):
+        try:
+            with open(path, "r", encoding="utf-8") as fh:
+                text = fh.read()
+            head, _, body = text.partition("\n")
+            magic, version, check = head.split(" ")
+            if magic != "ftlint-cache" or version != str(FORMAT):
+                return None
+            if hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest() != check:
+                return None
+            return json.loads(body)
+        except (OSError, ValueError, UnicodeError):
+            return None
+
+    # -- stat table ------------------------------------------------------------
+    def stat_path(self, scope: str) -> Path:
+        return self.directory / f"stat-{scope}.json"
+
+    def load_stats(self, scope: str) -> dict:
+        data = self._load(self.stat_path(scope))
+        return data if isinstance(data, dict) else {}
+
+    def save_stats(self, scope: str, entries: dict) -> None:
+        limit = self.started_ns - RACY_NS
+        keep = {p: e for p, e in entries.items() if e[0] < limit}
+        self._store(self.stat_path(scope), keep)
+
+    # -- run entries -----------------------------------------------------------
+    def run_path(self, key: str) -> Path:
+        return self.directory / "runs" / f"{key}.json"
+
+    def load_run(self, key: str) -> Optional[dict]:
+        data = self._load(self.run_path(key))
+        if not isinstance(data, dict):
+            return None
+        if not all(isinstance(data.get(k), list) for k in ("findings", "errors", "deps", "probes")):
+            return None
+        return data
+
+    def save_run(self, key: str, entry: dict) -> None:
+        self._store(self.run_path(key), entry)
+        self._prune()
+
+    def _prune(self) -> None:
+        runs = self.directory / "runs"
+        try:
+            with os.scandir(runs) as it:
+                entries = [(e.stat().st_mtime_ns, e.path) for e in it if e.name.endswith(".json")]
+        except OSError:
+            return
+        if len(entries) <= MAX_RUN_ENTRIES:
+            return
+        entries.sort()
+        for _, path in entries[: len(entries) - MAX_RUN_ENTRIES]:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+class FileFacts:
+    """Stat, prefilter bit and content hash of files, through the stat table when there is one."""
+
+    def __init__(self, cache: Optional[Cache], scope: str) -> None:
+        self.cache = cache
+        self.scope = scope
+        self.old: dict = cache.load_stats(scope) if cache is not None else {}
+        self.new: dict = {}
+        self.dirty = False
+
+    def entry(self, path: str, st: os.stat_result) -> Optional[list]:
+        """The stored entry when the file's stat is unchanged."""
+        old = self.old.get(path)
+        if old is not None and isinstance(old, list) and len(old) == 6 and old[:4] == stat_signature(st):
+            self.new[path] = old
+            return old
+        return None
+
+    def record(self, path: str, st: os.stat_result, bit: bool, hashed: str = "") -> None:
+        self.new[path] = [*stat_signature(st), bool(bit), hashed]
+        self.dirty = True
+
+    def hash_of(self, path: str) -> str:
+        """Content hash now (stat table when the stat matches, else read and hash)."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return _MISSING
+        known = self.new.get(path) or self.old.get(path)
+        if isinstance(known, list) and len(known) == 6 and known[:4] == stat_signature(st) and known[5]:
+            self.new.setdefault(path, known)
+            return known[5]
+        data = read_file(path)
+        if data is None:
+            return _MISSING
+        hashed = content_hash(data[0])
+        bit = known[4] if isinstance(known, list) and len(known) == 6 and known[:4] == stat_signature(data[1]) else None
+        if bit is not None:
+            self.record(path, data[1], bit, hashed)
+        return hashed
+
+    def save(self) -> None:
+        if self.cache is not None and (self.dirty or len(self.new) != len(self.old)):
+            self.cache.save_stats(self.scope, self.new)
+
+
+def read_file(path: str) -> Optional[tuple[bytes, os.stat_result]]:
+    """(bytes, stat) with one open, one fstat and (usually) one read; None when unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        data = os.read(fd, st.st_size + 1)
+        if len(data) > st.st_size:  # grew since fstat: read the rest
+            chunks = [data]
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data, st
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def validate(entry: dict, facts: FileFacts) -> bool:
+    """Whether every dependency of a run entry is as it was."""
+    try:
+        for path, hashed in entry["deps"]:
+            if facts.hash_of(path) != hashed:
+                return False
+        for path, kind, expected in entry["probes"]:
+            found = os.path.isfile(path) if kind == "f" else os.path.exists(path)
+            if found != expected:
+                return False
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class ProbeRecorder:
+    """Records the file-existence tests (`Path.is_file`, `Path.exists`) made while linting:
+    import resolution depends on files that do not exist too."""
+
+    def __init__(self) -> None:
+        self.probes: dict[tuple[str, str], bool] = {}
+        self._saved = None
+
+    def __enter__(self) -> "ProbeRecorder":
+        probes = self.probes
+        is_file, exists = Path.is_file, Path.exists
+
+        def recording_is_file(path, *args, **kwargs):
+            found = is_file(path, *args, **kwargs)
+            probes[(os.path.abspath(path), "f")] = found
+            return found
+
+        def recording_exists(path, *args, **kwargs):
+            found = exists(path, *args, **kwargs)
+            probes[(os.path.abspath(path), "e")] = found
+            return found
+
+        self._saved = (is_file, exists)
+        Path.is_file, Path.exists = recording_is_file, recording_exists
+        return self
+
+    def __exit__(self, *exc) -> None:
+        Path.is_file, Path.exists = self._saved
+
+    def as_list(self) -> list:
+        return [[path, kind, found] for (path, kind), found in sorted(self.probes.items())]
+
+
+def selected_key(selected: Iterable[str]) -> list[str]:
+    return sorted(selected)
