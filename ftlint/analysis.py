@@ -23,6 +23,11 @@ from ftlint.rule import FaultScopeProvider, FileContext, Report, Rule
 from ftlint.source import PARSE_ERROR_CODE, ParseFailure
 from ftlint.suppressions import parse_suppressions
 
+#: `--exhaustive` parses files in a process pool from this many files on (below it, or
+#: on one CPU, a pool costs more than it saves). Normal runs parse a handful of files
+#: and never start one.
+PARALLEL_THRESHOLD = 64
+
 
 class FileLinter:
     def __init__(
@@ -136,3 +141,57 @@ class FileLinter:
             return findings
         noqa = parse_suppressions(text)
         return [f for f in findings if not noqa.suppresses(f.code, f.line)]
+
+
+# -- exhaustive screening ------------------------------------------------------
+_screen_matcher = None
+
+
+def _screen_init(patterns: tuple[str, ...]) -> None:
+    global _screen_matcher
+    _screen_matcher = handler_matcher(patterns)
+
+
+def _screen_one(path: str) -> tuple[str, str]:
+    """"handler" when the file defines a fault handler, "fail" when it cannot be parsed, else ""."""
+    from ftlint.project import index_module
+    from ftlint.source import load_module
+
+    text, module = load_module(Path(path))
+    if not isinstance(module, cst.Module):
+        return path, "fail"
+    info = index_module(Path(path), text, module)
+    return path, "handler" if any(_screen_matcher(fn) for fn in info.functions) else ""
+
+
+def _workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def screen_files(paths: list[str], patterns: tuple[str, ...]) -> dict[str, str]:
+    """Parse every file (the exhaustive check of the prefilter) and say which define a
+    handler or fail to parse; in a process pool when there are enough files and CPUs.
+    Each worker keeps one tree at a time, so memory stays flat."""
+    workers = _workers()
+    if workers < 2 or len(paths) < PARALLEL_THRESHOLD:
+        _screen_init(patterns)
+        return dict(map(_screen_one, paths))
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # biggest files first, so no worker is left with a large file at the end
+    order = sorted(paths, key=_size, reverse=True)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_screen_init, initargs=(patterns,)) as pool:
+        return dict(pool.map(_screen_one, order, chunksize=4))
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

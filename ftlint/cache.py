@@ -200,49 +200,78 @@ class Cache:
 
 
 class FileFacts:
-    """Stat, prefilter bit and content hash of files, through the stat table when there is one."""
+    """Stat, prefilter bit and content hash of files, through the stat table when there is
+    one (without a cache: just read and prefilter)."""
 
-    def __init__(self, cache: Optional[Cache], scope: str) -> None:
+    def __init__(self, cache: Optional[Cache], scope: str, prefilter) -> None:
         self.cache = cache
         self.scope = scope
+        self.prefilter = prefilter
         self.old: dict = cache.load_stats(scope) if cache is not None else {}
         self.new: dict = {}
         self.dirty = False
 
-    def entry(self, path: str, st: os.stat_result) -> Optional[list]:
+    def _entry(self, path: str, st: os.stat_result) -> Optional[list]:
         """The stored entry when the file's stat is unchanged."""
-        old = self.old.get(path)
-        if old is not None and isinstance(old, list) and len(old) == 6 and old[:4] == stat_signature(st):
-            self.new[path] = old
-            return old
+        known = self.new.get(path) or self.old.get(path)
+        if isinstance(known, list) and len(known) == 6 and known[:4] == stat_signature(st):
+            self.new[path] = known
+            return known
         return None
 
-    def record(self, path: str, st: os.stat_result, bit: bool, hashed: str = "") -> None:
-        self.new[path] = [*stat_signature(st), bool(bit), hashed]
+    def _record(self, path: str, st: os.stat_result, data: bytes, hashed: str = "") -> list:
+        entry = [*stat_signature(st), self.prefilter.matches(data), hashed]
+        self.new[path] = entry
         self.dirty = True
+        return entry
+
+    def candidate(self, path: str, forced: bool) -> bool:
+        """Whether the file must be parsed: forced, unreadable, or its bytes pass the prefilter."""
+        if forced:
+            return True
+        if self.cache is None:
+            got = read_file(path)
+            return got is None or self.prefilter.matches(got[0])
+        try:
+            entry = self._entry(path, os.stat(path))
+        except OSError:
+            return True
+        if entry is None:
+            got = read_file(path)
+            if got is None:
+                return True
+            data, st = got
+            entry = self._record(path, st, data)
+            if entry[4]:  # a candidate: its hash is a dependency of the run
+                entry[5] = content_hash(data)
+        return bool(entry[4])
 
     def hash_of(self, path: str) -> str:
         """Content hash now (stat table when the stat matches, else read and hash)."""
         try:
-            st = os.stat(path)
+            entry = self._entry(path, os.stat(path))
         except OSError:
             return _MISSING
-        known = self.new.get(path) or self.old.get(path)
-        if isinstance(known, list) and len(known) == 6 and known[:4] == stat_signature(st) and known[5]:
-            self.new.setdefault(path, known)
-            return known[5]
-        data = read_file(path)
-        if data is None:
-            return _MISSING
-        hashed = content_hash(data[0])
-        bit = known[4] if isinstance(known, list) and len(known) == 6 and known[:4] == stat_signature(data[1]) else None
-        if bit is not None:
-            self.record(path, data[1], bit, hashed)
-        return hashed
+        if entry is not None and entry[5]:
+            return entry[5]
+        return self.hash_and_text(path)[0]
+
+    def hash_and_text(self, path: str) -> tuple[str, Optional[str]]:
+        """Read now: (content hash, decoded text or None)."""
+        from ftlint.source import decode
+
+        got = read_file(path)
+        if got is None:
+            return _MISSING, None
+        data, st = got
+        hashed = content_hash(data)
+        self._record(path, st, data, hashed)
+        text = decode(data)
+        return hashed, text if isinstance(text, str) else None
 
     def save(self) -> None:
-        if self.cache is not None and (self.dirty or len(self.new) != len(self.old)):
-            self.cache.save_stats(self.scope, self.new)
+        if self.cache is not None and self.dirty:
+            self.cache.save_stats(self.scope, {**self.old, **self.new})
 
 
 def read_file(path: str) -> Optional[tuple[bytes, os.stat_result]]:

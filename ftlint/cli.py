@@ -122,16 +122,21 @@ def load_settings(args):
 
 def run_check(args) -> int:
     from ftlint.engine import lint_paths
-    from ftlint.fixing import fix_paths
 
     config, selected = load_settings(args)
     if args.fix or args.diff:
+        from ftlint.fixing import fix_paths  # imports LibCST: only when fixing
+
         result, diff_text = fix_paths(args.paths, config, selected, write=args.fix, exhaustive=args.exhaustive,
                                       force_exclude=args.force_exclude)
         if args.diff and diff_text:
             sys.stdout.write(diff_text)
     else:
-        result = lint_paths(args.paths, config, selected, exhaustive=args.exhaustive, force_exclude=args.force_exclude)
+        cache_dir = None
+        if not args.no_cache:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
+            cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
+        result = lint_paths(args.paths, config, selected, exhaustive=args.exhaustive, force_exclude=args.force_exclude,
+                            cache_dir=cache_dir)
     if args.statistics:
         print(
             f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed",

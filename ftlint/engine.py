@@ -149,30 +149,20 @@ def lint_discovered(
         cache = cachemod.Cache(cache_dir)
     patterns = config.handler_patterns()
     prefilter = Prefilter(patterns)
-    facts = cachemod.FileFacts(cache, cachemod.digest(cachemod.code_fingerprint(), patterns), prefilter)
+    scope = cachemod.digest(cachemod.code_fingerprint(), patterns) if cache is not None else ""
+    facts = cachemod.FileFacts(cache, scope, prefilter)
 
-    screen = None
-    if exhaustive:
-        screen = _screen(scan, config)  # None: parse everything in this process
-
+    screen = _screen(scan, config) if exhaustive else None  # None: parse everything in this process
+    lint_set = set(lint_files)
     candidates = []
     for file in scan:
-        forced = file in explicit_files or (config.fault_paths and in_fault_path_file(Path(file)))
-        if screen is not None:
-            status = screen.get(file)
-            if forced or status == "handler" or (status == "fail" and file in explicit_files) or status is None:
+        forced = file in explicit_files or bool(config.fault_paths and in_fault_path_file(Path(file)))
+        if exhaustive:
+            status = screen.get(file) if screen is not None else None
+            if forced or status is None or status == "handler" or (status == "fail" and file in lint_set):
                 candidates.append(file)
-            continue
-        if exhaustive or (forced and cache is None):
-            candidates.append(file)
-            continue
-        if facts.candidate(file, forced):
+        elif facts.candidate(file, forced):
             candidates.append(file)  # unreadable lint files get their FT000 below
-    if screen is not None:
-        lint_set = set(lint_files)
-        failed = [f for f in lint_files if screen.get(f) == "fail" and f not in set(candidates)]
-        candidates.extend(failed)
-        del lint_set
 
     key = None
     if cache is not None:
@@ -264,14 +254,18 @@ def _lint_with_libcst(lint_files, candidates, config, selected, cwd, in_fault_pa
     errors_out: list[str] = []
     recorder = ProbeRecorder() if record else None
     candidate_set = set(candidates)
+    read_paths = linter.project.read_paths
+    loaded: set[str] = set()
     try:
         if recorder is not None:
             recorder.__enter__()
         linter.load([Path(c) for c in candidates])
-        loaded = linter.loaded_paths()
         for file in lint_files:
-            if file not in candidate_set and file not in loaded:
-                continue  # neither parsed nor reached from a handler: nothing to report
+            if file not in candidate_set:
+                if len(loaded) != len(read_paths):
+                    loaded = {os.fspath(p) for p in read_paths}
+                if file not in loaded:
+                    continue  # neither parsed nor reached from a handler: nothing to report
             display = display_path(Path(file), cwd)
             try:
                 findings, errors = linter.lint_file(Path(file), display, must_parse=file in candidate_set)

@@ -463,8 +463,6 @@ class FaultScope:
 
     def _reach(self, fn, effect, memo: dict) -> set[str]:
         """Primitive names an effect calls, directly or through project helpers."""
-        from ftlint import ir
-
         names = {effect.name} if effect.kind != "call" else set()
         if effect.kind == "call":
             target = self._paths.target(fn, effect)

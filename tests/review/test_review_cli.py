@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (
+from review_helpers import (
     FILLED_BODY,
     PREEMPT_LINE,
     PR_SENTINEL,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Repo, git
+from review_helpers import Repo, git
 from ftlint.review.diff import GitError, parse_unified_diff, read_diff
 
 MODIFIED = """\

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from conftest import FILLED_BODY, SENTINEL, Repo, run_cli, run_main
+from review_helpers import FILLED_BODY, SENTINEL, Repo, run_cli, run_main
 from ftlint.review.pr_checks import claimed_actions, description_gaps, is_test_path, pr_docs
 
 # A template shaped like vLLM's pull-request template (written here, not copied).

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Time `ftlint check` on a source tree against ruff, side by side (issue 5's targets).
+
+    python benchmarks/bench_tree.py /path/to/vllm-0.34.0 [--rounds 5]
+
+Fetches nothing: give it a tree (an unpacked vLLM sdist, a checkout, or the installed
+package's parent directory). Runs, alternately in each round:
+
+  ruff     `ruff check --isolated --select E9,F --no-cache .`  (when ruff is installed)
+  cold     `ftlint check --no-cache`                           (whole tree)
+  warm     `ftlint check --cache-dir TMP`                      (cache primed, nothing changed)
+  file     `ftlint check --no-cache FILE` / file-warm with the cache   (pre-commit's call)
+  libcst   `python -c "import libcst"`                         (the single-file yardstick)
+
+then `ftlint check --no-cache --exhaustive` (--exhaustive-rounds times), and prints the
+medians, the ratios against the targets, files parsed vs walked, peak RSS of each
+command (ru_maxrss of that child, via os.wait4), and whether cold, warm and exhaustive
+found the same findings. All commands run from the tree root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_FILE = "vllm/v1/fault_tolerance/engine_core_sentinel.py"
+
+
+def run_reaped(cmd: list[str], cwd: Path, env: dict) -> dict:
+    """Wall time, peak RSS (MiB, this child's own ru_maxrss via os.wait4), exit code and output."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        pid = proc.pid
+        _, status, usage = os.wait4(pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        return {
+            "wall": wall,
+            "rss_mb": usage.ru_maxrss / 1024,
+            "code": proc.returncode,
+            "out": out.read().decode(errors="replace"),
+            "err": err.read().decode(errors="replace"),
+        }
+
+
+def parsed_walked(stderr: str) -> tuple[int, int]:
+    for line in stderr.splitlines():
+        if line.startswith("ftlint: ") and " files linted, " in line:
+            words = line.split()
+            return int(words[4]), int(words[1])  # (parsed, linted)
+    return -1, -1
+
+
+def findings(result: dict) -> list:
+    try:
+        data = json.loads(result["out"] or "[]")
+    except ValueError:
+        return [f"unparsable output: {result['out'][:200]!r} {result['err'][-500:]!r}"]
+    return sorted((f["path"], f["line"], f["column"], f["code"], f["message"]) for f in data)
+
+
+def median(results: list[dict], key: str = "wall") -> float:
+    return statistics.median(r[key] for r in results)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("tree", type=Path, help="tree root (commands run from here)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--exhaustive-rounds", type=int, default=1, help="0 skips the exhaustive run")
+    parser.add_argument("--file", default=DEFAULT_FILE, help="the single file (relative to the tree)")
+    parser.add_argument("--python", default=sys.executable, help="the Python that has ftlint installed")
+    parser.add_argument("--ruff", default=None, help="ruff executable (default: next to --python, then PATH)")
+    args = parser.parse_args(argv)
+
+    tree = args.tree.resolve()
+    if not tree.is_dir():
+        parser.error(f"{tree}: not a directory")
+    py = args.python
+    ruff = args.ruff or shutil.which("ruff", path=str(Path(py).parent)) or shutil.which("ruff")
+    env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
+    cache_dir = Path(tempfile.mkdtemp(prefix="ftlint-bench-cache-"))
+    ftlint = [py, "-m", "ftlint", "check", "--format", "json", "--statistics"]
+    single = (tree / args.file).is_file()
+    walked = sum(1 for _ in tree.rglob("*.py"))
+
+    cases = {
+        "cold": ftlint + ["--no-cache"],
+        "warm": ftlint + ["--cache-dir", str(cache_dir)],
+        "libcst": [py, "-c", "import libcst"],
+    }
+    if single:
+        cases["file"] = ftlint + ["--no-cache", args.file]
+        cases["file-warm"] = ftlint + ["--cache-dir", str(cache_dir), args.file]
+    if ruff:
+        cases = {"ruff": [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "."], **cases}
+
+    try:
+        for prime in ("warm", "file-warm"):  # fill the cache once; rounds then measure warm runs
+            if prime in cases:
+                run_reaped(cases[prime], tree, env)
+        results: dict[str, list[dict]] = {name: [] for name in cases}
+        for i in range(args.rounds):
+            order = list(cases) if i % 2 == 0 else list(reversed(cases))  # alternate the order too
+            for name in order:
+                results[name].append(run_reaped(cases[name], tree, env))
+        exhaustive = [
+            run_reaped(ftlint + ["--no-cache", "--exhaustive"], tree, env) for _ in range(args.exhaustive_rounds)
+        ]
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+
+    print(f"tree: {tree}  ({walked} .py files under it)  rounds: {args.rounds}  cpus: {os.cpu_count()}")
+    print(f"python: {py}\nruff: {ruff or 'not installed'}\n")
+    print(f"{'case':12} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MiB':>13} {'parsed':>7} {'linted':>7}")
+    rows = dict(results)
+    if exhaustive:
+        rows["exhaustive"] = exhaustive
+    for name, rs in rows.items():
+        parsed, linted = parsed_walked(rs[-1]["err"])
+        print(
+            f"{name:12} {median(rs):9.3f} {min(r['wall'] for r in rs):7.3f} {max(r['wall'] for r in rs):7.3f} "
+            f"{max(r['rss_mb'] for r in rs):13.1f} {parsed if parsed >= 0 else '':>7} {linted if linted >= 0 else '':>7}"
+        )
+
+    print("\ntargets:")
+    ok = True
+
+    def check(label: str, value: float, limit: float, aim: float | None = None) -> None:
+        nonlocal ok
+        passed = value <= limit
+        ok &= passed
+        extra = f" (aim <= {aim:.2f})" if aim is not None else ""
+        print(f"  {label:44} {value:6.2f}  target <= {limit:.2f}{extra}  {'PASS' if passed else 'FAIL'}")
+
+    if ruff:
+        r = median(results["ruff"])
+        check("cold / ruff", median(results["cold"]) / r, 1.5, 1.0)
+        check("warm / ruff", median(results["warm"]) / r, 0.5)
+    lib = median(results["libcst"])
+    if single:
+        check("file (cold) / import libcst", median(results["file"]) / lib, 1.5)
+        check("file-warm / import libcst", median(results["file-warm"]) / lib, 1.5)
+    check("peak RSS whole tree, MiB (cold)", max(r["rss_mb"] for r in results["cold"]), 300)
+
+    print("\nsame findings:")
+    base = findings(results["cold"][-1])
+    for name, rs in rows.items():
+        if name in ("ruff", "libcst", "file", "file-warm"):
+            continue
+        same = all(findings(r) == base for r in rs)
+        ok &= same
+        print(f"  {name:10} {'==' if same else '!='} cold   ({len(findings(rs[-1]))} findings)")
+    if single:
+        same = findings(results["file"][-1]) == findings(results["file-warm"][-1])
+        ok &= same
+        print(f"  file-warm  {'==' if same else '!='} file   ({len(findings(results['file'][-1]))} findings)")
+    for name, rs in rows.items():
+        bad = [r for r in rs if "Traceback" in r["err"] or (name != "ruff" and r["code"] not in (0, 1))]
+        if bad:
+            ok = False
+            print(f"  {name}: exit {bad[0]['code']}: {bad[0]['err'][-800:]}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
