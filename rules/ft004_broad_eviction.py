@@ -14,10 +14,12 @@ from ftlint.rule import Invalid, Rule, Valid
 
 # Taint of a value (None: clean).
 ZERO = "zero"  # the literal 0 (a start token of 0 zeroes every block)
+LENGTH = "length"  # len() of a whole block list
 IDX = "index"  # an index that runs over every position of a whole block list
 MAP = "map"  # `req_to_blocks`: request id -> that request's whole block list
 WHOLE = "whole"  # every block (or block id) of a request
-_RANK = {None: 0, ZERO: 0, IDX: 1, MAP: 2, WHOLE: 3}
+_RANK = {None: 0, ZERO: 0, LENGTH: 0, IDX: 1, MAP: 2, WHOLE: 3}
+_SCALARS = (None, ZERO, LENGTH)
 
 _ORDER = m.LessThan() | m.LessThanEqual() | m.GreaterThan() | m.GreaterThanEqual()
 _TRIVIAL_LOWER = m.Integer("0") | m.Name("None")
@@ -39,8 +41,8 @@ State = dict  # name (or dotted name) -> taint
 def join(a: Optional[str], b: Optional[str]) -> Optional[str]:
     if a == b:
         return a
-    if a in (None, ZERO) and b in (None, ZERO):
-        return None  # a 0 on only one path is not known to be 0
+    if a in _SCALARS and b in _SCALARS:
+        return None  # a 0 (or a length) on only one path is not known to be one
     return a if _RANK[a] >= _RANK[b] else b
 
 
@@ -184,9 +186,8 @@ class _Walker:
         elif isinstance(node, cst.AugAssign):
             taint = self.expr(node.value, state)
             for name in _names(node.target):
-                state[name] = join(state.get(name), taint) if taint != ZERO else state.get(name)
-                if state[name] == ZERO:
-                    state[name] = None
+                joined = join(state.get(name), taint)
+                state[name] = None if joined in _SCALARS else joined  # `n -= 1` is no longer len()
         elif isinstance(node, cst.Expr):
             self.expr(node.value, state)
         elif isinstance(node, cst.Return):
@@ -247,6 +248,8 @@ class _Walker:
             stop = args[1].value
         else:
             return False
+        if self.expr(stop, dict(state)) == LENGTH:
+            return True
         for length in m.findall(stop, _LEN):
             inner = _positional(length)
             if inner and self.expr(inner[0].value, dict(state)) == WHOLE:
@@ -278,7 +281,7 @@ class _Walker:
         if isinstance(node, cst.BinaryOperation):
             left, right = self.expr(node.left, state), self.expr(node.right, state)
             taint = join(left, right)
-            return None if taint == ZERO else taint
+            return None if taint in _SCALARS else taint
         if isinstance(node, cst.BooleanOperation):
             return join(self.expr(node.left, state), self.expr(node.right, state))
         if isinstance(node, cst.UnaryOperation):
@@ -366,6 +369,8 @@ class _Walker:
                 state[target] = WHOLE
         if name in V.BLOCK_LIST_CALLS:
             return WHOLE
+        if m.matches(func, m.Name("len")):
+            return LENGTH if any(taint == WHOLE for _, taint in args) else None
         if isinstance(func, cst.Attribute) and receiver in (WHOLE, MAP):
             if receiver == MAP:
                 return WHOLE if name in _MAP_LOOKUPS else (MAP if name == "copy" else None)

@@ -247,18 +247,6 @@ def test_unreadable_file(tmp_path, monkeypatch):
     assert str(info.value) == f"{path}: cannot read file: Permission denied"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_unreadable_file_for_real(tmp_path):  # pragma: no cover - only as non-root
-    path = pyproject(tmp_path, "[tool.ftlint]\n")
-    path.chmod(0)
-    try:
-        with pytest.raises(ConfigError) as info:
-            load_config(tmp_path)
-        assert str(info.value) == f"{path}: cannot read file: Permission denied"
-    finally:
-        path.chmod(0o644)
-
-
 @pytest.mark.parametrize(
     ("body", "message"),
     [
