@@ -33,6 +33,28 @@ from pathlib import Path
 
 DEFAULT_FILE = "vllm/v1/fault_tolerance/engine_core_sentinel.py"
 
+# `ftlint check`'s warm path through the engine API, without the CLI's rule registry
+# (which imports every rule module, hence LibCST): what a warm CLI run costs once the
+# registry stops importing rules to list codes. Codes are read from the rule sources.
+ENGINE_WARM = """
+import json, os, re, sys
+from importlib.util import find_spec
+from pathlib import Path
+from ftlint.config import load_config, select_codes
+from ftlint.engine import lint_paths
+rules = find_spec("ftlint.rules").submodule_search_locations[0]
+known = ["FT000"] + sorted(
+    m.group(1) for f in os.listdir(rules) if f.endswith(".py")
+    for m in [re.search(r'^    CODE = "(FT\\d+)"', open(os.path.join(rules, f)).read(), re.M)] if m
+)
+config = load_config(Path.cwd())
+selected = select_codes(config, [], known)
+result = lint_paths([Path(p) for p in sys.argv[2:]], config, selected, cache_dir=Path(sys.argv[1]))
+print(json.dumps([f.to_dict() for f in result.findings]))
+print(f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed", file=sys.stderr)
+assert result.cache_hit and "libcst" not in sys.modules, "not a warm run"
+"""
+
 
 def run_reaped(cmd: list[str], cwd: Path, env: dict) -> dict:
     """Wall time, peak RSS (MiB, this child's own ru_maxrss via os.wait4), exit code and output."""
@@ -100,14 +122,16 @@ def main(argv=None) -> int:
         "warm": ftlint + ["--cache-dir", str(cache_dir)],
         "libcst": [py, "-c", "import libcst"],
     }
+    cases["warm-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir)]
     if single:
         cases["file"] = ftlint + ["--no-cache", args.file]
         cases["file-warm"] = ftlint + ["--cache-dir", str(cache_dir), args.file]
+        cases["file-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir), args.file]
     if ruff:
         cases = {"ruff": [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "."], **cases}
 
     try:
-        for prime in ("warm", "file-warm"):  # fill the cache once; rounds then measure warm runs
+        for prime in ("warm", "file-warm", "warm-engine", "file-engine"):  # fill the cache once; rounds then measure warm runs
             if prime in cases:
                 run_reaped(cases[prime], tree, env)
         results: dict[str, list[dict]] = {name: [] for name in cases}
@@ -148,24 +172,27 @@ def main(argv=None) -> int:
         r = median(results["ruff"])
         check("cold / ruff", median(results["cold"]) / r, 1.5, 1.0)
         check("warm / ruff", median(results["warm"]) / r, 0.5)
+        check("warm-engine / ruff (no registry import)", median(results["warm-engine"]) / r, 0.5)
     lib = median(results["libcst"])
     if single:
         check("file (cold) / import libcst", median(results["file"]) / lib, 1.5)
         check("file-warm / import libcst", median(results["file-warm"]) / lib, 1.5)
+        check("file-engine / import libcst (no registry)", median(results["file-engine"]) / lib, 1.5)
     check("peak RSS whole tree, MiB (cold)", max(r["rss_mb"] for r in results["cold"]), 300)
 
     print("\nsame findings:")
     base = findings(results["cold"][-1])
     for name, rs in rows.items():
-        if name in ("ruff", "libcst", "file", "file-warm"):
+        if name in ("ruff", "libcst", "file", "file-warm", "file-engine"):
             continue
         same = all(findings(r) == base for r in rs)
         ok &= same
         print(f"  {name:10} {'==' if same else '!='} cold   ({len(findings(rs[-1]))} findings)")
     if single:
-        same = findings(results["file"][-1]) == findings(results["file-warm"][-1])
-        ok &= same
-        print(f"  file-warm  {'==' if same else '!='} file   ({len(findings(results['file'][-1]))} findings)")
+        for name in ("file-warm", "file-engine"):
+            same = findings(results["file"][-1]) == findings(results[name][-1])
+            ok &= same
+            print(f"  {name:10} {'==' if same else '!='} file   ({len(findings(results['file'][-1]))} findings)")
     for name, rs in rows.items():
         bad = [r for r in rs if "Traceback" in r["err"] or (name != "ruff" and r["code"] not in (0, 1))]
         if bad:

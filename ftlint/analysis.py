@@ -20,7 +20,6 @@ from ftlint.finding import Finding
 from ftlint.project import Project
 from ftlint.registry import all_rules
 from ftlint.rule import FaultScopeProvider, FileContext, Report, Rule
-from ftlint.source import PARSE_ERROR_CODE, ParseFailure
 from ftlint.suppressions import parse_suppressions
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or

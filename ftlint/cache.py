@@ -25,9 +25,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
 
 FORMAT = 1
 RACY_NS = 2_000_000_000
@@ -117,7 +118,7 @@ class Cache:
 
     @staticmethod
     def _write(path: Path, text: str) -> None:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}.tmp")
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -163,7 +164,9 @@ class Cache:
 
     def save_stats(self, scope: str, entries: dict) -> None:
         limit = self.started_ns - RACY_NS
-        keep = {p: e for p, e in entries.items() if e[0] < limit}
+        keep = {
+            p: e for p, e in entries.items() if isinstance(e, list) and len(e) == 6 and isinstance(e[0], int) and e[0] < limit
+        }
         self._store(self.stat_path(scope), keep)
 
     # -- run entries -----------------------------------------------------------
@@ -313,38 +316,49 @@ def validate(entry: dict, facts: FileFacts) -> bool:
     return True
 
 
+_probe_lock = threading.Lock()
+_probe_sinks: list["ProbeRecorder"] = []
+_probe_saved: Optional[tuple] = None
+
+
+def _recording(method, kind: str):
+    def wrapper(path, *args, **kwargs):
+        found = method(path, *args, **kwargs)
+        if _probe_sinks:
+            key = (os.path.abspath(path), kind)
+            for sink in list(_probe_sinks):
+                sink.probes[key] = found
+        return found
+
+    return wrapper
+
+
 class ProbeRecorder:
     """Records the file-existence tests (`Path.is_file`, `Path.exists`) made while linting:
-    import resolution depends on files that do not exist too."""
+    import resolution depends on files that do not exist too. The wrappers are installed
+    while at least one recorder is active (thread-safe; concurrent runs in one process
+    each see every probe, which only adds dependencies)."""
 
     def __init__(self) -> None:
         self.probes: dict[tuple[str, str], bool] = {}
-        self._saved = None
 
     def __enter__(self) -> "ProbeRecorder":
-        probes = self.probes
-        is_file, exists = Path.is_file, Path.exists
-
-        def recording_is_file(path, *args, **kwargs):
-            found = is_file(path, *args, **kwargs)
-            probes[(os.path.abspath(path), "f")] = found
-            return found
-
-        def recording_exists(path, *args, **kwargs):
-            found = exists(path, *args, **kwargs)
-            probes[(os.path.abspath(path), "e")] = found
-            return found
-
-        self._saved = (is_file, exists)
-        Path.is_file, Path.exists = recording_is_file, recording_exists
+        global _probe_saved
+        with _probe_lock:
+            if not _probe_sinks:
+                _probe_saved = (Path.is_file, Path.exists)
+                Path.is_file = _recording(_probe_saved[0], "f")
+                Path.exists = _recording(_probe_saved[1], "e")
+            _probe_sinks.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        Path.is_file, Path.exists = self._saved
+        global _probe_saved
+        with _probe_lock:
+            _probe_sinks.remove(self)
+            if not _probe_sinks and _probe_saved is not None:
+                Path.is_file, Path.exists = _probe_saved
+                _probe_saved = None
 
     def as_list(self) -> list:
         return [[path, kind, found] for (path, kind), found in sorted(self.probes.items())]
-
-
-def selected_key(selected: Iterable[str]) -> list[str]:
-    return sorted(selected)

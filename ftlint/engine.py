@@ -192,6 +192,8 @@ def lint_discovered(
     linted = _lint_with_libcst(
         lint_files, candidates, config, selected, cwd, in_fault_path_file, result, record=cache is not None
     )
+    if screen is not None:  # every scanned file was parsed once by the screen
+        result.files_parsed = len(set(screen) | linted[2])
     if cache is not None and linted is not None:
         findings, errors, read_paths, texts, probes = linted
         deps = []

@@ -20,7 +20,11 @@ _LITERAL = m.Integer() | m.Float() | m.UnaryOperation(expression=m.Integer()) | 
 _ZERO = m.Integer("0")
 _RANGE = m.Call(func=m.Name("range"))
 # Names that count things rather than index them: `num_tokens < len(x)` is not a range check.
-_COUNT_NAME = re.compile(r"token|count|total|size|length|^num_|^n_", re.I)
+# Neither are limits (`len(xs) >= max_peers`, `len(xs) < max(64, n)`).
+_COUNT_NAME = re.compile(
+    r"token|count|total|size|length|_len$|^len_|capacity|limit|threshold|budget|width|max|^num_|^n_|^n$", re.IGNORECASE
+)
+_LIMIT_CALLS = frozenset({"len", "range", "max", "min", "abs"})
 
 
 def _identifier(node: cst.BaseExpression) -> Optional[str]:
@@ -39,13 +43,13 @@ def _is_index(node: cst.BaseExpression) -> bool:
         return not _COUNT_NAME.search(_identifier(node) or "")
     if isinstance(node, cst.Subscript):
         return True
-    if isinstance(node, cst.BinaryOperation):
-        return _is_index(node.left) or _is_index(node.right)
+    if isinstance(node, cst.BinaryOperation):  # `i + 1`, `confirmed // block_size`, `1 + i`
+        return _is_index(node.left) or (m.matches(node.left, _LITERAL) and _is_index(node.right))
     if isinstance(node, cst.UnaryOperation):
         return _is_index(node.expression)
     if isinstance(node, cst.Call):
         name = ir.called_name(node.func) or ""
-        return name not in ("len", "range") and not _COUNT_NAME.search(name)
+        return name not in _LIMIT_CALLS and not _COUNT_NAME.search(name)
     return False
 
 

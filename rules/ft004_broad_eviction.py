@@ -21,7 +21,8 @@ WHOLE = "whole"  # every block (or block id) of a request
 _RANK = {None: 0, ZERO: 0, LENGTH: 0, IDX: 1, MAP: 2, WHOLE: 3}
 _SCALARS = (None, ZERO, LENGTH)
 
-_ORDER = m.LessThan() | m.LessThanEqual() | m.GreaterThan() | m.GreaterThanEqual()
+# An index filter compares the index: `i < first`, `i >= boundary`, `i == last`.
+_INDEX_FILTER = m.LessThan() | m.LessThanEqual() | m.GreaterThan() | m.GreaterThanEqual() | m.Equal() | m.NotEqual()
 _TRIVIAL_LOWER = m.Integer("0") | m.Name("None")
 _LEN = m.Call(func=m.Name("len"))
 # Calls that pass the elements of their arguments through.
@@ -88,11 +89,11 @@ def _names(target: cst.BaseExpression) -> list[str]:
 
 
 def _compares(name: str, nodes) -> bool:
-    """Whether any of these nodes compares `name` with <, <=, > or >= (an index filter)."""
+    """Whether any of these nodes compares `name` (an index filter against a boundary)."""
     for node in nodes:
         for comparison in m.findall(node, m.Comparison()):
             operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
-            if not any(m.matches(c.operator, _ORDER) for c in comparison.comparisons):
+            if not any(m.matches(c.operator, _INDEX_FILTER) for c in comparison.comparisons):
                 continue
             for operand in operands:
                 if m.matches(operand, m.Name(name)) or m.findall(operand, m.Name(name)):
@@ -190,8 +191,8 @@ class _Walker:
                 state[name] = None if joined in _SCALARS else joined  # `n -= 1` is no longer len()
         elif isinstance(node, cst.Expr):
             self.expr(node.value, state)
-        elif isinstance(node, cst.Return):
-            if node.value is not None and self.expr(node.value, state) in (WHOLE, MAP):
+        elif isinstance(node, cst.Return) and node.value is not None:
+            if self.expr(node.value, state) in (WHOLE, MAP):
                 self.result.returns_whole = True
 
     def assign(self, target: cst.BaseExpression, taint: Optional[str], state: State) -> None:

@@ -1,4 +1,4 @@
-"""A fault handler as a fork might write it: every mistake ftlint checks for.
+"""A fault handler as a fork might write it, with most of the mistakes ftlint checks for.
 
 `ftlint check ftlint/examples/bad_fault_handler.py` (or `make demo`) shows the findings;
 `ftlint check --diff` shows the safe fixes. The module is never imported.

@@ -1,0 +1,256 @@
+"""The result cache: warm runs give the cold run's findings without parsing (or importing
+LibCST), and anything a result depended on invalidates it: the file itself, a helper in
+another file, a file that appears where an import now resolves, the configuration, the
+selected codes. Broken cache entries are ignored; concurrent runs are safe."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from ftlint.config import load_config
+from ftlint.engine import lint_paths
+from ftlint.registry import known_codes
+
+HANDLER = """\
+from ft_helpers import evict_dirty_tails
+
+class Sentinel:
+    def on_fault(self, exc):
+        evict_dirty_tails(self.scheduler)
+        self.scheduler.finish_requests(None, "aborted")
+"""
+EVICTING = "def evict_dirty_tails(s):\n    s.kv_cache_manager.evict_blocks(set())\n"
+NOT_EVICTING = "def evict_dirty_tails(s):\n    return None\n"
+OTHER = "def unrelated():\n    return 1\n"
+
+
+@pytest.fixture(autouse=True)
+def cache_on(monkeypatch):
+    monkeypatch.delenv("FTLINT_NO_CACHE", raising=False)  # conftest disables the cache for other tests
+
+
+def _project(root: Path, helper: str = EVICTING, config: str = "", git: bool = True) -> Path:
+    if config is not None:
+        (root / "pyproject.toml").write_text("[tool.ftlint]\n" + textwrap.dedent(config))
+    if git:
+        (root / ".git").mkdir(exist_ok=True)
+    (root / "sentinel.py").write_text(HANDLER)
+    (root / "ft_helpers.py").write_text(helper)
+    (root / "other.py").write_text(OTHER)
+    return root
+
+
+def _lint(root: Path, paths=(), cache_dir: Path | None = None, selected=None):
+    config = load_config(root)
+    return lint_paths(
+        [Path(p) for p in paths],
+        config,
+        set(selected or known_codes()),
+        cwd=root,
+        cache_dir=cache_dir or root / ".ftlint_cache",
+    )
+
+
+def _codes(result) -> list[tuple[str, int, str]]:
+    return [(f.path, f.line, f.code) for f in result.findings]
+
+
+def test_warm_run_hits_and_matches_cold(tmp_path):
+    _project(tmp_path, helper=NOT_EVICTING)
+    cold = _lint(tmp_path)
+    assert not cold.cache_hit and cold.files_parsed >= 2
+    assert _codes(cold) == [("sentinel.py", 6, "FT007")]
+    warm = _lint(tmp_path)
+    assert warm.cache_hit and warm.files_parsed == 0
+    assert warm.findings == cold.findings
+    cache = tmp_path / ".ftlint_cache"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_editing_a_helper_in_another_file_invalidates_the_handler(tmp_path):
+    _project(tmp_path, helper=EVICTING)
+    assert _codes(_lint(tmp_path)) == []
+    assert _lint(tmp_path).cache_hit
+    (tmp_path / "ft_helpers.py").write_text(NOT_EVICTING)
+    after = _lint(tmp_path)
+    assert not after.cache_hit
+    assert _codes(after) == [("sentinel.py", 6, "FT007")]
+    again = _lint(tmp_path)
+    assert again.cache_hit and _codes(again) == [("sentinel.py", 6, "FT007")]
+    (tmp_path / "ft_helpers.py").write_text(EVICTING)  # and back
+    assert _codes(_lint(tmp_path)) == []
+
+
+def test_helper_edit_invalidates_a_single_file_run(tmp_path):
+    """pre-commit's call: only the handler file is passed; the helper is read lazily."""
+    _project(tmp_path, helper=EVICTING)
+    assert _codes(_lint(tmp_path, ["sentinel.py"])) == []
+    assert _lint(tmp_path, ["sentinel.py"]).cache_hit
+    (tmp_path / "ft_helpers.py").write_text(NOT_EVICTING)
+    assert _codes(_lint(tmp_path, ["sentinel.py"])) == [("sentinel.py", 6, "FT007")]
+
+
+def test_same_size_edit_is_seen(tmp_path):
+    _project(tmp_path, helper=EVICTING)
+    assert _codes(_lint(tmp_path)) == []
+    text = (tmp_path / "sentinel.py").read_text()
+    swapped = text.replace(
+        "        evict_dirty_tails(self.scheduler)\n        self.scheduler.finish_requests(None, \"aborted\")\n",
+        "        self.scheduler.finish_requests(None, \"aborted\")\n        evict_dirty_tails(self.scheduler)\n",
+    )
+    assert len(swapped) == len(text) and swapped != text
+    st = (tmp_path / "sentinel.py").stat()
+    (tmp_path / "sentinel.py").write_text(swapped)
+    os.utime(tmp_path / "sentinel.py", ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime and size
+    assert ("sentinel.py", 5, "FT007") in _codes(_lint(tmp_path))
+
+
+def test_a_new_file_where_an_import_resolves_invalidates(tmp_path):
+    """No project scan (no .git, no config): the helper module appears between two runs."""
+    (tmp_path / "sentinel.py").write_text(HANDLER)
+    cache_dir = tmp_path.parent / f"{tmp_path.name}-cache"
+    before = _lint(tmp_path, ["sentinel.py"], cache_dir=cache_dir)
+    assert _codes(before) == [("sentinel.py", 6, "FT007")]  # unresolved helper: no eviction known
+    assert _lint(tmp_path, ["sentinel.py"], cache_dir=cache_dir).cache_hit
+    (tmp_path / "ft_helpers.py").write_text(EVICTING)
+    after = _lint(tmp_path, ["sentinel.py"], cache_dir=cache_dir)
+    assert not after.cache_hit and _codes(after) == []
+
+
+def test_changing_config_or_selection_changes_results(tmp_path):
+    _project(tmp_path, helper=NOT_EVICTING)
+    assert _codes(_lint(tmp_path)) == [("sentinel.py", 6, "FT007")]
+    (tmp_path / "pyproject.toml").write_text('[tool.ftlint]\nper-file-ignores = {"sentinel.py" = ["FT007"]}\n')
+    assert _codes(_lint(tmp_path)) == []
+    (tmp_path / "pyproject.toml").write_text('[tool.ftlint]\nfault-handlers = ["on_other"]\n')
+    assert _codes(_lint(tmp_path)) == []
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    assert _codes(_lint(tmp_path)) == [("sentinel.py", 6, "FT007")]
+    selected = [c for c in known_codes() if c != "FT007"]
+    assert _codes(_lint(tmp_path, selected=selected)) == []
+
+
+def test_corrupt_and_partial_entries_are_ignored(tmp_path):
+    _project(tmp_path, helper=NOT_EVICTING)
+    expected = _codes(_lint(tmp_path))
+    cache = tmp_path / ".ftlint_cache"
+    entries = list((cache / "runs").glob("*.json")) + list(cache.glob("stat-*.json"))
+    assert len(entries) == 2
+    originals = {p: p.read_bytes() for p in entries}
+    damages = [
+        lambda b: b[: len(b) // 2],  # truncated
+        lambda b: b"",  # empty
+        lambda b: b"\x00\xff garbage",  # not text
+        lambda b: b.replace(b"FT007", b"FT001"),  # checksum no longer matches
+        lambda b: b.split(b"\n", 1)[1],  # no header
+        lambda b: b"ftlint-cache 1 0\n[]",  # wrong shape
+    ]
+    for damage in damages:
+        for path, data in originals.items():
+            path.write_bytes(damage(data))
+        result = _lint(tmp_path)
+        assert not result.cache_hit
+        assert _codes(result) == expected and result.internal_errors == []
+    assert _lint(tmp_path).cache_hit  # the last run rewrote good entries
+
+
+def test_unwritable_cache_dir_is_not_an_error(tmp_path):
+    _project(tmp_path, helper=NOT_EVICTING)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a directory")
+    result = _lint(tmp_path, cache_dir=blocker / "cache")
+    assert _codes(result) == [("sentinel.py", 6, "FT007")] and result.internal_errors == []
+
+
+def test_no_cache_env_disables(tmp_path, monkeypatch):
+    _project(tmp_path, helper=NOT_EVICTING)
+    monkeypatch.setenv("FTLINT_NO_CACHE", "1")
+    _lint(tmp_path)
+    assert not (tmp_path / ".ftlint_cache").exists()
+
+
+def _cli(cwd: Path, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "ftlint", "check", "--format", "json", "--statistics", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+def test_cli_flags(tmp_path):
+    _project(tmp_path, helper=NOT_EVICTING)
+    proc = _cli(tmp_path, "--no-cache")
+    assert proc.returncode == 1 and not (tmp_path / ".ftlint_cache").exists(), proc.stderr
+    custom = tmp_path.parent / f"{tmp_path.name}-custom"
+    first = _cli(tmp_path, "--cache-dir", str(custom))
+    second = _cli(tmp_path, "--cache-dir", str(custom))
+    assert (custom / "CACHEDIR.TAG").is_file() and not (tmp_path / ".ftlint_cache").exists()
+    assert json.loads(first.stdout) == json.loads(second.stdout) == json.loads(proc.stdout)
+    assert ", 0 parsed" in second.stderr and ", 0 parsed" not in first.stderr
+    default = _cli(tmp_path)
+    assert default.returncode == 1 and (tmp_path / ".ftlint_cache" / "CACHEDIR.TAG").is_file()
+
+
+def test_warm_cli_run_does_not_parse_or_import_the_linter(tmp_path):
+    """The warm path stays in the standard library: no LibCST, no analysis, no vLLM."""
+    _project(tmp_path, helper=NOT_EVICTING)
+    driver = textwrap.dedent(
+        """
+        import sys
+        from pathlib import Path
+        from ftlint.config import load_config
+        from ftlint.engine import lint_paths
+        root = Path(sys.argv[1])
+        result = lint_paths([], load_config(root), {"FT007"}, cwd=root, cache_dir=root / ".ftlint_cache")
+        heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "vllm", "torch")
+                       or m in ("ftlint.analysis", "ftlint.project", "ftlint.runtime"))
+        print(result.cache_hit, len(result.findings), heavy)
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
+    run = lambda: subprocess.run(
+        [sys.executable, "-c", driver, str(tmp_path)], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    cold = run()
+    assert cold.stdout.startswith("False 1 "), cold.stderr
+    warm = run()
+    assert warm.stdout.strip() == "True 1 []", warm.stdout + warm.stderr
+
+
+def test_concurrent_runs_share_a_cache(tmp_path):
+    _project(tmp_path, helper=NOT_EVICTING)
+    expected = _codes(_lint(tmp_path, cache_dir=tmp_path / "scratch"))
+
+    def one(i: int):
+        if i % 3 == 0:  # some runs rewrite entries while others read them
+            (tmp_path / "other.py").write_text(OTHER + f"# {i}\n")
+        return _codes(_lint(tmp_path))
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(one, range(12)))
+    assert all(r == expected for r in results)
+    procs = [_cli(tmp_path) for _ in range(1)]
+    parallel = [
+        subprocess.Popen(
+            [sys.executable, "-m", "ftlint", "check", "--format", "json"],
+            cwd=tmp_path,
+            env={k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    outs = [p.communicate(timeout=300) for p in parallel]
+    assert all(json.loads(out) == json.loads(procs[0].stdout) for out, _ in outs), outs
+    assert not list((tmp_path / ".ftlint_cache").rglob("*.tmp"))
