@@ -25,7 +25,9 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
+    """`with_review_options=False` skips importing the review module (git, diff parsing)
+    for the other commands: every import counts on a cached run."""
     parser = _Parser(prog="ftlint", description="Checks for vLLM fault-tolerance invariants.")
     parser.add_argument("--version", action="version", version=f"ftlint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -52,11 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="table: the README's markdown rule table (with --all)")
 
     review = sub.add_parser("review", help="lint the lines a change touched (PR bot output)")
-    try:
+    if with_review_options:
         from ftlint.review.command import add_arguments
-    except ImportError:  # pragma: no cover - review module not installed
-        add_arguments = None
-    if add_arguments is not None:
+
         add_arguments(review)
         add_output_options(review, default="markdown")
         add_selection_options(review)
@@ -85,7 +85,9 @@ def _codes(value: str) -> list[str]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        command = next((a for a in argv if not a.startswith("-")), None)
+        args = build_parser(with_review_options=command in (None, "review")).parse_args(argv)
         if args.command is None:
             build_parser().print_help()
             return EXIT_ERROR
@@ -163,8 +165,7 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
     from ftlint.registry import all_docs
     from ftlint.report import ReportContext, render
 
-    docs = dict(all_docs())
-    docs.update(extra_docs or {})
+    docs = all_docs(extra_docs)
     ctx = ReportContext(docs=docs, tool_version=__version__, root=config.root, cwd=Path.cwd(), diff_lines=diff_lines)
     text = render(args.format, findings, ctx)
     if args.output_file is not None:

@@ -8,9 +8,7 @@ findings.
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,39 +38,7 @@ def fault_path_matcher(config: Config):
     """Predicate on absolute paths for `fault-paths` globs (relative to the project root)."""
     if not config.fault_paths:
         return lambda path: False
-    regexes = [re.compile(_glob_regex(g)) for g in config.fault_paths]
-    root = os.path.abspath(config.root)
-
-    def matches(path: Path) -> bool:
-        rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
-        if rel.startswith("../"):
-            return False
-        return any(r.fullmatch(rel) for r in regexes)
-
-    return matches
-
-
-def _glob_regex(glob: str) -> str:
-    """'**' spans directories, '*' does not (gitignore-style); a trailing '/**' matches everything below."""
-    out, i = [], 0
-    glob = glob.lstrip("/")
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append(r"(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(r".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append(r"[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append(r"[^/]")
-            i += 1
-        else:
-            out.append(fnmatch.translate(glob[i])[4:-3] if glob[i] == "[" else re.escape(glob[i]))
-            i += 1
-    return "".join(out)
+    return config.is_fault_path
 
 
 def _failure_finding(path: str, failure: ParseFailure, text_lines: Optional[list[str]] = None) -> Finding:

@@ -162,3 +162,24 @@ def test_the_bundled_example_shows_real_findings(tmp_path):
 def test_docs_rules_page_matches_the_rules(tmp_path):
     pages = run_ftlint("rule", "--all", "--format", "markdown", cwd=tmp_path).stdout
     assert (ROOT / "docs/rules.md").read_text() == pages, "regenerate: ftlint rule --all --format markdown > docs/rules.md"
+
+
+def test_rule_codes_read_without_import_match_the_rules():
+    from ftlint.registry import all_rules, rule_codes
+
+    assert rule_codes() == tuple(all_rules())
+
+
+def test_cached_check_does_not_import_libcst(tmp_path):
+    """A warm run must not pay for LibCST (~0.5 s): everything comes from the cache."""
+    write_project(tmp_path, {"a.py": BAD})
+    env = {"FTLINT_NO_CACHE": ""}
+    first = run_ftlint("check", "a.py", cwd=tmp_path, env=env)
+    assert first.returncode == 1
+    probe = "import sys; from ftlint.cli import main; code = main(['check', 'a.py']); print('LIBCST', 'libcst' in sys.modules); sys.exit(code)"
+    import subprocess, sys, os
+
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={**os.environ, "FTLINT_NO_CACHE": ""}, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    assert "LIBCST False" in proc.stdout
+    assert proc.stdout.splitlines()[0] == first.stdout.splitlines()[0]
