@@ -65,6 +65,7 @@ class FileContext:
     info: "ModuleInfo"
     paths: "FaultPaths"
     options: dict = field(default_factory=dict)
+    _parents: Optional[dict] = field(default=None, repr=False)
 
     def scope_for(self, fn: Optional["Function"]) -> Scope:
         return Scope(
@@ -76,6 +77,30 @@ class FileContext:
     @property
     def module(self) -> cst.Module:
         return self.info.module
+
+    def parent_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The node's parent. Built on first use (rules ask only when they report or fix),
+        so files without findings skip the extra pass ParentNodeProvider would cost."""
+        if self._parents is None:
+            collector = _ParentCollector()
+            self.module.visit(collector)
+            self._parents = collector.parents
+        return self._parents.get(id(node))
+
+
+class _ParentCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.parents: dict[int, cst.CSTNode] = {}
+        self._stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._stack:
+            self.parents[id(node)] = self._stack[-1]
+        self._stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._stack.pop()
 
 
 @dataclass
@@ -143,6 +168,9 @@ class Rule(cst.BatchableCSTVisitor):
 
     def in_fault_path(self, node: cst.CSTNode) -> bool:
         return self.scope(node).in_fault_path
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.context.parent_of(node)
 
     def report(
         self,

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from ftlint import cstedits, ir
 from ftlint import vocabulary as V
-from ftlint.rule import FaultScopeProvider, Invalid, Replacement, Rule, Valid
+from ftlint.rule import Invalid, Replacement, Rule, Valid
 
 _FALSY = m.Integer("0") | m.Name("False") | m.Name("None")
 _PREEMPT = m.Call(func=m.Name() | m.Attribute(attr=m.Name()))
@@ -53,7 +52,6 @@ class StaleOutputDiscard(Rule):
     NAME = "stale-output-discard"
     MESSAGE = "Fault path discards the next output frame; the failed step's frame never arrives, so the first good frame after resume is dropped"
     FIXABLE = True
-    METADATA_DEPENDENCIES = (PositionProvider, FaultScopeProvider, ParentNodeProvider)
 
     VALID = [
         Valid(
@@ -248,7 +246,7 @@ def resume_all(scheduler):
             self._report_assignment(node)
 
     def _report_assignment(self, node: cst.CSTNode) -> None:
-        parent_of = lambda n: self.get_metadata(ParentNodeProvider, n, None)  # noqa: E731
+        parent_of = self.parent
         fix = cstedits.remove_small_statement(node, parent_of)
         self.report(node, fix=[fix] if fix else (), fix_title="Remove the discard assignment")
 
@@ -260,7 +258,7 @@ def resume_all(scheduler):
         self.report(node, fix=self._preempt_fix(node), fix_title="Remove `drop_stale_output=True` and reset the counters")
 
     def _preempt_fix(self, call: cst.Call) -> list[Replacement]:
-        parent_of = lambda n: self.get_metadata(ParentNodeProvider, n, None)  # noqa: E731
+        parent_of = self.parent
         args = list(call.args)
         positional = [a for a in args if a.keyword is None and a.star == ""]
         drop = next((a for a in args if a.keyword is not None and a.keyword.value == V.DROP_STALE_OUTPUT), None)

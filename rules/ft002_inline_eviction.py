@@ -6,11 +6,10 @@ from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from ftlint import ir
 from ftlint import vocabulary as V
-from ftlint.rule import FaultScopeProvider, Invalid, Rule, Valid
+from ftlint.rule import Invalid, Rule, Valid
 
 _COMPREHENSION = m.ListComp() | m.SetComp() | m.GeneratorExp() | m.DictComp()
 _DISPLAY = m.List() | m.Set() | m.Tuple()
@@ -76,7 +75,6 @@ class InlineEviction(Rule):
     CODE = "FT002"
     NAME = "inline-eviction"
     MESSAGE = "Fault handler evicts KV blocks in its own body; move the eviction into a named helper and call it on every path (abort and resume)"
-    METADATA_DEPENDENCIES = (PositionProvider, FaultScopeProvider, ParentNodeProvider)
 
     VALID = [
         Valid(
@@ -274,7 +272,7 @@ def evict_blocks_of(kv, block_ids):
         return False
 
     def _parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.get_metadata(ParentNodeProvider, node, None)
+        return self.parent(node)
 
     def _statement(self, node: cst.CSTNode) -> cst.CSTNode:
         current: Optional[cst.CSTNode] = node

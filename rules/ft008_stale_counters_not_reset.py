@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from ftlint import cstedits, ir
-from ftlint.rule import FaultScopeProvider, Invalid, Rule, Valid
+from ftlint.rule import Invalid, Rule, Valid
 
 
 class StaleCountersNotReset(Rule):
@@ -46,7 +45,6 @@ class StaleCountersNotReset(Rule):
     NAME = "stale-counters-not-reset"
     MESSAGE = "Request preempted for resume keeps its in-flight/stale-output counters: the scheduler waits forever for the failed step's output"
     FIXABLE = True
-    METADATA_DEPENDENCIES = (PositionProvider, FaultScopeProvider, ParentNodeProvider)
 
     VALID = [
         Valid(
@@ -197,7 +195,7 @@ class StaleCountersNotReset(Rule):
         line = effect.statement
         if not isinstance(line, cst.SimpleStatementLine):
             return ()
-        parent_of = lambda n: self.get_metadata(ParentNodeProvider, n, None)  # noqa: E731
+        parent_of = self.parent
         if not isinstance(parent_of(line), (cst.IndentedBlock, cst.Module)):
             return ()
         missing = cstedits.missing_resets_after(line, var, parent_of)
