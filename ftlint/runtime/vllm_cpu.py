@@ -9,9 +9,11 @@ the benchmark.  Importing this module imports nothing; the first call of
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import queue
+import shutil
 import tempfile
 from collections.abc import Sequence
 from typing import Any
@@ -69,6 +71,7 @@ def setup() -> None:
     import vllm.v1.request  # noqa: F401
     import vllm.v1.structured_output  # noqa: F401
     _MODEL_DIR = tempfile.mkdtemp(prefix="ftlint-tiny-model-")
+    atexit.register(shutil.rmtree, _MODEL_DIR, True)  # vLLM reads it only while building configs
     with open(os.path.join(_MODEL_DIR, "config.json"), "w") as f:
         json.dump(_TINY_MODEL, f)
     _READY = True
