@@ -51,10 +51,20 @@ class FileLinter:
     def files_parsed(self) -> int:
         return len(self.project.read_paths)
 
-    def load(self, files: Iterable[Path]) -> None:
-        """Parse the files that may define handlers (or are fault-path files) and close the scope."""
-        infos = [info for info in (self.project.module_at(f) for f in files) if info is not None]
-        self.paths.add_roots(infos)
+    def load(self, files: Iterable[Path]) -> list[str]:
+        """Parse the files that may define handlers (or are fault-path files) and close the
+        scope. A file whose analysis fails is reported (one line) and the others go on."""
+        errors = []
+        for file in files:
+            try:
+                info = self.project.module_at(file)
+                if info is not None:
+                    self.paths.add_roots([info])
+            except (Exception, RecursionError) as err:  # noqa: BLE001
+                errors.append(f"{file}: internal error while indexing: {err.__class__.__name__}: {err}")
+                if os.environ.get("FTLINT_DEBUG"):
+                    traceback.print_exc()
+        return errors
 
     def lint_file(self, path: Path, display: str, *, must_parse: bool) -> tuple[list[Finding], list[str]]:
         key = Path(os.path.abspath(path))
@@ -91,7 +101,7 @@ class FileLinter:
             for rule_class in self.rules:
                 rule = rule_class(context)
                 try:
-                    wrapper.visit(rule)
+                    wrapper.visit_batched([rule])
                     rules.append(rule)
                 except Exception as err:  # noqa: BLE001
                     errors.append(

@@ -227,7 +227,7 @@ def _lint_with_libcst(lint_files, candidates, config, selected, cwd, in_fault_pa
     try:
         if recorder is not None:
             recorder.__enter__()
-        linter.load([Path(c) for c in candidates])
+        errors_out.extend(linter.load([Path(c) for c in candidates]))
         for file in lint_files:
             if file not in candidate_set:
                 if len(loaded) != len(read_paths):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,16 @@ def decode(data: bytes) -> str | ParseFailure:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as err:
+        if data.startswith(codecs.BOM_UTF8) and str(err.msg).startswith("encoding problem"):
+            return ParseFailure(
+                "cannot determine encoding: the UTF-8 BOM contradicts the coding declaration", err.lineno or 1
+            )
+        if "invalid or missing encoding declaration" in str(err.msg):
+            # No (valid) coding cookie and the first lines are not UTF-8: say where and why.
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as bad:
+                return _decode_failure(data, bad)
         return ParseFailure(f"cannot determine encoding: {err.msg}", err.lineno or 1)
     try:
         codecs.lookup(encoding)
@@ -61,24 +72,171 @@ def decode(data: bytes) -> str | ParseFailure:
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        return ParseFailure(
-            f"cannot decode as {err.encoding}: {err.reason} (byte 0x{data[err.start]:02x})",
-            line,
-            column,
-        )
+        return _decode_failure(data, err)
+
+
+def _decode_failure(data: bytes, err: UnicodeDecodeError, extra: str = "") -> ParseFailure:
+    line = data.count(b"\n", 0, err.start) + 1
+    column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+    encoding = "utf-8" if err.encoding in ("utf-8-sig", "utf8") else err.encoding
+    return ParseFailure(
+        f"cannot decode as {encoding}: {err.reason} (byte 0x{data[err.start]:02x}){extra}",
+        line,
+        column,
+    )
+
+
+# -- nesting limits ------------------------------------------------------------------------
+# LibCST's native parser recurses on the C stack (a segfault, not an exception, past a few
+# thousand levels) and ftlint's visitors recurse in Python (RecursionError past ~130 levels of
+# nested lists, ~300 of a `+` chain). So before parsing: more than MAX_BRACKET_DEPTH nested
+# brackets is refused outright (CPython's tokenizer refuses the same: "too many nested
+# parentheses"); a file nesting brackets past BRACKET_CHECK_DEPTH, or with a logical line holding
+# more than MAX_NESTING_DEPTH operators, gets a precise check with CPython's own parser (which
+# fails cleanly) and is refused past MAX_NESTING_DEPTH levels of AST nesting.
+MAX_BRACKET_DEPTH = 200
+BRACKET_CHECK_DEPTH = 50
+MAX_NESTING_DEPTH = 100
+MAX_CONCATENATED_STRINGS = 200
+_NATIVE_SAFE_OPERATORS = 2000  # chains LibCST's native parser is known to survive
+
+_SCAN_RE = re.compile(
+    r"(?P<str>(?P<q>'''|\"\"\")(?:\\.|[\s\S])*?(?:(?P=q)|\Z)"
+    r"""|'(?:\\.|[^'\\\n])*'?|"(?:\\.|[^"\\\n])*"?)"""
+    r"|(?P<comment>#[^\n]*)"
+    r"|(?P<open>[(\[{])"
+    r"|(?P<close>[)\]}])"
+    r"|(?P<cont>\\\r?\n)"
+    r"|(?P<nl>\r?\n|\r)"
+)
+_OPERATOR_RE = re.compile(r"[-+~*/%@&|^<>.=(\[{]|\b(?:not|and|or|if|lambda|await)\b")
+
+
+def _too_deep(message: str, text: str, offset: int) -> ParseFailure:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return ParseFailure(message, line, column)
+
+
+def nesting_failure(text: str) -> ParseFailure | None:
+    """A ParseFailure when ``text`` nests deeper than ftlint can parse and visit safely."""
+    if len(text) <= MAX_NESTING_DEPTH:
+        return None
+    openers = text.count("(") + text.count("[") + text.count("{")
+    if openers <= BRACKET_CHECK_DEPTH and len(text) <= 4 * MAX_NESTING_DEPTH:
+        return None
+    depth = max_depth = 0
+    line_start = 0
+    long_lines = []
+    run = prev_end = 0  # implicitly concatenated string literals (nested in LibCST, flat in the AST)
+    for m in _SCAN_RE.finditer(text):
+        kind = m.lastgroup
+        if kind == "str":
+            run = run + 1 if run and not text[prev_end : m.start()].strip() else 1
+            prev_end = m.end()
+            if run > MAX_CONCATENATED_STRINGS:
+                return _too_deep(
+                    f"too deeply nested: more than {MAX_CONCATENATED_STRINGS} implicitly concatenated "
+                    f"string literals (ftlint's limit)",
+                    text,
+                    m.start(),
+                )
+            continue
+        run = 0
+        if kind == "open":
+            depth += 1
+            if depth > max_depth:
+                max_depth = depth
+                if depth > MAX_BRACKET_DEPTH:
+                    return _too_deep(
+                        f"too deeply nested: more than {MAX_BRACKET_DEPTH} nested brackets "
+                        f"(Python's own limit is {MAX_BRACKET_DEPTH})",
+                        text,
+                        m.start(),
+                    )
+        elif kind == "close":
+            if depth:
+                depth -= 1
+        elif kind == "nl" and depth == 0:
+            if m.start() - line_start > MAX_NESTING_DEPTH:
+                long_lines.append((line_start, m.start()))
+            line_start = m.end()
+    if len(text) - line_start > MAX_NESTING_DEPTH:
+        long_lines.append((line_start, len(text)))
+    operators = max((len(_OPERATOR_RE.findall(text, s, e)) for s, e in long_lines), default=0)
+    if max_depth <= BRACKET_CHECK_DEPTH and operators <= MAX_NESTING_DEPTH:
+        return None
+    return _ast_nesting_failure(text, operators)
+
+
+def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (RecursionError, MemoryError):
+        return ParseFailure("too deeply nested: Python's own parser gives up on it")
+    except SyntaxError as err:
+        msg = str(err.msg)
+        if "too many nested" in msg or "too complex" in msg:
+            return ParseFailure(f"too deeply nested: {msg}", err.lineno or 1, err.offset or 1)
+        if operators > _NATIVE_SAFE_OPERATORS:
+            return ParseFailure(
+                f"too deeply nested: a logical line holds {operators} operators and Python "
+                f"cannot parse the file ({msg})",
+                err.lineno or 1,
+                err.offset or 1,
+            )
+        return None  # LibCST reports the syntax error (it may accept newer syntax than this Python)
+    except ValueError:
+        return None
+    stack = [(tree, 0, 1, 1)]
+    while stack:
+        node, depth, line, column = stack.pop()
+        if hasattr(node, "lineno"):
+            line, column = node.lineno, node.col_offset + 1
+        if depth > MAX_NESTING_DEPTH:
+            return ParseFailure(
+                f"too deeply nested: more than {MAX_NESTING_DEPTH} levels of nested "
+                f"expressions and statements (ftlint's limit)",
+                line,
+                column,
+            )
+        # LibCST nests `a and b and c` (flat in the AST) one level per operator
+        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, depth + step, line, column) for child in ast.iter_child_nodes(node))
+    return None
+
+
+_ERROR_AT = re.compile(r"^(?:parser error: )?error at (?P<line>\d+):(?P<column>\d+): (?P<rest>.*)$")
 
 
 def parse(text: str):
     """Parse with LibCST; returns a Module or a ParseFailure (imported lazily: cached runs skip it)."""
     import libcst as cst
 
+    too_deep = nesting_failure(text)
+    if too_deep is not None:
+        return too_deep
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as err:
         message = str(err.message).strip().splitlines()[0] if err.message else "invalid syntax"
-        return ParseFailure(f"syntax error: {message}", err.raw_line, err.raw_column + 1)
+        line, column = err.raw_line, err.raw_column + 1
+        # the native parser words it "parser error: error at L:C: expected ..." and its L:C (0-based
+        # column) is where it stopped, while raw_line/raw_column point at the statement's start
+        where = _ERROR_AT.match(message)
+        if where is not None:
+            line, column, message = int(where["line"]), int(where["column"]) + 1, where["rest"]
+            lines = text.splitlines()
+            if line > len(lines):  # stopped at the end of the file: point at the last line's end
+                message = f"unexpected end of file: {message}"
+                line = max(len(lines), 1)
+                column = len(lines[-1]) + 1 if lines else 1
+        return ParseFailure(f"syntax error: {message}", line, column)
     except RecursionError:
         return ParseFailure("too deeply nested to parse")
     except MemoryError:
