@@ -119,10 +119,9 @@ def recover(scheduler):
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        scope = self.scope(node)
-        if not scope.in_fault_path or scope.function is None:
+        analysis = self.path_analysis(node)
+        if analysis is None:
             return
-        analysis = self.context.paths.analysis(scope.function)
         for free, eviction in analysis.frees_before_eviction.items():
             self.report(
                 free.node,

@@ -213,10 +213,9 @@ class MissingDirtyEviction(Rule):
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        scope = self.scope(node)
-        if not scope.is_handler:
+        analysis = self.path_analysis(node, handlers_only=True)
+        if analysis is None:
             return
-        analysis = self.context.paths.analysis(scope.function)
         for effect in analysis.unguarded_frees:
             if effect.kind == "call":
                 message = (

@@ -176,10 +176,9 @@ class StaleCountersNotReset(Rule):
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        scope = self.scope(node)
-        if not scope.in_fault_path or scope.function is None:
+        analysis = self.path_analysis(node)
+        if analysis is None:
             return
-        analysis = self.context.paths.analysis(scope.function)
         for effect, var in analysis.unreset_preempts:
             where = " (inside the helper)" if effect.kind == "call" else ""
             self.report(
