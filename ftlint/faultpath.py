@@ -45,6 +45,7 @@ class Summary:
     may_evict: bool = False
     may_free: bool = False
     unguarded_free: Optional[ir.Effect] = None  # a free in it that no eviction before it covers
+    first_free: Optional[ir.Effect] = None  # its first free (or call of a freeing helper)
     preempted_params: tuple[tuple[str, ir.Effect], ...] = ()  # preempted for resume, counters left set
     reset_params: frozenset[tuple[str, str]] = frozenset()  # (parameter, counter field) it resets
 
@@ -153,6 +154,7 @@ class FaultPaths:
             return self._summaries[fn]  # None while in progress: recursion is opaque
         self._summaries[fn] = None
         may_evict = may_free = False
+        first_free = None
         resets = set()
         params = set(fn.params)
         for effect in ir.iter_effects(fn.ir):
@@ -160,6 +162,7 @@ class FaultPaths:
                 may_evict = True
             elif effect.kind in ("free", "preempt"):
                 may_free = True
+                first_free = first_free or effect
             elif effect.kind == "reset-counter" and effect.target in params:
                 resets.add((effect.target, effect.name))
             elif effect.kind == "call":
@@ -168,6 +171,8 @@ class FaultPaths:
                 if sub is not None:
                     may_evict |= sub.may_evict
                     may_free |= sub.may_free
+                    if sub.may_free:
+                        first_free = first_free or effect
                     for param, fieldname in sub.reset_params:
                         mapped = _argument_for(effect, target, param)
                         if mapped in params:
@@ -177,11 +182,27 @@ class FaultPaths:
             may_evict=may_evict,
             may_free=may_free,
             unguarded_free=analysis.unguarded_frees[0] if analysis.unguarded_frees else None,
+            first_free=first_free,
             preempted_params=tuple(analysis.param_preempts),
             reset_params=frozenset(resets),
         )
         self._summaries[fn] = summary
         return summary
+
+    def free_origin(self, fn: Function, effect: ir.Effect, *, unguarded: bool) -> ir.Effect:
+        """The free a call of a helper stands for, followed through helpers while they are in
+        the same file: a finding is reported at the free as written, and at the call only
+        when the free lies in another file (which this file's report cannot point into)."""
+        seen: set[int] = set()
+        while effect.kind == "call" and id(effect) not in seen:
+            seen.add(id(effect))
+            target = self.target(fn, effect)
+            summary = self.summary(target[0]) if target else None
+            inner = None if summary is None else (summary.unguarded_free if unguarded else summary.first_free)
+            if inner is None or target[0].module is not fn.module:
+                break
+            fn, effect = target[0], inner
+        return effect
 
     def analysis(self, fn: Function) -> Analysis:
         if fn not in self._analyses:

@@ -116,13 +116,38 @@ def recover(scheduler):
             expect=(("ft_helpers.py", 2, 5),),
             name="helper-in-other-module",
         ),
+        Invalid(
+            """
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    self._abort_all()
+                    self._evict_tails()
+
+                def _abort_all(self):
+                    self.scheduler.finish_requests(None, "aborted")
+
+                def _evict_tails(self):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            expect=((7, 9),),
+            name="free-in-same-class-helper-before-eviction",
+        ),
     ]
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._reported: set[int] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         analysis = self.path_analysis(node)
         if analysis is None:
             return
-        for free, eviction in analysis.frees_before_eviction.items():
+        function = self.scope(node).function
+        for effect, eviction in analysis.frees_before_eviction.items():
+            free = self.context.paths.free_origin(function, effect, unguarded=False)
+            if id(free) in self._reported:
+                continue
+            self._reported.add(id(free))
             self.report(
                 free.node,
                 f"{ir.describe(free)} frees requests before {ir.describe(eviction)} evicts their blocks: "

@@ -210,21 +210,40 @@ class MissingDirtyEviction(Rule):
             expect=((7, 9),),
             name="eviction-may-fail-silently",
         ),
+        Invalid(
+            """
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    self._recover(exc)
+
+                def _recover(self, exc):
+                    scheduler = self.engine.scheduler
+                    aborted = scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+                    self.engine._send_abort_outputs(aborted)
+            """,
+            expect=((7, 19),),
+            name="free-in-helper-in-same-class-reported-at-the-free",
+        ),
     ]
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._reported: set[int] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         analysis = self.path_analysis(node, handlers_only=True)
         if analysis is None:
             return
+        handler = self.scope(node).function
         for effect in analysis.unguarded_frees:
-            if effect.kind == "call":
-                message = (
-                    f"{ir.describe(effect)} frees requests (inside the helper) on a path with no eviction of their "
-                    "unconfirmed tail before it: dirty KV stays in the prefix cache"
-                )
-            else:
-                message = (
-                    f"{ir.describe(effect)} frees requests on a path with no eviction of their unconfirmed tail "
-                    "before it: dirty KV stays in the prefix cache"
-                )
-            self.report(effect.node, message)
+            free = self.context.paths.free_origin(handler, effect, unguarded=True)
+            if id(free) in self._reported:
+                continue
+            self._reported.add(id(free))
+            where = " (inside the helper, in another file)" if free.kind == "call" else ""
+            reached = f", reached from `{handler.qualname}`," if free is not effect else ""
+            self.report(
+                free.node,
+                f"{ir.describe(free)} frees requests{where}{reached} on a path with no eviction of their "
+                "unconfirmed tail before it: dirty KV stays in the prefix cache",
+            )
