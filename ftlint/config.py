@@ -20,7 +20,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
@@ -178,6 +178,22 @@ class _PathPatterns:
         return self.abs_re is not None and self.abs_re.fullmatch(abspath) is not None
 
 
+def handler_name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
+    """Matcher for ``fault-handlers`` patterns on ``"func"`` / ``"Class.method"`` names: a
+    pattern with a ``.`` matches the whole dotted name, one without the last component."""
+    dotted_sources, plain_sources = [], []
+    for pattern in patterns:
+        (dotted_sources if "." in pattern else plain_sources).append(glob_to_regex(pattern))
+    dotted, plain = _alternation(dotted_sources), _alternation(plain_sources)
+
+    def matches(qualname: str) -> bool:
+        if dotted is not None and dotted.fullmatch(qualname):
+            return True
+        return plain is not None and plain.fullmatch(qualname.rpartition(".")[2]) is not None
+
+    return matches
+
+
 def _alternation(sources: list[str]) -> re.Pattern[str] | None:
     if not sources:
         return None
@@ -299,11 +315,8 @@ class Config:
         return tuple(compiled)
 
     @cached_property
-    def _handler_res(self):
-        dotted, plain = [], []
-        for pattern in self.handler_patterns():
-            (dotted if "." in pattern else plain).append(glob_to_regex(pattern))
-        return _alternation(dotted), _alternation(plain)
+    def _handler_matcher(self) -> Callable[[str], bool]:
+        return handler_name_matcher(self.handler_patterns())
 
     @cached_property
     def _fault_path_re(self):
@@ -337,10 +350,7 @@ class Config:
         ``"Class.method"``. A pattern with a ``.`` is matched against the whole dotted name (``*``
         crosses dots there: ``*Sentinel.retry``); one without against the last component, so the
         default ``on_fault`` matches both a function and any class's ``on_fault`` method."""
-        dotted, plain = self._handler_res
-        if dotted is not None and dotted.fullmatch(qualname):
-            return True
-        return plain is not None and plain.fullmatch(qualname.rpartition(".")[2]) is not None
+        return self._handler_matcher(qualname)
 
     def is_fault_path(self, path: Path | str) -> bool:
         """Whether ``path`` matches one of ``fault-paths`` (globs relative to the root)."""

@@ -10,30 +10,26 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, NamedTuple, Optional
 
 from ftlint import ir
+from ftlint.config import handler_name_matcher
 from ftlint.project import Function, ModuleInfo, Project
 
 MAX_STATES = 64
 
 
 def handler_matcher(patterns: Iterable[str]) -> Callable[[Function], bool]:
-    """A predicate for entry points: a plain pattern matches the function name, a dotted
-    one matches "Class.method" (or the full qualified name)."""
-    plain = [p for p in patterns if "." not in p]
-    dotted = [p for p in patterns if "." in p]
+    """A predicate for entry points (the same pattern semantics as Config.is_fault_handler):
+    a plain pattern matches the function name, a dotted one "Class.method" or the full
+    qualified name. Functions nested in other functions are never entry points."""
+    matches = handler_name_matcher(patterns)
 
     def is_handler(fn: Function) -> bool:
         if "<locals>" in fn.qualname:
             return False
-        if any(fnmatch.fnmatchcase(fn.name, p) for p in plain):
-            return True
-        return any(
-            fnmatch.fnmatchcase(fn.class_qualname, p) or fnmatch.fnmatchcase(fn.qualname, p) for p in dotted
-        )
+        return matches(fn.class_qualname) or matches(fn.qualname)
 
     return is_handler
 
