@@ -34,13 +34,6 @@ class LintResult:
     cache_hit: bool = False  # the findings came from the result cache (nothing parsed)
 
 
-def fault_path_matcher(config: Config):
-    """Predicate on absolute paths for `fault-paths` globs (relative to the project root)."""
-    if not config.fault_paths:
-        return lambda path: False
-    return config.is_fault_path
-
-
 def _failure_finding(path: str, failure: ParseFailure, text_lines: Optional[list[str]] = None) -> Finding:
     line_text = ""
     if text_lines and 0 < failure.line <= len(text_lines):
@@ -106,7 +99,7 @@ def lint_discovered(
         os.path.abspath(os.path.join(cwd_str, p)) for p in explicit if os.path.isfile(os.path.join(cwd_str, p))
     }
 
-    in_fault_path_file = fault_path_matcher(config)
+    in_fault_path_file = config.is_fault_path  # `fault-paths` globs, relative to the root
     scan = _project_scan(lint_files, config, explicit or [cwd], cwd_str)
     result.files_scanned = len(scan)
 

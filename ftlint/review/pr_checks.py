@@ -402,11 +402,10 @@ class FaultScope:
         from ftlint import ir
         from ftlint.analysis import FileLinter
         from ftlint.discovery import iter_python_files
-        from ftlint.engine import fault_path_matcher
         from ftlint.prefilter import Prefilter
         from ftlint.source import ParseFailure, read_bytes
 
-        in_fault_path_file = fault_path_matcher(self.config)
+        in_fault_path_file = self.config.is_fault_path
         changed = [Path(os.path.abspath(self.diff.root / f.path)) for f in files]
         changed = [p for p in changed if p.is_file()]
         prefilter = Prefilter(self._patterns)
