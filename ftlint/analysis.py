@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import traceback
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper
 
 from ftlint import fixes
 from ftlint.config import Config
@@ -19,7 +20,8 @@ from ftlint.faultpath import FaultPaths, handler_matcher
 from ftlint.finding import Finding
 from ftlint.project import Project
 from ftlint.registry import all_rules
-from ftlint.rule import FaultScopeProvider, FileContext, Report, Rule
+from ftlint.positions import ranges_of
+from ftlint.rule import FileContext, Report, Rule, ScopeTracker
 from ftlint.suppressions import parse_suppressions
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
@@ -36,11 +38,15 @@ class FileLinter:
         *,
         cwd: Path,
         in_fault_path_file: Callable[[Path], bool],
+        lint_set: Optional[set[str]] = None,
     ) -> None:
+        """`lint_set`: the absolute paths findings are reported for; other files a handler
+        reaches are only outlined (see outline.py). None: every file is parsed whole."""
         self.config = config
         self.selected = selected
         self.rules: list[type[Rule]] = [r for code, r in all_rules().items() if code in selected]
-        self.project = Project(config.root, cwd)
+        outline_only = None if lint_set is None else (lambda path: os.fspath(path) not in lint_set)
+        self.project = Project(config.root, cwd, outline_only=outline_only)
         self.paths = FaultPaths(
             self.project,
             handler_matcher(config.handler_patterns()),
@@ -89,19 +95,17 @@ class FileLinter:
 
     # -- internals -----------------------------------------------------------
     def _run_rules(self, context: FileContext, display: str):
-        wrapper = MetadataWrapper(
-            context.module, unsafe_skip_copy=True, cache={FaultScopeProvider: context}
-        )
         rules = [rule(context) for rule in self.rules]
         errors: list[str] = []
         try:
-            wrapper.visit_batched(rules)
+            self._visit(context, rules)
         except Exception:  # noqa: BLE001 - find the failing rule, keep the others
             rules, errors = [], []
             for rule_class in self.rules:
+                context = FileContext(path=context.path, info=context.info, paths=context.paths, options=context.options)
                 rule = rule_class(context)
                 try:
-                    wrapper.visit_batched([rule])
+                    self._visit(context, [rule])
                     rules.append(rule)
                 except Exception as err:  # noqa: BLE001
                     errors.append(
@@ -110,11 +114,32 @@ class FileLinter:
                     )
                     if os.environ.get("FTLINT_DEBUG"):
                         traceback.print_exc()
-        self._positions = wrapper.resolve(PositionProvider)
+        self._positions = ranges_of(context.module, [report.node for rule in rules for report in rule.reports])
         return [(rule, report) for rule in rules for report in rule.reports], errors
 
+    def _visit(self, context: FileContext, rules: list[Rule]) -> None:
+        """One batched visit (ScopeTracker first, then the rules) over the file's fault-path
+        functions, outermost first; over the whole module for a `fault-paths` file or when
+        a rule asks for it (FAULT_PATH_ONLY = False). Nothing outside fault-path code can
+        be reported by the others, and visiting it would cost as much as parsing it."""
+        tracker = ScopeTracker(context)
+        visitors = [tracker, *rules]
+        info = context.info
+        if info in self.paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
+            roots = [context.module]
+        else:
+            roots = [fn.node for fn in info.functions if fn in self.paths.in_scope]
+        # only the providers the selected rules declare (none of the built-in ones does)
+        wrapper = MetadataWrapper(context.module, unsafe_skip_copy=True)
+        with ExitStack() as stack:
+            for visitor in visitors:
+                stack.enter_context(visitor.resolve(wrapper))
+            for root in roots:
+                if id(root) not in tracker.functions_seen:  # not inside one visited already
+                    cst.visit_batched(root, visitors)
+
     def _finding(self, context: FileContext, display: str, rule: Rule, report: Report) -> Finding:
-        position = self._positions[report.node]
+        position = self._positions[id(report.node)]
         lines = context.info.text.splitlines()
         start, end = position.start, position.end
 

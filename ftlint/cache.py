@@ -1,12 +1,14 @@
 """The result cache (like ruff's `.ruff_cache`): standard library only, never imports LibCST.
 
-Two kinds of entries, both plain JSON behind a checksum line:
+Three kinds of entries, all plain JSON behind a checksum line:
 
 * a *stat table* per project scan (file name from ftlint's code fingerprint and the
   handler patterns): absolute path -> [mtime_ns, size, inode, ctime_ns, prefilter bit,
-  content hash or ""]. A warm run stats files instead of reading them. Entries for files
-  modified less than `RACY_NS` before the run started are not stored (git's "racy
+  content hash or ""]. A warm run stats files instead of reading them. Files modified
+  less than `RACY_NS` before the run started keep only their content hash (git's "racy
   timestamp" rule: a second write within the same clock tick would keep its stat);
+* *directory listings* (listing.py): what the walker kept of each directory, reused
+  while the directory and the ignore files that apply to it keep their stat;
 * a *run entry* per (code fingerprint, config hash, selected codes, working directory,
   lint set, candidate set): the linter's findings and internal errors, plus everything
   they depended on: `deps` = [path, content hash] of every file the run read (handler
@@ -164,10 +166,23 @@ class Cache:
 
     def save_stats(self, scope: str, entries: dict) -> None:
         limit = self.started_ns - RACY_NS
-        keep = {
-            p: e for p, e in entries.items() if isinstance(e, list) and len(e) == 6 and isinstance(e[0], int) and e[0] < limit
-        }
+        keep = {}
+        for path, entry in entries.items():
+            if isinstance(entry, list) and len(entry) == 6 and isinstance(entry[0], int):
+                # a file modified too recently for its stat to vouch for its contents keeps
+                # only its content hash (a stat of zeros never matches: it is re-read)
+                keep[path] = entry if entry[0] < limit else [0, 0, 0, 0, entry[4], entry[5]]
         self._store(self.stat_path(scope), keep)
+
+    # -- directory listings (listing.py) ----------------------------------------
+    def listings_path(self, scope: str) -> Path:
+        return self.directory / f"listing-{scope}.json"
+
+    def load_listings(self, scope: str):
+        return self._load(self.listings_path(scope))
+
+    def save_listings(self, scope: str, payload: dict) -> None:
+        self._store(self.listings_path(scope), payload)
 
     # -- run entries -----------------------------------------------------------
     def run_path(self, key: str) -> Path:
@@ -221,6 +236,29 @@ class FileFacts:
             self.new[path] = known
             return known
         return None
+
+    def changed(self, path: str) -> bool:
+        """Whether the file's contents may differ from what the stat table knows: its stat
+        differs and so does its content hash (when the table has one), or it is unknown."""
+        try:
+            if self._entry(path, os.stat(path)) is not None:
+                return False
+        except OSError:
+            return True
+        known = self.old.get(path)
+        if not (isinstance(known, list) and len(known) == 6 and known[5]):
+            return True
+        got = read_file(path)
+        return got is None or content_hash(got[0]) != known[5]
+
+    def delta(self) -> tuple[dict, bool]:
+        """What this object learnt (for a scan run in another process; see merge)."""
+        return self.new, self.dirty
+
+    def merge(self, delta: tuple[dict, bool]) -> None:
+        new, dirty = delta
+        self.new.update(new)
+        self.dirty = self.dirty or dirty
 
     def _record(self, path: str, st: os.stat_result, data: bytes, hashed: str = "") -> list:
         entry = [*stat_signature(st), self.prefilter.matches(data), hashed]

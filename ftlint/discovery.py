@@ -23,6 +23,8 @@ from pathlib import Path
 
 from ftlint.config import Config
 from ftlint.gitignore import GitIgnore
+from ftlint.listing import FILE, LINK, signature
+from ftlint.cache import stat_signature
 
 __all__ = [
     "PYTHON_SUFFIXES",
@@ -31,6 +33,7 @@ __all__ = [
     "Discovered",
     "discover",
     "iter_python_files",
+    "iter_python_paths",
     "is_python_path",
     "describe_os_error",
 ]
@@ -133,8 +136,9 @@ _Levels = tuple  # tuple[tuple[str, GitIgnore], ...]: (directory prefix ending i
 class _Walker:
     """One directory walker shared by :func:`discover` and :func:`iter_python_files`."""
 
-    def __init__(self, config: Config, errors: list[DiscoveryError], display):
+    def __init__(self, config: Config, errors: list[DiscoveryError], display, listings=None):
         self.config = config
+        self.listings = listings  # listing.DirListings: reuse what an earlier walk kept
         self.patterns = config.exclude_patterns
         self.root = os.fspath(config.root)
         self.root_real = os.path.realpath(self.root)
@@ -142,10 +146,13 @@ class _Walker:
         self.errors = errors
         self.display = display
         self._ignore_files: dict[str, GitIgnore | None] = {}
+        self._tracing: list[str] | None = None
 
     # -- gitignore -----------------------------------------------------------------------
 
     def _load(self, path: str) -> GitIgnore | None:
+        if self._tracing is not None:
+            self._tracing.append(path)
         try:
             return self._ignore_files[path]
         except KeyError:
@@ -215,10 +222,49 @@ class _Walker:
         respect = self.respect_gitignore
         ignored = self._ignored
         errors = self.errors
-        stack = [(top, self._root_rel(top), self._initial_levels(top), os.path.realpath(top))]
+        listings = self.listings
+        self._tracing = [] if listings is not None else None
+        try:
+            initial = self._initial_levels(top)
+            consulted = self._tracing  # every ignore file that applies from above, present or not
+        finally:
+            self._tracing = None
+        trusted = listings is not None and listings.trusted_top(top, consulted)
+        stack = [(top, self._root_rel(top), initial, os.path.realpath(top), trusted)]
         by_name = attrgetter("name")
         while stack:
-            directory, rel_dir, levels, real_dir = stack.pop()
+            directory, rel_dir, levels, real_dir, trusted = stack.pop()
+            if listings is not None:
+                try:
+                    dir_sig = stat_signature(os.stat(directory))
+                except OSError:
+                    dir_sig = None  # the scan below reports it
+                ignore_path = os.path.join(directory, ".gitignore")
+                ignore_sig = signature(ignore_path) if respect else None
+                known = listings.reuse(directory, dir_sig, ignore_sig) if trusted and dir_sig else None
+                below_trusted = trusted and listings.ignore_unchanged(directory, ignore_sig)
+                if known is not None:
+                    if ignore_sig is not None:
+                        gi = self._load(ignore_path)
+                        if gi is not None:
+                            levels = levels + ((directory.rstrip(os.sep) + os.sep, gi),)
+                    for name, kind in known[2]:
+                        path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
+                        if kind == LINK:
+                            found = self._link_target(path)
+                            if found is not None:
+                                yield found
+                        else:
+                            yield path, real_dir + os.sep + name
+                    subdirs = []
+                    for name in known[3]:
+                        path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
+                        rel = None if rel_dir is None else (rel_dir + "/" + name if rel_dir else name)
+                        subdirs.append((path, rel, levels, real_dir + os.sep + name, below_trusted))
+                    stack.extend(reversed(subdirs))
+                    continue
+                kept_files: list = []
+                kept_dirs: list = []
             try:
                 with os.scandir(directory) as it:
                     entries = sorted(it, key=by_name)
@@ -253,7 +299,9 @@ class _Walker:
                         continue
                     if levels and ignored(path, True, levels):
                         continue
-                    subdirs.append((path, rel, levels, real_dir + os.sep + name))
+                    subdirs.append((path, rel, levels, real_dir + os.sep + name, listings is not None and below_trusted))
+                    if listings is not None:
+                        kept_dirs.append(name)
                     continue
                 if not name.endswith(PYTHON_SUFFIXES):
                     continue
@@ -262,21 +310,33 @@ class _Walker:
                 if levels and ignored(path, False, levels):
                     continue
                 if entry.is_symlink():
-                    try:
-                        st = os.stat(path)
-                    except OSError as err:
-                        errors.append(DiscoveryError(self.display(path), describe_os_error(err, path)))
-                        continue
-                    if stat.S_ISREG(st.st_mode):
-                        yield path, os.path.realpath(path)
+                    if listings is not None:
+                        kept_files.append([name, LINK])
+                    found = self._link_target(path)
+                    if found is not None:
+                        yield found
                     continue
                 try:
                     if not entry.is_file(follow_symlinks=False):
                         continue
                 except OSError:
                     continue
+                if listings is not None:
+                    kept_files.append([name, FILE])
                 yield path, real_dir + os.sep + name
+            if listings is not None and dir_sig is not None:
+                listings.store(directory, dir_sig, ignore_sig, kept_files, kept_dirs)
             stack.extend(reversed(subdirs))
+
+    def _link_target(self, path: str):
+        """(path, resolved path) for a link to a regular file; a broken link is an error."""
+        try:
+            st = os.stat(path)
+        except OSError as err:
+            self.errors.append(DiscoveryError(self.display(path), describe_os_error(err, path)))
+            return None
+        return (path, os.path.realpath(path)) if stat.S_ISREG(st.st_mode) else None
+
 
 
 def _split_key(path: str) -> list[str]:
@@ -292,6 +352,7 @@ def discover(
     *,
     force_exclude: bool = False,
     cwd: Path | str | None = None,
+    listings=None,
 ) -> Discovered:
     """The Python files to lint for ``paths`` (default: ``[cwd]``).
 
@@ -312,7 +373,7 @@ def discover(
     def display(path: str) -> Path:
         return Path(display_str(path))
 
-    walker = _Walker(config, result.errors, display)
+    walker = _Walker(config, result.errors, display, listings)
     found: dict[str, str] = {}  # resolved path -> absolute path as reached
 
     for given in paths or [Path(cwd_str)]:
@@ -353,16 +414,23 @@ def discover(
 
 
 def iter_python_files(
-    root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None
+    root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None, listings=None
 ) -> Iterator[Path]:
     """Every ``.py``/``.pyi`` under directory ``root`` honouring excludes and ``.gitignore``
     (the project-wide scan), as absolute paths, each resolved file once, in walk order
     (sorted within each directory). Problems go to ``errors`` when given."""
+    return map(Path, iter_python_paths(root, config, errors=errors, listings=listings))
+
+
+def iter_python_paths(
+    root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None, listings=None
+) -> Iterator[str]:
+    """iter_python_files as plain strings (a Path per file costs more than its stat)."""
     sink: list[DiscoveryError] = errors if errors is not None else []
     top = _abs(os.fspath(root))
-    walker = _Walker(config, sink, Path)
+    walker = _Walker(config, sink, Path, listings)
     seen: set[str] = set()
     for path, real in walker.walk(top):
         if real not in seen:
             seen.add(real)
-            yield Path(path)
+            yield path

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from ftlint.config import Config
-from ftlint.discovery import Discovered, discover, iter_python_files
+from ftlint.discovery import Discovered, discover, iter_python_paths
 from ftlint.finding import Finding, Severity
+from ftlint import parallel_scan
 from ftlint.prefilter import Prefilter
 from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME, ParseFailure, display_path
 
@@ -65,11 +66,30 @@ def lint_paths(
 ) -> LintResult:
     """Lint files and directories as `ftlint check` does (no fixes applied). With
     `cache_dir`, results are read from and written to the result cache there."""
+    from ftlint import cache as cachemod
+    from ftlint.listing import DirListings
+
     cwd = Path(os.path.abspath(cwd or Path.cwd()))
-    discovered = discover(list(paths) or [cwd], config, force_exclude=force_exclude or config.force_exclude, cwd=cwd)
-    return lint_discovered(
-        discovered, config, set(selected), cwd=cwd, exhaustive=exhaustive, explicit=paths, cache_dir=cache_dir
+    cache = None
+    if cache_dir is not None and not exhaustive and not cachemod.disabled_by_env():
+        cache = cachemod.Cache(cache_dir)
+    listings = DirListings.for_walk(cache, config)
+    discovered = discover(
+        list(paths) or [cwd], config, force_exclude=force_exclude or config.force_exclude, cwd=cwd, listings=listings
     )
+    result = lint_discovered(
+        discovered,
+        config,
+        set(selected),
+        cwd=cwd,
+        exhaustive=exhaustive,
+        explicit=paths,
+        cache_dir=cache_dir,
+        listings=listings,
+    )
+    if listings is not None:
+        listings.save()
+    return result
 
 
 def lint_discovered(
@@ -81,6 +101,7 @@ def lint_discovered(
     exhaustive: bool = False,
     explicit: Sequence[Path] = (),
     cache_dir: Optional[Path] = None,
+    listings=None,
 ) -> LintResult:
     """Discovery results to findings. Steps: the project scan (every Python file a handler
     could live in), the byte prefilter (or, warm, the stat table), the result cache, and
@@ -100,8 +121,6 @@ def lint_discovered(
     }
 
     in_fault_path_file = config.is_fault_path  # `fault-paths` globs, relative to the root
-    scan = _project_scan(lint_files, config, explicit or [cwd], cwd_str)
-    result.files_scanned = len(scan)
 
     cache = None
     if cache_dir is not None and not exhaustive and not cachemod.disabled_by_env():
@@ -110,18 +129,49 @@ def lint_discovered(
     prefilter = Prefilter(patterns)
     scope = cachemod.digest(cachemod.code_fingerprint(), patterns) if cache is not None else ""
     facts = cachemod.FileFacts(cache, scope, prefilter)
-
-    screen = _screen(scan, config) if exhaustive else None  # None: parse everything in this process
     lint_set = set(lint_files)
-    candidates = []
-    for file in scan:
-        forced = file in explicit_files or bool(config.fault_paths and in_fault_path_file(Path(file)))
-        if exhaustive:
+
+    def is_forced(file: str) -> bool:
+        return file in explicit_files or bool(config.fault_paths and in_fault_path_file(Path(file)))
+
+    walk_root = _project_root_to_walk(lint_files, config, explicit or [cwd], cwd_str)
+    linter = None
+    if exhaustive:
+        scan = lint_files + _walk_project(walk_root, lint_set, config, None)
+        screen = _screen(scan, config)  # None: parse everything in this process
+        candidates = []
+        for file in scan:
             status = screen.get(file) if screen is not None else None
-            if forced or status is None or status == "handler" or (status == "fail" and file in lint_set):
+            if is_forced(file) or status is None or status == "handler" or (status == "fail" and file in lint_set):
                 candidates.append(file)
-        elif facts.candidate(file, forced):
-            candidates.append(file)  # unreadable lint files get their FT000 below
+    else:
+        screen = None
+        join = None
+        if walk_root is not None and explicit_files and _parse_likely(explicit_files & lint_set, facts):
+            # pre-commit's call: the walk of the project (I/O) runs in a child while this
+            # process imports LibCST and parses the files it was given, which it must do anyway
+            join = parallel_scan.start(
+                lambda: (
+                    *_scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings),
+                    facts.delta(),
+                    listings.delta() if listings is not None else None,
+                )
+            )
+        if join is not None:
+            linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set)
+            for file in sorted(explicit_files & lint_set):
+                linter.project.module_at(Path(file))
+            scanned = join()
+            if scanned is not None:
+                scan, candidates, new_facts, new_listings = scanned
+                facts.merge(new_facts)
+                if listings is not None:
+                    listings.merge(new_listings)
+            else:  # the child failed (it never reports why): do it here
+                scan, candidates = _scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings)
+        else:
+            scan, candidates = _scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings)
+    result.files_scanned = len(scan)
 
     key = None
     if cache is not None:
@@ -148,9 +198,9 @@ def lint_discovered(
                 result.findings.sort(key=lambda f: f.sort_key)
                 return result
 
-    linted = _lint_with_libcst(
-        lint_files, candidates, config, selected, cwd, in_fault_path_file, result, record=cache is not None
-    )
+    if linter is None:
+        linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set)
+    linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, record=cache is not None)
     if screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(screen) | linted[2])
     if cache is not None and linted is not None:
@@ -179,21 +229,42 @@ def lint_discovered(
     return result
 
 
-def _project_scan(lint_files: list[str], config: Config, given: Sequence, cwd_str: str) -> list[str]:
-    """The lint set, plus every Python file of the project when it lies under the root
-    (a handler anywhere may reach a helper in a linted file)."""
-    scan = list(lint_files)
+def _project_root_to_walk(lint_files: list[str], config: Config, given: Sequence, cwd_str: str) -> Optional[str]:
+    """The project root when its other Python files must be scanned too (a handler
+    anywhere may reach a helper in a linted file); None when the lint set is all there is
+    (no project root, files outside it, or the root itself was walked)."""
     root = os.path.abspath(config.root)
     if config.path is None and not os.path.exists(os.path.join(root, ".git")):
-        return scan
+        return None
     prefix = root.rstrip(os.sep) + os.sep
     if not any(f.startswith(prefix) for f in lint_files):
-        return scan
+        return None
     if any(os.path.abspath(os.path.join(cwd_str, p)) == root and os.path.isdir(root) for p in given):
-        return scan  # the root itself was walked: the scan would find the same files
-    known = set(lint_files)
-    scan.extend(p for p in map(os.fspath, iter_python_files(root, config)) if p not in known)
-    return scan
+        return None  # the root itself was walked: the scan would find the same files
+    return root
+
+
+def _walk_project(root: Optional[str], known: set[str], config: Config, listings) -> list[str]:
+    if root is None:
+        return []
+    return [p for p in iter_python_paths(root, config, listings=listings) if p not in known]
+
+
+def _scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings) -> tuple[list[str], list[str]]:
+    """(every file scanned, the candidates: forced, unreadable or passing the prefilter)."""
+    scan = lint_files + _walk_project(walk_root, lint_set, config, listings)
+    return scan, [file for file in scan if facts.candidate(file, is_forced(file))]
+
+
+def _parse_likely(files: set[str], facts) -> bool:
+    """Whether these files will be parsed: no cache, or one changed since the stat table."""
+    return facts.cache is None or any(facts.changed(file) for file in files)
+
+
+def _new_linter(config, selected, cwd, in_fault_path_file, lint_set):
+    from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
+
+    return FileLinter(config, selected, cwd=cwd, in_fault_path_file=in_fault_path_file, lint_set=lint_set)
 
 
 def _screen(scan: list[str], config: Config):
@@ -206,11 +277,9 @@ def _screen(scan: list[str], config: Config):
     return screen_files(scan, config.handler_patterns())
 
 
-def _lint_with_libcst(lint_files, candidates, config, selected, cwd, in_fault_path_file, result, *, record):
-    from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
+def _lint_with_libcst(linter, lint_files, candidates, cwd, result, *, record):
     from ftlint.cache import ProbeRecorder
 
-    linter = FileLinter(config, selected, cwd=cwd, in_fault_path_file=in_fault_path_file)
     findings_out: list[Finding] = []
     errors_out: list[str] = []
     recorder = ProbeRecorder() if record else None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 import libcst as cst
-import libcst.matchers as m
+from ftlint import matchers as m
 
 from ftlint import vocabulary as V
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence, Union
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 import libcst as cst
 
 from ftlint import ir
-from ftlint.source import ParseFailure, load_module
+from ftlint.outline import outline_module
+from ftlint.source import ParseFailure, load_module, parse, read_text
 
 MAX_RESOLUTION_DEPTH = 8
 
@@ -36,14 +37,23 @@ class Function:
     qualname: str  # "EngineCoreSentinel.on_fault", "helper", "outer.<locals>.inner"
     name: str
     class_info: Optional["ClassInfo"]  # set for methods (and functions nested in methods)
-    node: cst.FunctionDef
+    cst_node: Optional[cst.FunctionDef]  # None until asked, in outlined modules (outline.py)
     params: tuple[str, ...]
     is_method: bool
     is_static: bool
     is_classmethod: bool = False
     parent: Optional["Function"] = None
     nested: dict[str, "Function"] = field(default_factory=dict)
+    span: Optional[tuple[int, int]] = None  # (first line, last line), in outlined modules
     _ir: Optional[ir.Seq] = None
+
+    @property
+    def node(self) -> cst.FunctionDef:
+        if self.cst_node is None:
+            from ftlint.outline import function_node
+
+            self.cst_node = function_node(self)
+        return self.cst_node
 
     @property
     def ir(self) -> ir.Seq:
@@ -80,7 +90,7 @@ class ClassInfo:
 class ModuleInfo:
     path: Path  # absolute
     text: str
-    module: cst.Module
+    module: Optional[cst.Module]  # None in outlined modules (outside the lint set; outline.py)
     functions: list[Function] = field(default_factory=list)
     by_node: dict[int, Function] = field(default_factory=dict)  # id(FunctionDef) -> Function
     top_functions: dict[str, Function] = field(default_factory=dict)
@@ -113,18 +123,22 @@ class _Indexer:
                 self.scopes.pop()
             elif isinstance(statement, cst.SimpleStatementLine):
                 if not self.scopes:
-                    for small in statement.body:
-                        if isinstance(small, cst.Import):
-                            self._import(small)
-                        elif isinstance(small, cst.ImportFrom):
-                            self._import_from(small)
+                    self.walk(statement.body)
+            elif isinstance(statement, cst.Import):  # also in a one-line suite: `if X: import y`
+                if not self.scopes:
+                    self._import(statement)
+            elif isinstance(statement, cst.ImportFrom):
+                if not self.scopes:
+                    self._import_from(statement)
             else:
                 for suite in _suites(statement):
                     self.walk(_body(suite))
 
     def _class(self, node: cst.ClassDef) -> ClassInfo:
         qual = ".".join([s.name for s in self.scopes] + [node.name.value])
-        bases = tuple(filter(None, (ir.dotted_name(arg.value) for arg in node.bases if arg.keyword is None)))
+        bases = tuple(
+            filter(None, (ir.dotted_name(arg.value) for arg in node.bases if arg.keyword is None and not arg.star))
+        )
         info = ClassInfo(node.name.value, qual, bases, self.info)
         if not self.scopes:
             self.info.classes[node.name.value] = info
@@ -149,7 +163,7 @@ class _Indexer:
             qualname=qual,
             name=node.name.value,
             class_info=class_info,
-            node=node,
+            cst_node=node,
             params=params,
             is_method=is_method,
             is_static="staticmethod" in decorators,
@@ -227,11 +241,18 @@ Target = Union[Function, ClassInfo, ModuleInfo, None]
 
 
 class Project:
-    """Lazily loaded modules of one project, and call resolution across them."""
+    """Lazily loaded modules of one project, and call resolution across them.
 
-    def __init__(self, root: Path, cwd: Optional[Path] = None) -> None:
+    `outline_only(path)` says which files are needed only for their functions (helpers
+    outside the lint set): those are outlined with Python's parser and LibCST parses
+    one function at a time (outline.py). Other files are parsed whole."""
+
+    def __init__(
+        self, root: Path, cwd: Optional[Path] = None, *, outline_only: Optional[Callable[[Path], bool]] = None
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
+        self.outline_only = outline_only
         self._modules: dict[Path, Union[ModuleInfo, ParseFailure]] = {}
         self._texts: dict[Path, Optional[str]] = {}
         self.read_paths: set[Path] = set()  # every file whose contents a result depended on
@@ -246,12 +267,26 @@ class Project:
     def module_at(self, path: Path) -> Optional[ModuleInfo]:
         key = Path(os.path.abspath(path))
         if key not in self._modules:
-            text, result = load_module(key)
-            self._texts[key] = text
-            self._modules[key] = index_module(key, text, result) if isinstance(result, cst.Module) else result
+            self._modules[key] = self._load(key)
         self.read_paths.add(key)
         found = self._modules[key]
         return found if isinstance(found, ModuleInfo) else None
+
+    def _load(self, key: Path) -> Union[ModuleInfo, ParseFailure]:
+        if self.outline_only is not None and self.outline_only(key):
+            text = read_text(key)
+            if isinstance(text, ParseFailure):
+                self._texts[key] = None
+                return text
+            self._texts[key] = text
+            info = outline_module(key, text)
+            if info is not None:
+                return info
+            result = parse(text)
+        else:
+            text, result = load_module(key)
+            self._texts[key] = text
+        return index_module(key, text, result) if isinstance(result, cst.Module) else result
 
     def loaded_module(self, path: Path) -> Optional[ModuleInfo]:
         found = self._modules.get(Path(os.path.abspath(path)))

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Optional, Sequence, Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider, VisitorMetadataProvider
 
 from ftlint.finding import RuleDoc, Severity
 
@@ -35,26 +34,27 @@ class Scope:
     is_handler: bool
 
 
-class FaultScopeProvider(VisitorMetadataProvider[Scope]):
-    """Maps every node to its Scope; computed once per file and shared by all rules."""
+class ScopeTracker(cst.BatchableCSTVisitor):
+    """Keeps the innermost function (and its Scope) as the batched visit walks the file.
 
-    # LibCST hands a provider its per-file input ("cache") only when gen_cache is set.
-    gen_cache = staticmethod(lambda root_path, paths, timeout=None: {})
+    It runs first in the same batch as the rules, so `Rule.scope(node)` costs no extra
+    traversal of the file (a metadata provider would walk the whole tree once more,
+    about as long as parsing it)."""
 
-    def __init__(self, cache: "FileContext") -> None:
-        super().__init__(cache)
-        self.context = cache
-        self._stack: list[Scope] = [self.context.scope_for(None)]
+    def __init__(self, context: "FileContext") -> None:
+        super().__init__()
+        self.context = context
+        self.functions_seen: set[int] = set()  # id() of every FunctionDef visited
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.FunctionDef):
-            self._stack.append(self.context.scope_for(self.context.info.function_for(node)))
-        self.set_metadata(node, self._stack[-1])
-        return True
+    def get_visitors(self):
+        return _visitors_of(self)
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, cst.FunctionDef):
-            self._stack.pop()
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions_seen.add(id(node))
+        self.context._enclosing.append(self.context.function_scope(node))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.context._enclosing.pop()
 
 
 @dataclass
@@ -66,6 +66,11 @@ class FileContext:
     paths: "FaultPaths"
     options: dict = field(default_factory=dict)
     _parents: Optional[dict] = field(default=None, repr=False)
+    _enclosing: list = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
+    _function_scopes: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._enclosing.append(self.scope_for(None))
 
     def scope_for(self, fn: Optional["Function"]) -> Scope:
         return Scope(
@@ -73,6 +78,18 @@ class FileContext:
             in_fault_path=self.paths.in_fault_path(fn, self.info),
             is_handler=fn is not None and fn in self.paths.handlers,
         )
+
+    def function_scope(self, node: cst.FunctionDef) -> Scope:
+        scope = self._function_scopes.get(id(node))
+        if scope is None:
+            scope = self._function_scopes[id(node)] = self.scope_for(self.info.function_for(node))
+        return scope
+
+    def scope_at(self, node: cst.CSTNode) -> Scope:
+        """The Scope of the node being visited (a FunctionDef is its own function's)."""
+        if isinstance(node, cst.FunctionDef):
+            return self.function_scope(node)
+        return self._enclosing[-1]
 
     @property
     def module(self) -> cst.Module:
@@ -147,6 +164,25 @@ def Invalid(code: str, **kwargs) -> Case:  # noqa: N802
     return Case(inspect.cleandoc(code) + "\n", **kwargs)
 
 
+_VISITOR_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _visitors_of(visitor: cst.BatchableCSTVisitor) -> dict:
+    """BatchableCSTVisitor.get_visitors, with the method names found once per class
+    (LibCST runs inspect.getmembers on every instance, ~10 ms a rule per file)."""
+    cls = type(visitor)
+    names = _VISITOR_NAMES.get(cls)
+    if names is None:
+        names = _VISITOR_NAMES[cls] = tuple(
+            name
+            for name in dir(cls)
+            if name.startswith(("visit_", "leave_"))
+            and callable(getattr(cls, name))
+            and not getattr(getattr(cls, name), "_is_no_op", False)
+        )
+    return {name: getattr(visitor, name) for name in names}
+
+
 class Rule(cst.BatchableCSTVisitor):
     CODE: ClassVar[str]
     NAME: ClassVar[str]
@@ -155,16 +191,23 @@ class Rule(cst.BatchableCSTVisitor):
     FIXABLE: ClassVar[bool] = False
     VALID: ClassVar[Sequence[Case]] = ()
     INVALID: ClassVar[Sequence[Case]] = ()
-    METADATA_DEPENDENCIES = (PositionProvider, FaultScopeProvider)
+    #: The rule reports only inside fault-path code (every built-in rule does), so the
+    #: engine visits only a file's fault-path functions (the whole file for a
+    #: `fault-paths` file). A rule that must see the whole module sets this False.
+    FAULT_PATH_ONLY: ClassVar[bool] = True
 
     def __init__(self, context: FileContext) -> None:
         super().__init__()
         self.context = context
         self.reports: list[Report] = []
 
+    def get_visitors(self):
+        return _visitors_of(self)
+
     # -- helpers for rule code ----------------------------------------------
     def scope(self, node: cst.CSTNode) -> Scope:
-        return self.get_metadata(FaultScopeProvider, node)
+        """Where `node` sits; `node` is the node being visited (ScopeTracker keeps it)."""
+        return self.context.scope_at(node)
 
     def in_fault_path(self, node: cst.CSTNode) -> bool:
         return self.scope(node).in_fault_path

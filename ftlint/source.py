@@ -245,12 +245,15 @@ def parse(text: str):
         return ParseFailure(f"parser failed: {err.__class__.__name__}: {err}")
 
 
+def read_text(path: Path) -> str | ParseFailure:
+    """The file's text (BOM and PEP 263 coding honoured), or why it cannot be read."""
+    data = read_bytes(path)
+    return data if isinstance(data, ParseFailure) else decode(data)
+
+
 def load_module(path: Path):
     """(text, module) or (text_or_None, ParseFailure)."""
-    data = read_bytes(path)
-    if isinstance(data, ParseFailure):
-        return None, data
-    text = decode(data)
+    text = read_text(path)
     if isinstance(text, ParseFailure):
         return None, text
     return text, parse(text)

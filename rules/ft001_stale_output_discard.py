@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
+from ftlint import matchers as m
 
 from ftlint import cstedits, ir
 from ftlint import vocabulary as V

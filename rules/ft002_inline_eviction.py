@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from ftlint import matchers as m
 
 from ftlint import ir
 from ftlint import vocabulary as V

@@ -6,7 +6,7 @@ import re
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from ftlint import matchers as m
 
 from ftlint import ir
 from ftlint.rule import Invalid, Rule, Valid

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
+from ftlint import matchers as m
 
 from ftlint import ir
 from ftlint import vocabulary as V

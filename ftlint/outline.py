@@ -1,0 +1,195 @@
+"""A module's outline (functions, classes, imports) from Python's own parser, and the
+LibCST tree of one function at a time, parsed when its body is first asked for.
+
+Helpers in files outside the lint set are needed only for what their functions do:
+`ftlint check engine_core_sentinel.py` reaches four functions of a 3,900-line
+scheduler.py, whose LibCST parse alone costs more than the whole single-file budget
+(issue 5). `ast.parse` gives the same outline about ten times faster, and LibCST then
+parses only the functions the fault path reaches. Files in the lint set are always
+parsed whole (rules visit them). The outline follows the LibCST indexer in
+project.py rule for rule; a file Python's parser rejects (newer syntax than this
+Python, a syntax error) is parsed whole with LibCST instead, so it behaves as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Union
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ftlint.project import ClassInfo, Function, ModuleInfo
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as Python numbers them
+
+
+def outline_module(path: Path, text: str) -> Optional["ModuleInfo"]:
+    """The ModuleInfo of `text` without its LibCST tree (functions parse on demand), or
+    None when Python's parser cannot read it (the caller parses it whole with LibCST)."""
+    from ftlint.project import ModuleInfo
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings of the code are not ours to print
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    info = ModuleInfo(path=path, text=text, module=None)
+    _Outliner(info).walk(tree.body)
+    return info
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    """ir.dotted_name for an ast expression: `a.b.c`, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+_FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SUITES = ("body", "orelse", "finalbody")
+
+
+class _Outliner:
+    """project._Indexer over an ast tree: the same functions, classes and imports."""
+
+    def __init__(self, info: "ModuleInfo") -> None:
+        self.info = info
+        self.scopes: list[Union["ClassInfo", "Function"]] = []
+
+    def walk(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            if isinstance(statement, _FUNCTION):
+                self.scopes.append(self._function(statement))
+                self.walk(statement.body)
+                self.scopes.pop()
+            elif isinstance(statement, ast.ClassDef):
+                self.scopes.append(self._class(statement))
+                self.walk(statement.body)
+                self.scopes.pop()
+            elif isinstance(statement, ast.Import):
+                if not self.scopes:
+                    self._import(statement)
+            elif isinstance(statement, ast.ImportFrom):
+                if not self.scopes:
+                    self._import_from(statement)
+            else:
+                for attr in _SUITES:
+                    self.walk(getattr(statement, attr, None) or [])
+                for handler in getattr(statement, "handlers", ()):
+                    self.walk(handler.body)
+                for case in getattr(statement, "cases", ()):
+                    self.walk(case.body)
+
+    def _class(self, node: ast.ClassDef) -> "ClassInfo":
+        from ftlint.project import ClassInfo
+
+        qual = ".".join([s.name for s in self.scopes] + [node.name])
+        bases = tuple(filter(None, (_dotted(base) for base in node.bases)))
+        info = ClassInfo(node.name, qual, bases, self.info)
+        if not self.scopes:
+            self.info.classes[node.name] = info
+        return info
+
+    def _function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> "Function":
+        from ftlint.project import ClassInfo, Function
+
+        enclosing = self.scopes[-1] if self.scopes else None
+        is_method = isinstance(enclosing, ClassInfo)
+        parent = enclosing if isinstance(enclosing, Function) else None
+        if parent is not None:
+            qual = f"{parent.qualname}.<locals>.{node.name}"
+        else:
+            qual = ".".join([s.name for s in self.scopes] + [node.name])
+        decorators = {_dotted(d) for d in node.decorator_list}
+        args = node.args
+        params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        fn = Function(
+            module=self.info,
+            qualname=qual,
+            name=node.name,
+            class_info=enclosing if is_method else (parent.class_info if parent else None),
+            cst_node=None,
+            params=params,
+            is_method=is_method,
+            is_static="staticmethod" in decorators,
+            is_classmethod="classmethod" in decorators,
+            parent=parent,
+            span=(first, node.end_lineno or node.lineno),
+        )
+        self.info.functions.append(fn)
+        if is_method:
+            enclosing.methods.setdefault(fn.name, fn)
+        elif parent is not None:
+            parent.nested.setdefault(fn.name, fn)
+        elif not self.scopes:
+            self.info.top_functions[fn.name] = fn
+        return fn
+
+    def _import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname is not None:
+                self.info.imports[alias.asname] = _ref(alias.name, None, 0)
+            else:
+                head = alias.name.split(".")[0]
+                self.info.imports.setdefault(head, _ref(head, None, 0))
+
+    def _import_from(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name == "*":
+                return
+            self.info.imports[alias.asname or alias.name] = _ref(node.module or "", alias.name, node.level)
+
+
+def _ref(module: str, name: Optional[str], level: int):
+    from ftlint.project import ImportRef
+
+    return ImportRef(module, name, level)
+
+
+def function_node(fn: "Function") -> cst.FunctionDef:
+    """The LibCST tree of one outlined function: its lines (decorators to the last line
+    of its body) parsed alone, inside `if 1:` when indented so the indentation stays as
+    written. Should LibCST reject those lines, the whole file is parsed and the
+    function taken from it; should it reject the file too, the function is empty (as a
+    helper in a file LibCST cannot parse is unknown in a run that parses it whole)."""
+    from ftlint.source import parse
+
+    info = fn.module
+    lines = info.__dict__.setdefault("_lines", None)
+    if lines is None:
+        lines = info.__dict__["_lines"] = _LINE.findall(info.text)
+    first, last = fn.span or (1, len(lines))
+    segment = "".join(lines[first - 1 : last])
+    indented = segment[:1] in (" ", "\t", "\x0c")
+    module = parse(("if 1:\n" + segment) if indented else segment)
+    if isinstance(module, cst.Module) and module.body:
+        node = module.body[0]
+        if indented and isinstance(node, cst.If):
+            node = node.body.body[0] if node.body.body else None
+        if isinstance(node, cst.FunctionDef) and node.name.value == fn.name:
+            return node
+    return _from_whole_file(fn)
+
+
+def _from_whole_file(fn: "Function") -> cst.FunctionDef:
+    from ftlint.project import index_module
+    from ftlint.source import parse
+
+    module = parse(fn.module.text)
+    if isinstance(module, cst.Module):
+        same = [f for f in index_module(fn.module.path, fn.module.text, module).functions if f.qualname == fn.qualname]
+        ours = [f for f in fn.module.functions if f.qualname == fn.qualname]
+        if fn in ours and len(same) == len(ours):
+            return same[ours.index(fn)].node
+    return cst.FunctionDef(name=cst.Name(fn.name), params=cst.Parameters(), body=cst.IndentedBlock(body=[]))

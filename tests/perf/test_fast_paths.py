@@ -1,0 +1,372 @@
+"""The shortcuts that make a single-file run fast give the same answers as the slow way:
+
+* ftlint.matchers matches exactly what libcst.matchers matches;
+* ftlint.positions.ranges_of gives PositionProvider's ranges;
+* outline.py indexes a module as the LibCST indexer does, and a function parsed alone is
+  the function parsed with its file;
+* the forked project scan finds what the in-process scan finds (and a failing child
+  changes nothing);
+* rules visit only fault-path functions unless they ask for the whole module.
+
+Samples are real code: the installed vLLM package and CPython's standard library.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import subprocess
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import libcst.matchers as lm
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ftlint import matchers as fm
+from ftlint import parallel_scan
+from ftlint.config import load_config
+from ftlint.engine import lint_paths
+from ftlint.outline import function_node, outline_module
+from ftlint.positions import ranges_of
+from ftlint.project import Project, index_module
+from ftlint.registry import known_codes
+
+
+def _vllm_dir() -> Path:
+    spec = importlib.util.find_spec("vllm")  # located, never imported
+    assert spec is not None and spec.origin, "vLLM must be installed (scripts/bootstrap-env)"
+    return Path(spec.origin).parent
+
+
+def _samples(count: int, seed: int) -> list[Path]:
+    vllm = sorted(_vllm_dir().rglob("*.py"))
+    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))
+    rng = random.Random(seed)
+    chosen = rng.sample(vllm, count // 2) + rng.sample(stdlib, count // 2)
+    # the fault-tolerance code itself, always
+    chosen += sorted((_vllm_dir() / "v1" / "fault_tolerance").glob("*.py"))
+    chosen.append(_vllm_dir() / "v1" / "core" / "sched" / "scheduler.py")
+    return chosen
+
+
+def _parsed(paths):
+    for path in paths:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        try:
+            yield path, text, cst.parse_module(text)
+        except Exception:  # noqa: BLE001 - a sample LibCST cannot parse proves nothing here
+            continue
+
+
+def _all_nodes(module: cst.Module) -> list[cst.CSTNode]:
+    return list(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+
+
+# -- matchers ---------------------------------------------------------------------------
+PATTERNS = {
+    "len call": lambda m: m.Call(func=m.Name("len")),
+    "falsy": lambda m: m.Integer("0") | m.Name("False") | m.Name("None"),
+    "len bound": lambda m: m.Call(func=m.Name("len"))
+    | m.BinaryOperation(left=m.Call(func=m.Name("len")), operator=m.Subtract() | m.Add(), right=m.Integer()),
+    "minus one": lambda m: m.UnaryOperation(operator=m.Minus(), expression=m.Integer("1")),
+    "named call": lambda m: m.Call(func=m.Name() | m.Attribute(attr=m.Name())),
+    "evict": lambda m: m.Call(func=m.Attribute(attr=m.Name("evict_blocks"))),
+    "comparison": lambda m: m.Comparison(),
+    "aug add": lambda m: m.AugAssign(operator=m.AddAssign()),
+    "comprehension": lambda m: m.ListComp() | m.SetComp() | m.GeneratorExp() | m.DictComp(),
+    "order": lambda m: m.LessThan() | m.LessThanEqual() | m.GreaterThan() | m.GreaterThanEqual(),
+    "self attr": lambda m: m.Attribute(value=m.Name("self")),
+}
+
+
+def test_matchers_agree_with_libcst_matchers_on_every_node():
+    pairs = {name: (make(fm), make(lm)) for name, make in PATTERNS.items()}
+    checked = hits = 0
+    for _, _, module in _parsed(_samples(40, seed=5)):
+        for node in _all_nodes(module):
+            for name, (ours, theirs) in pairs.items():
+                expected = lm.matches(node, theirs)
+                assert fm.matches(node, ours) == expected, (name, cst.Module([]).code_for_node(node)[:80])
+                checked += 1
+                hits += expected
+    assert checked > 100_000 and hits > 1_000  # the samples exercised the patterns
+
+
+def test_findall_agrees_with_libcst_findall():
+    for _, _, module in _parsed(_samples(10, seed=6)):
+        for make in (PATTERNS["comparison"], PATTERNS["len call"], lambda m: m.Name("self")):
+            ours = fm.findall(module, make(fm))
+            theirs = lm.findall(module, make(lm))
+            assert [id(n) for n in ours] == [id(n) for n in theirs]
+
+
+def test_matchers_reject_unknown_names_and_fields():
+    with pytest.raises(AttributeError, match="not a LibCST node class"):
+        fm.Frobnicate()
+    with pytest.raises(TypeError, match="has no field 'fun'"):
+        fm.Call(fun=fm.Name("len"))
+    with pytest.raises(TypeError, match="at most"):
+        fm.Name("a", (), (), "extra")
+    assert not fm.matches(None, fm.Name())
+    assert not fm.matches(cst.MaybeSentinel.DEFAULT, fm.Name())
+
+
+# -- positions ----------------------------------------------------------------------------
+def test_ranges_of_equals_position_provider_on_every_node():
+    count = 0
+    for _, _, module in _parsed(_samples(30, seed=7)):
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        ours = ranges_of(module, expected.keys())
+        for node, code_range in expected.items():
+            assert ours[id(node)] == code_range, type(node).__name__
+            count += 1
+    assert count > 50_000
+
+
+def test_ranges_of_a_few_nodes_stops_early_and_stays_exact():
+    rng = random.Random(8)
+    for _, _, module in _parsed(_samples(20, seed=9)):
+        expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        nodes = list(expected)
+        for _ in range(10):
+            pick = rng.sample(nodes, min(len(nodes), rng.randint(1, 3)))
+            ours = ranges_of(module, pick)
+            assert {id(n): expected[n] for n in pick} == ours
+
+
+def test_ranges_of_nothing_and_of_a_foreign_node():
+    module = cst.parse_module("x = 1\n")
+    assert ranges_of(module, []) == {}
+    assert ranges_of(module, [cst.Name("y")]) == {}
+
+
+# -- outline ------------------------------------------------------------------------------
+def _shape(info) -> dict:
+    return {
+        "functions": [
+            (
+                fn.qualname,
+                fn.name,
+                fn.params,
+                fn.is_method,
+                fn.is_static,
+                fn.is_classmethod,
+                fn.class_info.qualname if fn.class_info else None,
+                fn.parent.qualname if fn.parent else None,
+                sorted(fn.nested),
+            )
+            for fn in info.functions
+        ],
+        "top": sorted(info.top_functions),
+        "classes": {n: (c.qualname, c.bases, sorted(c.methods)) for n, c in info.classes.items()},
+        "imports": dict(info.imports),
+    }
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _statements(fn: cst.FunctionDef) -> list[str]:
+    """The body's code lines without comment-only and blank lines: comments after a
+    block's last statement sit in LibCST's block footer, which the outline's line span
+    (ending at the last statement) leaves out; they hold nothing a rule reads."""
+    return [
+        line for line in _code(fn.body).splitlines() if line.strip() and not line.strip().startswith("#")
+    ]
+
+
+def test_outline_indexes_like_the_libcst_indexer_and_parses_functions_alike():
+    compared = functions = 0
+    for path, text, module in _parsed(_samples(120, seed=10)):
+        full = index_module(path, text, module)
+        outlined = outline_module(path, text)
+        if outlined is None:  # newer syntax than this Python: parsed whole instead (tested below)
+            continue
+        assert _shape(outlined) == _shape(full), path
+        compared += 1
+        for mine, theirs in zip(outlined.functions, full.functions):
+            node = mine.node
+            assert node.name.value == theirs.node.name.value
+            assert _code(node.params) == _code(theirs.node.params), (path, mine.qualname)
+            assert _statements(node) == _statements(theirs.node), (path, mine.qualname)
+            assert [_code(d) for d in node.decorators] == [_code(d) for d in theirs.node.decorators]
+            functions += 1
+    assert compared > 100 and functions > 1_000
+
+
+def test_outline_cases_the_two_indexers_must_agree_on(tmp_path):
+    text = textwrap.dedent(
+        """\
+        import a.b.c, d as e
+        from .. import f
+        from .g import *
+        if TYPE_CHECKING: from h import I
+        try: import j
+        except ImportError: j = None
+        class K(e.Base, *mixins, metaclass=M):
+            @staticmethod
+            def s(x, /, y, *a, z, **k): pass
+            @classmethod
+            async def c(cls): pass
+            def m(self):
+                def inner(q):
+                    class Local:
+                        def method(self): pass
+                return inner
+        match command:
+            case [x]:
+                def in_case(): pass
+        def lone(): return \\
+            1; x = 2
+        """
+    )
+    path = tmp_path / "m.py"
+    path.write_text(text)
+    full = index_module(path, text, cst.parse_module(text))
+    outlined = outline_module(path, text)
+    assert _shape(outlined) == _shape(full)
+    assert set(full.imports) == {"a", "e", "f", "I", "j"}
+    for mine, theirs in zip(outlined.functions, full.functions):
+        assert _statements(mine.node) == _statements(theirs.node), mine.qualname
+
+
+def test_outline_leaves_newer_syntax_to_libcst(tmp_path):
+    """Python 3.11 cannot parse PEP 695 syntax; LibCST can: such a file is parsed whole."""
+    path = tmp_path / "new.py"
+    path.write_text("type Alias = int\ndef helper(x):\n    x.evict_blocks(1)\n")
+    assert outline_module(path, path.read_text()) is None
+    project = Project(tmp_path, tmp_path, outline_only=lambda p: True)
+    info = project.module_at(path)
+    assert info is not None and info.module is not None
+    assert [fn.qualname for fn in info.functions] == ["helper"]
+
+
+def test_a_function_libcst_cannot_parse_alone_is_taken_from_the_whole_file(tmp_path, monkeypatch):
+    path = tmp_path / "m.py"
+    path.write_text("class A:\n    def f(self):\n        return self.evict_blocks(1)\n")
+    info = outline_module(path, path.read_text())
+    import ftlint.source as source
+
+    real_parse = source.parse
+    monkeypatch.setattr(source, "parse", lambda text: real_parse("(" if text.startswith("if 1:") else text))
+    node = function_node(info.functions[0])
+    assert _code(node.body).strip() == "return self.evict_blocks(1)"
+
+
+# -- the forked project scan -----------------------------------------------------------
+@pytest.mark.skipif(not parallel_scan.available(), reason="needs Linux and two CPUs (CI has both)")
+def test_parallel_scan_child_result_and_failure():
+    join = parallel_scan.start(lambda: {"files": ["a.py"] * 10_000})  # more than a pipe buffer
+    assert join is not None and join() == {"files": ["a.py"] * 10_000}
+    join = parallel_scan.start(lambda: 1 / 0)
+    assert join is not None and join() is None  # the caller then scans itself
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".gitignore").write_text("ignored/\n")
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text(
+        "def abort_all(engine):\n    engine.scheduler.finish_requests(engine.running, 'abort')\n"
+        "    engine.scheduler.reset_prefix_cache()\n"  # FT005, found only through the handler elsewhere
+    )
+    (root / "pkg" / "sentinel.py").write_text(
+        "from pkg.helpers import abort_all\n\nclass S:\n    def on_fault(self, exc):\n        abort_all(self)\n"
+    )
+    # elsewhere in the project: a second handler that reaches a helper in the linted file
+    (root / "pkg" / "other.py").write_text(
+        "from pkg.sentinel import S\n\ndef on_fault(engine):\n    drop(engine)\n\n"
+        "def drop(engine):\n    engine.scheduler.finish_requests(engine.running, 'abort')\n"
+    )
+    for i in range(50):
+        (root / "pkg" / f"filler{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    (root / "ignored").mkdir()
+    (root / "ignored" / "x.py").write_text("def on_fault(self):\n    self.scheduler.finish_requests([], 1)\n")
+    return root
+
+
+@pytest.mark.parametrize("lint", [["pkg/sentinel.py"], ["pkg/helpers.py"], ["pkg/sentinel.py", "pkg/other.py"]])
+def test_forked_scan_gives_the_in_process_findings(tmp_path, monkeypatch, lint):
+    root = _project(tmp_path)
+    config = load_config(root)
+    selected = known_codes()
+    used = []
+    real_start = parallel_scan.start
+
+    def counting_start(compute):
+        join = real_start(compute)
+        used.append(join is not None)
+        return join
+
+    monkeypatch.setattr(parallel_scan, "start", counting_start)
+    can_fork = parallel_scan.available()
+    runs = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(parallel_scan, "ENABLED", enabled)
+        result = lint_paths([Path(p) for p in lint], config, selected, cwd=root)
+        runs[enabled] = ([f.to_dict() for f in result.findings], result.files_scanned, result.files_parsed)
+    assert runs[True] == runs[False]
+    assert runs[True][0], "the sample has findings"
+    assert runs[True][1] == 54  # the project's files, the ignored directory left out
+    assert used == [can_fork, False]  # forked when it can; never when turned off
+
+
+def test_a_failing_scan_child_changes_nothing(tmp_path, monkeypatch):
+    import ftlint.engine as engine
+
+    root = _project(tmp_path)
+    config = load_config(root)
+    monkeypatch.setattr(parallel_scan, "ENABLED", False)
+    expected = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root)
+    monkeypatch.setattr(parallel_scan, "ENABLED", True)
+    parent = os.getpid()
+    real_scan = engine._scan
+
+    def scan_failing_in_child(*args):
+        if os.getpid() != parent:
+            raise OSError("disk on fire")
+        return real_scan(*args)
+
+    monkeypatch.setattr(engine, "_scan", scan_failing_in_child)
+    got = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root)
+    assert [f.to_dict() for f in got.findings] == [f.to_dict() for f in expected.findings]
+    assert got.files_scanned == expected.files_scanned
+
+
+# -- what the batched visit covers ------------------------------------------------------------
+def test_rules_visit_fault_path_functions_unless_they_ask_for_the_module(tmp_path):
+    from ftlint.analysis import FileLinter
+    from ftlint.rule import Rule
+
+    seen: dict[bool, list[str]] = {}
+
+    def make(whole: bool):
+        class Probe(Rule):
+            CODE, NAME, MESSAGE = "FT999", "probe", "probe"
+            FAULT_PATH_ONLY = not whole
+
+            def visit_Name(self, node: cst.Name) -> None:
+                seen.setdefault(whole, []).append(node.value)
+
+        return Probe
+
+    path = tmp_path / "m.py"
+    path.write_text(
+        "MODULE_LEVEL = 1\n\ndef unrelated():\n    other = 2\n\n"
+        "class S:\n    def on_fault(self, exc):\n        in_handler = 3\n"
+    )
+    config = load_config(tmp_path)
+    for whole in (False, True):
+        linter = FileLinter(config, set(), cwd=tmp_path, in_fault_path_file=lambda p: False)
+        linter.rules = [make(whole)]
+        linter.load([path])
+        linter.lint_file(path, "m.py", must_parse=True)
+    assert "in_handler" in seen[False] and "MODULE_LEVEL" not in seen[False] and "other" not in seen[False]
+    assert {"in_handler", "MODULE_LEVEL", "other"} <= set(seen[True])
