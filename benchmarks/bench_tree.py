@@ -10,12 +10,15 @@ package's parent directory). Runs, alternately in each round:
   cold     `ftlint check --no-cache`                           (whole tree)
   warm     `ftlint check --cache-dir TMP`                      (cache primed, nothing changed)
   file     `ftlint check --no-cache FILE` / file-warm with the cache   (pre-commit's call)
+  file-edited  the same with the cache, FILE edited just before    (pre-commit after an edit)
   libcst   `python -c "import libcst"`                         (the single-file yardstick)
 
 then `ftlint check --no-cache --exhaustive` (--exhaustive-rounds times), and prints the
 medians, the ratios against the targets, files parsed vs walked, peak RSS of each
 command (ru_maxrss of that child, via os.wait4), and whether cold, warm and exhaustive
-found the same findings. All commands run from the tree root.
+found the same findings. All commands run from the tree root. `file-edited` appends a
+comment line to FILE before each run and restores the file's bytes right after (and on
+exit), so the tree is left as it was found.
 """
 
 from __future__ import annotations
@@ -53,6 +56,15 @@ result = lint_paths([Path(p) for p in sys.argv[2:]], config, selected, cache_dir
 print(json.dumps([f.to_dict() for f in result.findings]))
 print(f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed", file=sys.stderr)
 assert result.cache_hit and "libcst" not in sys.modules, "not a warm run"
+"""
+
+
+COMPILE_FTLINT = """
+import compileall, os, ftlint
+from importlib.util import find_spec
+for spec in (find_spec("ftlint"), find_spec("ftlint.rules")):
+    for location in spec.submodule_search_locations:
+        compileall.compile_dir(location, quiet=1)
 """
 
 
@@ -123,27 +135,43 @@ def main(argv=None) -> int:
         "libcst": [py, "-c", "import libcst"],
     }
     cases["warm-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir)]
+    edited_cache = Path(tempfile.mkdtemp(prefix="ftlint-bench-edited-"))
     if single:
         cases["file"] = ftlint + ["--no-cache", args.file]
         cases["file-warm"] = ftlint + ["--cache-dir", str(cache_dir), args.file]
         cases["file-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir), args.file]
+        cases["file-edited"] = ftlint + ["--cache-dir", str(edited_cache), args.file]
+    target = tree / args.file
+    original = target.read_bytes() if single else b""
     if ruff:
         cases = {"ruff": [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "."], **cases}
 
+    # byte-compile ftlint as `pip install` does (PYTHONDONTWRITEBYTECODE would otherwise make
+    # every run compile ftlint's modules again)
+    subprocess.run([py, "-c", COMPILE_FTLINT], check=False, capture_output=True)
     try:
-        for prime in ("warm", "file-warm", "warm-engine", "file-engine"):  # fill the cache once; rounds then measure warm runs
+        for prime in ("warm", "file-warm", "warm-engine", "file-engine", "file-edited"):  # fill the caches once
             if prime in cases:
                 run_reaped(cases[prime], tree, env)
         results: dict[str, list[dict]] = {name: [] for name in cases}
         for i in range(args.rounds):
             order = list(cases) if i % 2 == 0 else list(reversed(cases))  # alternate the order too
             for name in order:
-                results[name].append(run_reaped(cases[name], tree, env))
+                if name == "file-edited":
+                    target.write_bytes(original + f"# edited by bench_tree.py, round {i}\n".encode())
+                try:
+                    results[name].append(run_reaped(cases[name], tree, env))
+                finally:
+                    if name == "file-edited":
+                        target.write_bytes(original)
         exhaustive = [
             run_reaped(ftlint + ["--no-cache", "--exhaustive"], tree, env) for _ in range(args.exhaustive_rounds)
         ]
     finally:
+        if single and target.read_bytes() != original:
+            target.write_bytes(original)
         shutil.rmtree(cache_dir, ignore_errors=True)
+        shutil.rmtree(edited_cache, ignore_errors=True)
 
     print(f"tree: {tree}  ({walked} .py files under it)  rounds: {args.rounds}  cpus: {os.cpu_count()}")
     print(f"python: {py}\nruff: {ruff or 'not installed'}\n")
@@ -178,18 +206,19 @@ def main(argv=None) -> int:
         check("file (cold) / import libcst", median(results["file"]) / lib, 1.5)
         check("file-warm / import libcst", median(results["file-warm"]) / lib, 1.5)
         check("file-engine / import libcst (no registry)", median(results["file-engine"]) / lib, 1.5)
+        check("file-edited / import libcst", median(results["file-edited"]) / lib, 1.5)
     check("peak RSS whole tree, MiB (cold)", max(r["rss_mb"] for r in results["cold"]), 300)
 
     print("\nsame findings:")
     base = findings(results["cold"][-1])
     for name, rs in rows.items():
-        if name in ("ruff", "libcst", "file", "file-warm", "file-engine"):
+        if name in ("ruff", "libcst", "file", "file-warm", "file-engine", "file-edited"):
             continue
         same = all(findings(r) == base for r in rs)
         ok &= same
         print(f"  {name:10} {'==' if same else '!='} cold   ({len(findings(rs[-1]))} findings)")
     if single:
-        for name in ("file-warm", "file-engine"):
+        for name in ("file-warm", "file-engine", "file-edited"):
             same = findings(results["file"][-1]) == findings(results[name][-1])
             ok &= same
             print(f"  {name:10} {'==' if same else '!='} file   ({len(findings(results['file'][-1]))} findings)")

@@ -54,3 +54,17 @@ def test_vllm_sites_that_look_alike_are_silent(vllm_dir, tmp_path):
     assert "0 <= block_id < len(pool.blocks)" in umbp.read_text()
     proc = run_ftlint("check", "--format", "json", *map(str, files), str(umbp), cwd=tmp_path)
     assert (proc.returncode, json.loads(proc.stdout)) == (0, [])
+
+
+def test_the_sentinel_alone_as_pre_commit_passes_it(vllm_dir, tmp_path):
+    """One file, helpers resolved from the installed tree: its helpers outside the lint set
+    are only outlined (ftlint/outline.py), and the finding is the whole-tree run's."""
+    sentinel = vllm_dir / "v1/fault_tolerance/engine_core_sentinel.py"
+    alone = run_ftlint("check", "--format", "json", "--statistics", str(sentinel), cwd=tmp_path)
+    assert alone.returncode == 1, alone.stderr
+    whole = run_ftlint("check", "--format", "json", str(vllm_dir), cwd=tmp_path)
+    in_sentinel = [f for f in json.loads(whole.stdout) if f["path"].endswith("engine_core_sentinel.py")]
+    strip = lambda fs: [(f["line"], f["column"], f["code"], f["message"]) for f in fs]  # noqa: E731
+    assert strip(json.loads(alone.stdout)) == strip(in_sentinel) != []
+    parsed = int(alone.stderr.split(" parsed")[0].split()[-1])
+    assert parsed >= 2, alone.stderr  # the sentinel and at least the scheduler it reaches
