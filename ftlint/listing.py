@@ -88,7 +88,9 @@ class DirListings:
 
     # -- across processes and runs -------------------------------------------------------
     def delta(self) -> tuple[dict, dict, bool]:
-        return self.new, self.new_tops, self.dirty
+        """What this walk learnt beyond the stored listings (for a walk run in another
+        process; see merge): listings reused unchanged stay behind."""
+        return {d: e for d, e in self.new.items() if self.old.get(d) is not e}, self.new_tops, self.dirty
 
     def merge(self, delta: tuple[dict, dict, bool]) -> None:
         new, tops, dirty = delta

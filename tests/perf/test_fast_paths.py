@@ -370,3 +370,30 @@ def test_rules_visit_fault_path_functions_unless_they_ask_for_the_module(tmp_pat
         linter.lint_file(path, "m.py", must_parse=True)
     assert "in_handler" in seen[False] and "MODULE_LEVEL" not in seen[False] and "other" not in seen[False]
     assert {"in_handler", "MODULE_LEVEL", "other"} <= set(seen[True])
+
+
+def test_forked_scan_with_the_cache_learns_what_the_serial_one_learns(tmp_path, monkeypatch):
+    """The child sends back what its walk and stat table learnt; the next run, forked or
+    not, is a cache hit; after an edit of the file given, both see the edit."""
+    monkeypatch.delenv("FTLINT_NO_CACHE", raising=False)  # tests/conftest.py turns the cache off
+    root = _project(tmp_path)
+    config = load_config(root)
+    sentinel = root / "pkg" / "sentinel.py"
+    original = sentinel.read_text()
+    outcomes = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(parallel_scan, "ENABLED", enabled)
+        sentinel.write_text(original)
+        cache_dir = tmp_path / f"cache-{enabled}"
+
+        def run():
+            result = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root, cache_dir=cache_dir)
+            return sorted((f.path, f.line, f.code) for f in result.findings), result.cache_hit
+
+        first, second = run(), run()
+        sentinel.write_text(original + "        self.scheduler.reset_prefix_cache()\n")  # FT005 in on_fault
+        third = run()
+        outcomes[enabled] = (first, second, third)
+        assert (first[1], second[1], third[1]) == (False, True, False)
+        assert len(third[0]) == len(first[0]) + 1
+    assert outcomes[True] == outcomes[False]
