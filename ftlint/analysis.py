@@ -39,13 +39,30 @@ class FileLinter:
         cwd: Path,
         in_fault_path_file: Callable[[Path], bool],
         lint_set: Optional[set[str]] = None,
+        outline_lint_set: bool = True,
     ) -> None:
         """`lint_set`: the absolute paths findings are reported for; other files a handler
-        reaches are only outlined (see outline.py). None: every file is parsed whole."""
+        reaches are only outlined (see outline.py), and so are the lint set's own files
+        unless `outline_lint_set` is False (--exhaustive parses them whole). None: every
+        file is parsed whole."""
         self.config = config
         self.selected = selected
         self.rules: list[type[Rule]] = [r for code, r in all_rules().items() if code in selected]
-        outline_only = None if lint_set is None else (lambda path: os.fspath(path) not in lint_set)
+        # Files in the lint set are outlined too (only their fault-path functions parsed)
+        # when every rule reports only in fault-path code and asks for no metadata
+        # provider, and the file is not a `fault-paths` file (whole file in scope).
+        self.segmented = lint_set is not None and outline_lint_set and all(
+            rule.FAULT_PATH_ONLY and not rule.get_inherited_dependencies() for rule in self.rules
+        )
+        outline_only = None
+        if lint_set is not None:
+            segmented = self.segmented
+
+            def outline_only(path: Path) -> bool:
+                if os.fspath(path) not in lint_set:
+                    return True
+                return segmented and not in_fault_path_file(Path(path))
+
         self.project = Project(config.root, cwd, outline_only=outline_only)
         self.paths = FaultPaths(
             self.project,
@@ -88,6 +105,14 @@ class FileLinter:
             return [], []
         if info not in self.paths.whole_modules and not any(fn in self.paths.in_scope for fn in info.functions):
             return [], []
+        if info.module is None:  # outlined: parse the fault-path functions (and learn if LibCST cannot)
+            for fn in info.functions:
+                if fn in self.paths.in_scope:
+                    fn.node  # noqa: B018 - parses its outermost function
+            if info.cst_failure is not None and must_parse:
+                return self._suppress(
+                    key, [_failure_finding(display, info.cst_failure, info.text.splitlines())], info.text
+                ), []
         context = FileContext(path=key, info=info, paths=self.paths, options=dict(self.config.options))
         reports, errors = self._run_rules(context, display)
         findings = [self._finding(context, display, rule, report) for rule, report in reports]
@@ -114,8 +139,29 @@ class FileLinter:
                     )
                     if os.environ.get("FTLINT_DEBUG"):
                         traceback.print_exc()
-        self._positions = ranges_of(context.module, [report.node for rule in rules for report in rule.reports])
+        self._positions = self._ranges(context, [report.node for rule in rules for report in rule.reports])
         return [(rule, report) for rule in rules for report in rule.reports], errors
+
+    def _ranges(self, context: FileContext, nodes: list) -> dict:
+        """id(node) -> CodeRange in the file (segments shifted to their lines)."""
+        if context.module is not None:
+            return ranges_of(context.module, nodes)
+        found: dict = {}
+        for segment in context.segments():
+            for key, code_range in ranges_of(segment.module, [n for n in nodes if id(n) not in found]).items():
+                found[key] = _shifted(code_range, segment.line_offset)
+        return found
+
+    def _fix_edits(self, context: FileContext, fix) -> tuple:
+        if context.module is not None:
+            return fixes.edits_between(context.info.text, fixes.transform(context.module, fix))
+        edits: list = []
+        for segment in context.segments():
+            mine = [r for r in fix if ranges_of(segment.module, [r.node])]
+            if mine:
+                after = fixes.transform(segment.module, mine)
+                edits.extend(fixes.shift(e, segment.line_offset) for e in fixes.edits_between(segment.text, after))
+        return tuple(edits)
 
     def _visit(self, context: FileContext, rules: list[Rule]) -> None:
         """One batched visit (ScopeTracker first, then the rules) over the file's fault-path
@@ -129,6 +175,11 @@ class FileLinter:
             roots = [context.module]
         else:
             roots = [fn.node for fn in info.functions if fn in self.paths.in_scope]
+        if context.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
+            for root in roots:
+                if id(root) not in tracker.functions_seen:
+                    cst.visit_batched(root, visitors)
+            return
         # only the providers the selected rules declare (none of the built-in ones does)
         wrapper = MetadataWrapper(context.module, unsafe_skip_copy=True)
         with ExitStack() as stack:
@@ -148,8 +199,7 @@ class FileLinter:
 
         edits = ()
         if report.fix:
-            after = fixes.transform(context.module, report.fix)
-            edits = fixes.edits_between(context.info.text, after)
+            edits = self._fix_edits(context, report.fix)
         return Finding(
             path=display,
             line=start.line,
@@ -175,6 +225,15 @@ class FileLinter:
             return findings
         noqa = parse_suppressions(text)
         return [f for f in findings if not noqa.suppresses(f.code, f.line)]
+
+
+def _shifted(code_range, lines: int):
+    from libcst._position import CodePosition, CodeRange
+
+    return CodeRange(
+        CodePosition(code_range.start.line + lines, code_range.start.column),
+        CodePosition(code_range.end.line + lines, code_range.end.column),
+    )
 
 
 # -- exhaustive screening ------------------------------------------------------

@@ -199,7 +199,7 @@ def lint_discovered(
                 return result
 
     if linter is None:
-        linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set)
+        linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive)
     linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, record=cache is not None)
     if screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(screen) | linted[2])
@@ -261,10 +261,17 @@ def _parse_likely(files: set[str], facts) -> bool:
     return facts.cache is None or any(facts.changed(file) for file in files)
 
 
-def _new_linter(config, selected, cwd, in_fault_path_file, lint_set):
+def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False):
     from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
 
-    return FileLinter(config, selected, cwd=cwd, in_fault_path_file=in_fault_path_file, lint_set=lint_set)
+    return FileLinter(
+        config,
+        selected,
+        cwd=cwd,
+        in_fault_path_file=in_fault_path_file,
+        lint_set=lint_set,
+        outline_lint_set=not exhaustive,
+    )
 
 
 def _screen(scan: list[str], config: Config):

@@ -43,6 +43,13 @@ def edits_between(before: str, after: str) -> tuple[Edit, ...]:
     return tuple(edits)
 
 
+def shift(edit: Edit, lines: int) -> Edit:
+    """The same edit `lines` further down (an edit computed on a function parsed alone)."""
+    return Edit(
+        line=edit.line + lines, column=edit.column, end_line=edit.end_line + lines, end_column=edit.end_column, text=edit.text
+    )
+
+
 def apply_edits(text: str, edit_groups: Iterable[Sequence[Edit]]) -> tuple[str, int]:
     """Apply non-overlapping groups of edits (a group is one finding's fix, all or nothing).
     Returns the new text and how many groups were applied."""

@@ -14,8 +14,11 @@ Python, a syntax error) is parsed whole with LibCST instead, so it behaves as be
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
@@ -31,7 +34,10 @@ def outline_module(path: Path, text: str) -> Optional["ModuleInfo"]:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand), or
     None when Python's parser cannot read it (the caller parses it whole with LibCST)."""
     from ftlint.project import ModuleInfo
+    from ftlint.source import nesting_failure
 
+    if nesting_failure(text) is not None:
+        return None  # parsed whole, which reports it (FT000 "too deeply nested") as before
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings of the code are not ours to print
@@ -157,29 +163,118 @@ def _ref(module: str, name: Optional[str], level: int):
     return ImportRef(module, name, level)
 
 
+@dataclass(eq=False)
+class Segment:
+    """The lines of one outermost function, parsed alone: `text` is what LibCST parsed
+    (inside `if 1:` when indented); its line n is line n + `line_offset` of the file."""
+
+    module: cst.Module
+    text: str
+    line_offset: int
+
+
 def function_node(fn: "Function") -> cst.FunctionDef:
-    """The LibCST tree of one outlined function: its lines (decorators to the last line
-    of its body) parsed alone, inside `if 1:` when indented so the indentation stays as
-    written. Should LibCST reject those lines, the whole file is parsed and the
-    function taken from it; should it reject the file too, the function is empty (as a
-    helper in a file LibCST cannot parse is unknown in a run that parses it whole)."""
+    """The LibCST tree of one outlined function. Its outermost enclosing function is
+    parsed alone (decorators to the last line of its body, inside `if 1:` when indented
+    so the indentation stays as written), and every function inside it gets its node
+    from that one tree (so a nested def is the same node wherever it is met). Should
+    LibCST reject those lines, the whole file is parsed and the function taken from it;
+    should it reject the file too, the failure is kept on the module (a linted file
+    reports it as FT000) and the function is empty (a helper in a file LibCST cannot
+    parse is unknown, as in a run that parses it whole)."""
+    info = fn.module
+    outer = _outermost(fn)
+    unit = _parse_unit(outer)
+    if unit is not None:
+        segment, nodes = unit
+        inside = [f for f in info.functions if f.span and _within(f.span, outer.span)]
+        if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes)):
+            for function, node in zip(inside, nodes):
+                if function.cst_node is None:
+                    function.cst_node = node
+                    function.segment = segment
+                    info.by_node[id(node)] = function
+            if fn.cst_node is not None:
+                return fn.cst_node
+    return _from_whole_file(fn)
+
+
+def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+def _outermost(fn: "Function") -> "Function":
+    best = fn
+    for other in fn.module.functions:
+        if other.span and fn.span and _within(fn.span, other.span) and other.span[0] <= best.span[0]:
+            if other.span[0] < best.span[0] or other.span[1] > best.span[1]:
+                best = other
+    return best
+
+
+def _parse_unit(fn: "Function") -> Optional[tuple[Segment, list[cst.FunctionDef]]]:
     from ftlint.source import parse
 
     info = fn.module
-    lines = info.__dict__.setdefault("_lines", None)
-    if lines is None:
-        lines = info.__dict__["_lines"] = _LINE.findall(info.text)
-    first, last = fn.span or (1, len(lines))
-    segment = "".join(lines[first - 1 : last])
-    indented = segment[:1] in (" ", "\t", "\x0c")
-    module = parse(("if 1:\n" + segment) if indented else segment)
-    if isinstance(module, cst.Module) and module.body:
-        node = module.body[0]
-        if indented and isinstance(node, cst.If):
-            node = node.body.body[0] if node.body.body else None
-        if isinstance(node, cst.FunctionDef) and node.name.value == fn.name:
-            return node
-    return _from_whole_file(fn)
+    if info.lines is None:
+        info.lines = _LINE.findall(info.text)
+    first, last = fn.span or (1, len(info.lines))
+    text = "".join(info.lines[first - 1 : last])
+    newline, indent = _layout(info)
+    # Indented lines go inside `if 1:` blocks, one per indent level when the indentation
+    # is whole levels of the file's indent, so LibCST detects the same default newline
+    # and indent as on the whole file (new lines a fix adds use them).
+    whitespace = text[: len(text) - len(text.lstrip(" \t\x0c"))]
+    levels = 0
+    if whitespace:
+        levels = len(whitespace) // len(indent) if indent and whitespace == indent * (len(whitespace) // len(indent)) else 0
+        wrapper = "".join(indent * i + "if 1:" + newline for i in range(levels)) if levels else "if 1:" + newline
+        levels = levels or 1
+        text = wrapper + text
+    module = parse(text)
+    if not isinstance(module, cst.Module) or not module.body:
+        return None
+    node = module.body[0]
+    for _ in range(levels):
+        node = node.body.body[0] if isinstance(node, cst.If) and node.body.body else None
+    if not isinstance(node, cst.FunctionDef) or node.name.value != fn.name:
+        return None
+    found: list[cst.FunctionDef] = []
+    _function_defs([node], found)
+    return Segment(module, text, first - 1 - levels), found
+
+
+def _layout(info: "ModuleInfo") -> tuple[str, str]:
+    """The file's default newline and indent as LibCST detects them: its first line
+    ending, and the whitespace of its first indented block."""
+    if info.layout is None:
+        match = re.search(r"\r\n?|\n", info.text)
+        newline = match.group(0) if match else "\n"
+        indent = "    "
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(info.text).readline):
+                if token.type == tokenize.INDENT:
+                    indent = token.string
+                    break
+        except (tokenize.TokenError, SyntaxError, ValueError):
+            pass
+        info.layout = (newline, indent)
+    return info.layout
+
+
+def _function_defs(statements, found: list) -> None:
+    """FunctionDefs in the order project._Indexer meets them (definitions are statements)."""
+    from ftlint.project import _body, _suites
+
+    for statement in statements:
+        if isinstance(statement, cst.FunctionDef):
+            found.append(statement)
+            _function_defs(_body(statement.body), found)
+        elif isinstance(statement, cst.ClassDef):
+            _function_defs(_body(statement.body), found)
+        elif not isinstance(statement, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+            for suite in _suites(statement):
+                _function_defs(_body(suite), found)
 
 
 def _from_whole_file(fn: "Function") -> cst.FunctionDef:
@@ -192,4 +287,6 @@ def _from_whole_file(fn: "Function") -> cst.FunctionDef:
         ours = [f for f in fn.module.functions if f.qualname == fn.qualname]
         if fn in ours and len(same) == len(ours):
             return same[ours.index(fn)].node
+    else:
+        fn.module.cst_failure = module
     return cst.FunctionDef(name=cst.Name(fn.name), params=cst.Parameters(), body=cst.IndentedBlock(body=[]))

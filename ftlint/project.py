@@ -45,6 +45,7 @@ class Function:
     parent: Optional["Function"] = None
     nested: dict[str, "Function"] = field(default_factory=dict)
     span: Optional[tuple[int, int]] = None  # (first line, last line), in outlined modules
+    segment: Optional[object] = None  # outline.Segment its node was parsed in (outlined modules)
     _ir: Optional[ir.Seq] = None
 
     @property
@@ -96,6 +97,9 @@ class ModuleInfo:
     top_functions: dict[str, Function] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)  # top-level classes by name
     imports: dict[str, ImportRef] = field(default_factory=dict)
+    lines: Optional[list] = None  # the text split as Python numbers lines (outlined modules)
+    cst_failure: Optional[ParseFailure] = None  # LibCST rejected the file (outlined modules)
+    layout: Optional[tuple[str, str]] = None  # (default newline, default indent), outlined modules
 
     def function_for(self, node: cst.FunctionDef) -> Optional[Function]:
         return self.by_node.get(id(node))

@@ -92,15 +92,25 @@ class FileContext:
         return self._enclosing[-1]
 
     @property
-    def module(self) -> cst.Module:
+    def module(self) -> Optional[cst.Module]:
+        """The file's tree; None when only its fault-path functions were parsed (see segments)."""
         return self.info.module
+
+    def segments(self) -> list:
+        """The outline.Segment trees of an outlined file's parsed functions, in file order."""
+        seen: dict = {}
+        for fn in self.info.functions:
+            if fn.segment is not None:
+                seen.setdefault(id(fn.segment), fn.segment)
+        return sorted(seen.values(), key=lambda segment: segment.line_offset)
 
     def parent_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The node's parent. Built on first use (rules ask only when they report or fix),
         so files without findings skip the extra pass ParentNodeProvider would cost."""
         if self._parents is None:
             collector = _ParentCollector()
-            self.module.visit(collector)
+            for tree in [self.module] if self.module is not None else [s.module for s in self.segments()]:
+                tree.visit(collector)
             self._parents = collector.parents
         return self._parents.get(id(node))
 

@@ -397,3 +397,71 @@ def test_forked_scan_with_the_cache_learns_what_the_serial_one_learns(tmp_path, 
         assert (first[1], second[1], third[1]) == (False, True, False)
         assert len(third[0]) == len(first[0]) + 1
     assert outcomes[True] == outcomes[False]
+
+
+# -- a linted file outlined: only its fault-path functions parsed -------------------------
+OUTLINED_SAMPLE = """\
+import functools
+
+MODULE_LEVEL = [x for x in range(3)]
+
+
+def unrelated(a, b):
+    return a < len(b)
+
+
+class Sentinel:
+    def __init__(self):
+        self.kv = None
+
+    @functools.wraps(print)
+    def on_fault(self, exc):
+        def drop_all(reqs):
+            for req in reqs:
+                req.async_tokens_to_discard = req.num_output_placeholders
+
+        class Local:
+            def helper(self, req):
+                req.async_tokens_to_discard += 1
+
+        drop_all(self.scheduler.running)
+        for req in list(self.scheduler.running):
+            self._evict_tail(req)
+            # keep the request for resume
+            self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)
+        self.scheduler.reset_prefix_cache()
+        self.scheduler.finish_requests(self.ids, "abort")
+
+    def _evict_tail(self, req):
+        if 0 <= req.block_id < len(self.kv.blocks):
+            self.kv.evict_blocks(set())
+
+
+\tdef_after = 1
+"""
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("indent", ["    ", "\t"])
+def test_an_outlined_linted_file_gives_the_whole_file_findings_and_fixes(tmp_path, newline, indent):
+    source = OUTLINED_SAMPLE.replace("\n\tdef_after = 1\n", "\n").replace("    ", indent).replace("\n", newline)
+    path = tmp_path / "sentinel.py"
+    path.write_bytes(source.encode())
+    config = load_config(tmp_path)
+    outlined = lint_paths([path], config, known_codes(), cwd=tmp_path)
+    whole = lint_paths([path], config, known_codes(), cwd=tmp_path, exhaustive=True)  # parses files whole
+    assert [f.to_dict() for f in outlined.findings] == [f.to_dict() for f in whole.findings]
+    codes = {f.code for f in outlined.findings}
+    assert {"FT001", "FT003", "FT005"} <= codes, codes
+    assert any(f.fix for f in outlined.findings)
+
+
+def test_an_outlined_linted_file_libcst_cannot_parse_is_ft000(tmp_path, monkeypatch):
+    """Python reads it, LibCST does not (simulated): the file is reported, not skipped."""
+    import ftlint.source as source
+
+    path = tmp_path / "sentinel.py"
+    path.write_text("class S:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n")
+    monkeypatch.setattr(source, "parse", lambda text: source.ParseFailure("syntax error: simulated", 2, 5))
+    result = lint_paths([path], load_config(tmp_path), known_codes(), cwd=tmp_path)
+    assert [(f.code, f.line, f.message) for f in result.findings] == [("FT000", 2, "syntax error: simulated")]
