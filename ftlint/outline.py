@@ -1,14 +1,17 @@
 """A module's outline (functions, classes, imports) from Python's own parser, and the
-LibCST tree of one function at a time, parsed when its body is first asked for.
+LibCST tree of one outermost function at a time, parsed when a body is first asked for.
 
-Helpers in files outside the lint set are needed only for what their functions do:
-`ftlint check engine_core_sentinel.py` reaches four functions of a 3,900-line
+Rules report only in fault-path code, and the fault path needs only what its functions
+do: `ftlint check engine_core_sentinel.py` reaches four functions of a 3,900-line
 scheduler.py, whose LibCST parse alone costs more than the whole single-file budget
 (issue 5). `ast.parse` gives the same outline about ten times faster, and LibCST then
-parses only the functions the fault path reaches. Files in the lint set are always
-parsed whole (rules visit them). The outline follows the LibCST indexer in
-project.py rule for rule; a file Python's parser rejects (newer syntax than this
-Python, a syntax error) is parsed whole with LibCST instead, so it behaves as before.
+parses only the functions the fault path reaches, in helper files and in the linted
+file alike (analysis.py shifts positions and fix edits back to the file's lines). The
+outline follows the LibCST indexer in project.py rule for rule; a file Python's parser
+rejects (newer syntax than this Python, a syntax error) or that is too deeply nested is
+parsed whole with LibCST instead, so it behaves as before. Project decides which files
+are outlined (FileLinter: not `fault-paths` files, nor --exhaustive runs, nor when a rule
+asks for the whole module or a metadata provider).
 """
 
 from __future__ import annotations
