@@ -100,58 +100,30 @@ class _Outliner:
                     self.walk(case.body)
 
     def _class(self, node: ast.ClassDef) -> "ClassInfo":
-        from ftlint.project import ClassInfo
+        from ftlint.project import add_class
 
-        qual = ".".join([s.name for s in self.scopes] + [node.name])
-        bases = tuple(filter(None, (_dotted(base) for base in node.bases)))
-        info = ClassInfo(node.name, qual, bases, self.info)
-        if not self.scopes:
-            self.info.classes[node.name] = info
-        return info
+        return add_class(self.info, self.scopes, node.name, tuple(filter(None, map(_dotted, node.bases))))
 
     def _function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> "Function":
-        from ftlint.project import ClassInfo, Function
+        from ftlint.project import add_function
 
-        enclosing = self.scopes[-1] if self.scopes else None
-        is_method = isinstance(enclosing, ClassInfo)
-        parent = enclosing if isinstance(enclosing, Function) else None
-        if parent is not None:
-            qual = f"{parent.qualname}.<locals>.{node.name}"
-        else:
-            qual = ".".join([s.name for s in self.scopes] + [node.name])
-        decorators = {_dotted(d) for d in node.decorator_list}
         args = node.args
-        params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        fn = Function(
-            module=self.info,
-            qualname=qual,
-            name=node.name,
-            class_info=enclosing if is_method else (parent.class_info if parent else None),
+        return add_function(
+            self.info,
+            self.scopes,
+            node.name,
+            tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)),
+            {_dotted(d) for d in node.decorator_list},
             cst_node=None,
-            params=params,
-            is_method=is_method,
-            is_static="staticmethod" in decorators,
-            is_classmethod="classmethod" in decorators,
-            parent=parent,
             span=(first, node.end_lineno or node.lineno),
         )
-        self.info.functions.append(fn)
-        if is_method:
-            enclosing.methods.setdefault(fn.name, fn)
-        elif parent is not None:
-            parent.nested.setdefault(fn.name, fn)
-        elif not self.scopes:
-            self.info.top_functions[fn.name] = fn
-        return fn
 
     def _import(self, node: ast.Import) -> None:
+        from ftlint.project import add_import
+
         for alias in node.names:
-            if alias.asname is not None:
-                self.info.imports[alias.asname] = _ref(alias.name, None, 0)
-            else:
-                head = alias.name.split(".")[0]
-                self.info.imports.setdefault(head, _ref(head, None, 0))
+            add_import(self.info, alias.name, alias.asname)
 
     def _import_from(self, node: ast.ImportFrom) -> None:
         for alias in node.names:

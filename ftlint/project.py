@@ -139,61 +139,29 @@ class _Indexer:
                     self.walk(_body(suite))
 
     def _class(self, node: cst.ClassDef) -> ClassInfo:
-        qual = ".".join([s.name for s in self.scopes] + [node.name.value])
         bases = tuple(
             filter(None, (ir.dotted_name(arg.value) for arg in node.bases if arg.keyword is None and not arg.star))
         )
-        info = ClassInfo(node.name.value, qual, bases, self.info)
-        if not self.scopes:
-            self.info.classes[node.name.value] = info
-        return info
+        return add_class(self.info, self.scopes, node.name.value, bases)
 
     def _function(self, node: cst.FunctionDef) -> Function:
-        enclosing = self.scopes[-1] if self.scopes else None
-        is_method = isinstance(enclosing, ClassInfo)
-        parent = enclosing if isinstance(enclosing, Function) else None
-        if parent is not None:
-            qual = f"{parent.qualname}.<locals>.{node.name.value}"
-        else:
-            qual = ".".join([s.name for s in self.scopes] + [node.name.value])
-        decorators = {ir.dotted_name(d.decorator) for d in node.decorators}
-        params = tuple(
-            p.name.value
-            for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
-        )
-        class_info = enclosing if is_method else (parent.class_info if parent else None)
-        fn = Function(
-            module=self.info,
-            qualname=qual,
-            name=node.name.value,
-            class_info=class_info,
+        fn = add_function(
+            self.info,
+            self.scopes,
+            node.name.value,
+            tuple(p.name.value for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)),
+            {ir.dotted_name(d.decorator) for d in node.decorators},
             cst_node=node,
-            params=params,
-            is_method=is_method,
-            is_static="staticmethod" in decorators,
-            is_classmethod="classmethod" in decorators,
-            parent=parent,
         )
-        self.info.functions.append(fn)
         self.info.by_node[id(node)] = fn
-        if is_method:
-            enclosing.methods.setdefault(fn.name, fn)
-        elif parent is not None:
-            parent.nested.setdefault(fn.name, fn)
-        elif not self.scopes:
-            self.info.top_functions[fn.name] = fn
         return fn
 
     def _import(self, node: cst.Import) -> None:
         for alias in node.names:
             dotted = ir.dotted_name(alias.name)
-            if not dotted:
-                continue
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.info.imports[alias.asname.name.value] = ImportRef(dotted, None, 0)
-            else:
-                head = dotted.split(".")[0]
-                self.info.imports.setdefault(head, ImportRef(head, None, 0))
+            if dotted:
+                asname = alias.asname.name if alias.asname is not None else None
+                add_import(self.info, dotted, asname.value if isinstance(asname, cst.Name) else None)
 
     def _import_from(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar):
@@ -208,6 +176,53 @@ class _Indexer:
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
             self.info.imports[local] = ImportRef(module or "", name, level)
+
+
+# -- shared by _Indexer and outline._Outliner (the same rules over two syntax trees) ----
+def add_class(info: ModuleInfo, scopes: list, name: str, bases: tuple[str, ...]) -> ClassInfo:
+    cls = ClassInfo(name, ".".join([s.name for s in scopes] + [name]), bases, info)
+    if not scopes:
+        info.classes[name] = cls
+    return cls
+
+
+def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decorators: set, **node) -> Function:
+    """A function met inside the open `scopes` (classes and functions): its qualified
+    name, class and enclosing function, and where it is listed (a class's methods, an
+    enclosing function's nested defs, the module's top-level functions)."""
+    enclosing = scopes[-1] if scopes else None
+    is_method = isinstance(enclosing, ClassInfo)
+    parent = enclosing if isinstance(enclosing, Function) else None
+    qual = f"{parent.qualname}.<locals>.{name}" if parent else ".".join([s.name for s in scopes] + [name])
+    fn = Function(
+        module=info,
+        qualname=qual,
+        name=name,
+        class_info=enclosing if is_method else (parent.class_info if parent else None),
+        params=params,
+        is_method=is_method,
+        is_static="staticmethod" in decorators,
+        is_classmethod="classmethod" in decorators,
+        parent=parent,
+        **node,
+    )
+    info.functions.append(fn)
+    if is_method:
+        enclosing.methods.setdefault(name, fn)
+    elif parent is not None:
+        parent.nested.setdefault(name, fn)
+    elif not scopes:
+        info.top_functions[name] = fn
+    return fn
+
+
+def add_import(info: ModuleInfo, dotted: str, asname: Optional[str]) -> None:
+    """`import a.b.c [as x]` binds x, or else a."""
+    if asname is not None:
+        info.imports[asname] = ImportRef(dotted, None, 0)
+    else:
+        head = dotted.split(".")[0]
+        info.imports.setdefault(head, ImportRef(head, None, 0))
 
 
 def _body(suite: cst.CSTNode) -> Sequence[cst.CSTNode]:

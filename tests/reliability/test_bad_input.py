@@ -14,7 +14,7 @@ import pytest
 
 from ftlint import discovery as discovery_mod
 from ftlint import source as source_mod
-from ftlint.source import MAX_BRACKET_DEPTH, MAX_CONCATENATED_STRINGS, MAX_NESTING_DEPTH
+from ftlint.source import MAX_BRACKET_DEPTH, MAX_CONCATENATED_STRINGS
 
 
 def is_root() -> bool:
