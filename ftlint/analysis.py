@@ -5,7 +5,6 @@ into findings (positions, suppressions, fix edits)."""
 from __future__ import annotations
 
 import os
-import traceback
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Callable, Iterable, Optional
@@ -40,11 +39,13 @@ class FileLinter:
         in_fault_path_file: Callable[[Path], bool],
         lint_set: Optional[set[str]] = None,
         outline_lint_set: bool = True,
+        outline_store=None,
     ) -> None:
         """`lint_set`: the absolute paths findings are reported for; other files a handler
         reaches are only outlined (see outline.py), and so are the lint set's own files
         unless `outline_lint_set` is False (--exhaustive parses them whole). None: every
-        file is parsed whole."""
+        file is parsed whole. `outline_store`: cache.OutlineStore, outlines made
+        already (by the forked scan, by earlier runs)."""
         self.config = config
         self.selected = selected
         self.rules: list[type[Rule]] = [r for code, r in all_rules().items() if code in selected]
@@ -63,7 +64,7 @@ class FileLinter:
                     return True
                 return segmented and not in_fault_path_file(Path(path))
 
-        self.project = Project(config.root, cwd, outline_only=outline_only)
+        self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store)
         self.paths = FaultPaths(
             self.project,
             handler_matcher(config.handler_patterns()),
@@ -86,6 +87,8 @@ class FileLinter:
             except (Exception, RecursionError) as err:  # noqa: BLE001
                 errors.append(f"{file}: internal error while indexing: {err.__class__.__name__}: {err}")
                 if os.environ.get("FTLINT_DEBUG"):
+                    import traceback
+
                     traceback.print_exc()
         return errors
 
@@ -138,6 +141,8 @@ class FileLinter:
                         f"{err.__class__.__name__}: {err}"
                     )
                     if os.environ.get("FTLINT_DEBUG"):
+                        import traceback
+
                         traceback.print_exc()
         self._positions = self._ranges(context, [report.node for rule in rules for report in rule.reports])
         return [(rule, report) for rule in rules for report in rule.reports], errors

@@ -1,12 +1,15 @@
 """The result cache (like ruff's `.ruff_cache`): standard library only, never imports LibCST.
 
-Three kinds of entries, all plain JSON behind a checksum line:
+Four kinds of entries, all plain JSON behind a checksum line:
 
 * a *stat table* per project scan (file name from ftlint's code fingerprint and the
   handler patterns): absolute path -> [mtime_ns, size, inode, ctime_ns, prefilter bit,
   content hash or ""]. A warm run stats files instead of reading them. Files modified
   less than `RACY_NS` before the run started keep only their content hash (git's "racy
-  timestamp" rule: a second write within the same clock tick would keep its stat);
+  timestamp" rule: a second write within the same clock tick would keep its stat).
+  The table is split in `STAT_SHARDS` files by directory, each read when a file in it
+  is first asked about and written only when an entry in it changed: a pre-commit run
+  on one edited file reads and writes one shard, not the 6,000 entries of a project;
 * *directory listings* (listing.py): what the walker kept of each directory, reused
   while the directory and the ignore files that apply to it keep their stat;
 * a *run entry* per (code fingerprint, config hash, selected codes, working directory,
@@ -14,7 +17,9 @@ Three kinds of entries, all plain JSON behind a checksum line:
   they depended on: `deps` = [path, content hash] of every file the run read (handler
   files and the helpers reached from them, in any file), `probes` = [path, kind, result]
   of every file-existence test import resolution made. A lookup re-validates all of
-  them; any difference is a miss (so a changed helper invalidates its callers).
+  them; any difference is a miss (so a changed helper invalidates its callers);
+* *outlines* (outline.py) keyed on a file's text, the Python version and ftlint's code:
+  after an edit, the helpers a handler reaches are not parsed again.
 
 Safe under concurrent runs: every write goes to a temporary file in the same directory
 and is moved into place with `os.replace`; readers ignore entries that are missing,
@@ -24,17 +29,25 @@ ignored. `FTLINT_NO_CACHE=1` (or `--no-cache`) disables the cache.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import sys
 import threading
 import time
+import zlib
 from pathlib import Path
 from typing import Optional
 
+try:  # hashlib's blake2b without hashlib's OpenSSL start-up (~4 ms of a pre-commit run)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python without the builtin module
+    from hashlib import blake2b
+
 FORMAT = 1
+STAT_SHARDS = 16
 RACY_NS = 2_000_000_000
 MAX_RUN_ENTRIES = 512
+MAX_OUTLINE_ENTRIES = 4096
 _TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by ftlint.\n"
@@ -48,12 +61,12 @@ def disabled_by_env() -> bool:
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 def digest(*parts: object) -> str:
     blob = json.dumps(parts, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
+    return blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 _fingerprint: Optional[str] = None
@@ -100,18 +113,20 @@ class Cache:
         self.directory = Path(os.path.abspath(directory))
         self.started_ns = time.time_ns()
         self._ready = False
+        self._saved_outlines = 0
 
     # -- files -----------------------------------------------------------------
     def _ensure(self) -> bool:
         if self._ready:
             return True
         try:
-            (self.directory / "runs").mkdir(parents=True, exist_ok=True)
+            # os.path, not Path: ProbeRecorder records Path.exists calls made while linting
+            os.makedirs(self.directory / "runs", exist_ok=True)
             tag = self.directory / "CACHEDIR.TAG"
-            if not tag.exists():
+            if not os.path.exists(tag):
                 self._write(tag, _TAG)
             ignore = self.directory / ".gitignore"
-            if not ignore.exists():
+            if not os.path.exists(ignore):
                 self._write(ignore, "# Automatically created by ftlint.\n*\n")
         except OSError:
             return False
@@ -135,7 +150,7 @@ class Cache:
         if not self._ensure():
             return
         body = json.dumps(payload, separators=(",", ":"))
-        check = hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
+        check = blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
         try:
             self._write(path, f"ftlint-cache {FORMAT} {check}\n{body}")
         except OSError:
@@ -150,21 +165,21 @@ class Cache:
             magic, version, check = head.split(" ")
             if magic != "ftlint-cache" or version != str(FORMAT):
                 return None
-            if hashlib.blake2b(body.encode("utf-8"), digest_size=16).hexdigest() != check:
+            if blake2b(body.encode("utf-8"), digest_size=16).hexdigest() != check:
                 return None
             return json.loads(body)
         except (OSError, ValueError, UnicodeError):
             return None
 
     # -- stat table ------------------------------------------------------------
-    def stat_path(self, scope: str) -> Path:
-        return self.directory / f"stat-{scope}.json"
+    def stat_path(self, scope: str, shard: int) -> Path:
+        return self.directory / f"stat-{scope}-{shard:x}.json"
 
-    def load_stats(self, scope: str) -> dict:
-        data = self._load(self.stat_path(scope))
+    def load_stats(self, scope: str, shard: int) -> dict:
+        data = self._load(self.stat_path(scope, shard))
         return data if isinstance(data, dict) else {}
 
-    def save_stats(self, scope: str, entries: dict) -> None:
+    def save_stats(self, scope: str, shard: int, entries: dict) -> None:
         limit = self.started_ns - RACY_NS
         keep = {}
         for path, entry in entries.items():
@@ -172,7 +187,7 @@ class Cache:
                 # a file modified too recently for its stat to vouch for its contents keeps
                 # only its content hash (a stat of zeros never matches: it is re-read)
                 keep[path] = entry if entry[0] < limit else [0, 0, 0, 0, entry[4], entry[5]]
-        self._store(self.stat_path(scope), keep)
+        self._store(self.stat_path(scope, shard), keep)
 
     # -- directory listings (listing.py) ----------------------------------------
     def listings_path(self, scope: str) -> Path:
@@ -198,23 +213,81 @@ class Cache:
 
     def save_run(self, key: str, entry: dict) -> None:
         self._store(self.run_path(key), entry)
-        self._prune()
+        self._prune(self.directory / "runs", MAX_RUN_ENTRIES)
 
-    def _prune(self) -> None:
-        runs = self.directory / "runs"
+    # -- outlines ------------------------------------------------------------------
+    def outline_path(self, key: str) -> Path:
+        return self.directory / "outlines" / f"{key}.json"
+
+    def load_outline(self, key: str):
+        data = self._load(self.outline_path(key))
+        ops = data.get("ops") if isinstance(data, dict) else None
+        return ops if isinstance(ops, list) or ops is False else None
+
+    def save_outline(self, key: str, ops) -> None:
+        if not self._ensure():
+            return
         try:
-            with os.scandir(runs) as it:
+            os.makedirs(self.directory / "outlines", exist_ok=True)
+        except OSError:
+            return
+        self._store(self.outline_path(key), {"ops": ops})
+        self._saved_outlines += 1
+        if self._saved_outlines == 1:  # once a run is enough
+            self._prune(self.directory / "outlines", MAX_OUTLINE_ENTRIES)
+
+    @staticmethod
+    def _prune(directory: Path, limit: int) -> None:
+        """Drop the oldest entries past `limit`."""
+        try:
+            with os.scandir(directory) as it:
                 entries = [(e.stat().st_mtime_ns, e.path) for e in it if e.name.endswith(".json")]
         except OSError:
             return
-        if len(entries) <= MAX_RUN_ENTRIES:
+        if len(entries) <= limit:
             return
         entries.sort()
-        for _, path in entries[: len(entries) - MAX_RUN_ENTRIES]:
+        for _, path in entries[: len(entries) - limit]:
             try:
                 os.unlink(path)
             except OSError:
                 pass
+
+
+class OutlineStore:
+    """outline.outline_module's outlines by text: those made in this run (the forked scan
+    outlines the files given while the parent imports LibCST) and, with a cache, those
+    of earlier runs, keyed by a digest of the text, the Python version (its parser makes
+    the outline) and ftlint's code fingerprint."""
+
+    def __init__(self, cache: Optional[Cache] = None) -> None:
+        self.cache = cache
+        self._known: dict[str, object] = {}
+        self._salt = digest(code_fingerprint(), sys.version_info[:3]).encode()[:64] if cache is not None else b""
+
+    def _key(self, text: str) -> str:
+        return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20, key=self._salt).hexdigest()
+
+    def load(self, text: str):
+        ops = self._known.get(text)
+        if ops is None and self.cache is not None:
+            ops = self.cache.load_outline(self._key(text))
+        return ops
+
+    def save(self, text: str, ops) -> None:
+        """Keep an outline this process made (and write it to the cache)."""
+        self._known[text] = ops
+        if self.cache is not None:
+            self.cache.save_outline(self._key(text), ops)
+
+    def remember(self, text: str, ops) -> None:
+        """Keep an outline made elsewhere in this run (written to the cache there)."""
+        self._known[text] = ops
+
+
+def stat_shard(path: str) -> int:
+    """The stat-table shard of a file: by its directory, so a project's neighbours share one."""
+    return zlib.crc32(os.path.dirname(path).encode("utf-8", "surrogateescape")) % STAT_SHARDS
 
 
 class FileFacts:
@@ -225,13 +298,23 @@ class FileFacts:
         self.cache = cache
         self.scope = scope
         self.prefilter = prefilter
-        self.old: dict = cache.load_stats(scope) if cache is not None else {}
+        self._stored: dict[int, dict] = {}  # shards read so far
         self.new: dict = {}
-        self.dirty = False
+        self._dirty: set[int] = set()  # shards with entries the stored ones lack
+
+    def _shard(self, shard: int) -> dict:
+        stored = self._stored.get(shard)
+        if stored is None:
+            stored = self._stored[shard] = self.cache.load_stats(self.scope, shard) if self.cache is not None else {}
+        return stored
+
+    def stored(self, path: str) -> Optional[list]:
+        """The stat table's entry for `path` (its shard is read on first use)."""
+        return self._shard(stat_shard(path)).get(path)
 
     def _entry(self, path: str, st: os.stat_result) -> Optional[list]:
         """The stored entry when the file's stat is unchanged."""
-        known = self.new.get(path) or self.old.get(path)
+        known = self.new.get(path) or self.stored(path)
         if isinstance(known, list) and len(known) == 6 and known[:4] == stat_signature(st):
             self.new[path] = known
             return known
@@ -245,28 +328,35 @@ class FileFacts:
                 return False
         except OSError:
             return True
-        known = self.old.get(path)
+        known = self.stored(path)
         if not (isinstance(known, list) and len(known) == 6 and known[5]):
             return True
         got = read_file(path)
         return got is None or content_hash(got[0]) != known[5]
 
-    def delta(self) -> tuple[dict, bool]:
+    def delta(self) -> tuple[dict, set]:
         """What this object learnt that the stored table did not hold (for a scan run in
-        another process; see merge). Entries reused unchanged stay behind: the table
-        written at the end keeps them anyway, and sending 6,000 of them costs more than
-        the scan saves."""
-        return {p: e for p, e in self.new.items() if self.old.get(p) is not e}, self.dirty
+        another process; see merge), and the shards still to write. Entries reused
+        unchanged stay behind: the table written at the end keeps them anyway, and
+        sending 6,000 of them costs more than the scan saves."""
+        return {p: e for p, e in self.new.items() if self.stored(p) is not e}, set(self._dirty)
 
-    def merge(self, delta: tuple[dict, bool]) -> None:
+    def merge(self, delta: tuple[dict, set]) -> None:
         new, dirty = delta
         self.new.update(new)
-        self.dirty = self.dirty or dirty
+        self._dirty |= dirty
 
-    def _record(self, path: str, st: os.stat_result, data: bytes, hashed: str = "") -> list:
-        entry = [*stat_signature(st), self.prefilter.matches(data), hashed]
+    def _record(self, path: str, st: os.stat_result, data: bytes, hashed: Optional[str] = None) -> list:
+        """Remember what the file is now; without `hashed`, the content hash is kept for a
+        file passing the prefilter only (a candidate: its hash is a dependency of the run)."""
+        bit = self.prefilter.matches(data)
+        if hashed is None:
+            hashed = content_hash(data) if bit else ""
+        entry = [*stat_signature(st), bit, hashed]
+        known = self.new.get(path) or self.stored(path)
         self.new[path] = entry
-        self.dirty = True
+        if entry != known:
+            self._dirty.add(stat_shard(path))
         return entry
 
     def candidate(self, path: str, forced: bool) -> bool:
@@ -286,8 +376,6 @@ class FileFacts:
                 return True
             data, st = got
             entry = self._record(path, st, data)
-            if entry[4]:  # a candidate: its hash is a dependency of the run
-                entry[5] = content_hash(data)
         return bool(entry[4])
 
     def hash_of(self, path: str) -> str:
@@ -314,8 +402,17 @@ class FileFacts:
         return hashed, text if isinstance(text, str) else None
 
     def save(self) -> None:
-        if self.cache is not None and self.dirty:
-            self.cache.save_stats(self.scope, {**self.old, **self.new})
+        """Write the shards that changed: what they held, updated with what this run learnt."""
+        if self.cache is None or not self._dirty:
+            return
+        learnt: dict[int, dict] = {shard: {} for shard in self._dirty}
+        for path, entry in self.new.items():
+            mine = learnt.get(stat_shard(path))
+            if mine is not None:
+                mine[path] = entry
+        for shard, entries in sorted(learnt.items()):
+            self.cache.save_stats(self.scope, shard, {**self._shard(shard), **entries})
+        self._dirty.clear()
 
 
 def read_file(path: str) -> Optional[tuple[bytes, os.stat_result]]:

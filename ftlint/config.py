@@ -14,8 +14,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import json
 import os
 import re
@@ -424,8 +422,9 @@ class Config:
             elif isinstance(value, Path):
                 value = os.fspath(value)
             payload[f.name] = value
-        blob = json.dumps(payload, sort_keys=True, default=repr, separators=(",", ":"))
-        return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
+        from ftlint.cache import digest  # only runs with a cache ask for it
+
+        return digest(payload)
 
     def selected_codes(self, known_codes: Iterable[str]) -> frozenset[str]:
         """``select_codes(self, (), known_codes)``."""
@@ -625,6 +624,8 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
     kwargs: dict[str, object] = {}
     for key, value in table.items():
         if key not in CONFIG_KEYS:
+            import difflib  # only for a misspelt key
+
             close = difflib.get_close_matches(key.replace("_", "-").lower(), CONFIG_KEYS, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise v.error(None, f"unknown key {key!r}{hint}")

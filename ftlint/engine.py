@@ -9,7 +9,6 @@ findings.
 from __future__ import annotations
 
 import os
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -138,6 +137,7 @@ def lint_discovered(
     linter = None
     if exhaustive:
         scan = lint_files + _walk_project(walk_root, lint_set, config, None)
+        scanned_count = len(scan)
         screen = _screen(scan, config)  # None: parse everything in this process
         candidates = []
         for file in scan:
@@ -150,28 +150,25 @@ def lint_discovered(
         if walk_root is not None and explicit_files and _parse_likely(explicit_files & lint_set, facts):
             # pre-commit's call: the walk of the project (I/O) runs in a child while this
             # process imports LibCST and parses the files it was given, which it must do anyway
+            given = sorted(explicit_files & lint_set)
             join = parallel_scan.start(
-                lambda: (
-                    *_scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings),
-                    facts.delta(),
-                    listings.delta() if listings is not None else None,
-                )
+                lambda: _scan_and_save(lint_files, walk_root, lint_set, is_forced, facts, config, listings, given, cache)
             )
         if join is not None:
-            linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set)
-            for file in sorted(explicit_files & lint_set):
-                linter.project.module_at(Path(file))
+            linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, cache=cache)
             scanned = join()
             if scanned is not None:
-                scan, candidates, new_facts, new_listings = scanned
+                scanned_count, candidates, new_facts, outlines = scanned
                 facts.merge(new_facts)
-                if listings is not None:
-                    listings.merge(new_listings)
+                for text, ops in outlines:
+                    linter.project.outline_store.remember(text, ops)
             else:  # the child failed (it never reports why): do it here
                 scan, candidates = _scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings)
+                scanned_count = len(scan)
         else:
             scan, candidates = _scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings)
-    result.files_scanned = len(scan)
+            scanned_count = len(scan)
+    result.files_scanned = scanned_count
 
     key = None
     if cache is not None:
@@ -199,7 +196,7 @@ def lint_discovered(
                 return result
 
     if linter is None:
-        linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive)
+        linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive, cache=cache)
     linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, record=cache is not None)
     if screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(screen) | linted[2])
@@ -256,13 +253,41 @@ def _scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings) -
     return scan, [file for file in scan if facts.candidate(file, is_forced(file))]
 
 
+def _scan_and_save(lint_files, walk_root, lint_set, is_forced, facts, config, listings, given, cache):
+    """_scan for a forked child, which also does what needs no LibCST while the parent
+    imports it: writes what it learnt to the cache (the stat-table shards and listings
+    it changed) and outlines the files given (outline.py, Python's own parser). Sends
+    back how many files it scanned, the candidates, the new stat entries (marked as
+    saved) and [text, outline] of the files given."""
+    from ftlint.cache import OutlineStore
+    from ftlint.outline import outline_ops
+    from ftlint.source import ParseFailure, read_text
+
+    scan, candidates = _scan(lint_files, walk_root, lint_set, is_forced, facts, config, listings)
+    facts.save()
+    if listings is not None:
+        listings.save()
+    store = OutlineStore(cache)
+    outlines = []
+    for file in given:
+        text = read_text(Path(file))
+        if not isinstance(text, ParseFailure):
+            ops = store.load(text)
+            if ops is None:
+                ops = outline_ops(text)
+                store.save(text, ops)
+            outlines.append((text, ops))
+    return len(scan), candidates, facts.delta(), outlines
+
+
 def _parse_likely(files: set[str], facts) -> bool:
     """Whether these files will be parsed: no cache, or one changed since the stat table."""
     return facts.cache is None or any(facts.changed(file) for file in files)
 
 
-def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False):
+def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False, cache=None):
     from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
+    from ftlint.cache import OutlineStore
 
     return FileLinter(
         config,
@@ -271,6 +296,7 @@ def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhausti
         in_fault_path_file=in_fault_path_file,
         lint_set=lint_set,
         outline_lint_set=not exhaustive,
+        outline_store=OutlineStore(cache),
     )
 
 
@@ -309,6 +335,8 @@ def _lint_with_libcst(linter, lint_files, candidates, cwd, result, *, record):
             except Exception as err:  # noqa: BLE001 - one file's failure must not stop the run
                 errors_out.append(f"{display}: internal error: {err.__class__.__name__}: {err}")
                 if os.environ.get("FTLINT_DEBUG"):
+                    import traceback
+
                     traceback.print_exc()
                 continue
             findings_out.extend(findings)

@@ -7,7 +7,6 @@ one representation serves --fix, --diff and rdjson suggestions.
 
 from __future__ import annotations
 
-import difflib
 from typing import Iterable, Sequence
 
 import libcst as cst
@@ -35,6 +34,8 @@ def edits_between(before: str, after: str) -> tuple[Edit, ...]:
     old = before.splitlines(keepends=True)
     new = after.splitlines(keepends=True)
     edits = []
+    import difflib  # imported when a finding has a fix, not on every run
+
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -77,6 +78,8 @@ def apply_edits(text: str, edit_groups: Iterable[Sequence[Edit]]) -> tuple[str, 
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
+    import difflib
+
     return "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"

@@ -38,14 +38,27 @@ class DirListings:
     def __init__(self, cache: Optional[Cache], scope: str) -> None:
         self.cache = cache
         self.scope = scope
-        stored = cache.load_listings(scope) if cache is not None else None
-        stored = stored if isinstance(stored, dict) else {}
-        self.old: dict = stored.get("dirs") if isinstance(stored.get("dirs"), dict) else {}
-        self.old_tops: dict = stored.get("tops") if isinstance(stored.get("tops"), dict) else {}
+        self._old: Optional[tuple[dict, dict]] = None  # read on first use: a run may walk nothing
         self.new: dict = {}
         self.new_tops: dict = {}
         self.dirty = False
         self.limit = time.time_ns() - RACY_NS
+
+    def _stored(self) -> tuple[dict, dict]:
+        if self._old is None:
+            stored = self.cache.load_listings(self.scope) if self.cache is not None else None
+            stored = stored if isinstance(stored, dict) else {}
+            dirs, tops = stored.get("dirs"), stored.get("tops")
+            self._old = (dirs if isinstance(dirs, dict) else {}, tops if isinstance(tops, dict) else {})
+        return self._old
+
+    @property
+    def old(self) -> dict:
+        return self._stored()[0]
+
+    @property
+    def old_tops(self) -> dict:
+        return self._stored()[1]
 
     @classmethod
     def for_walk(cls, cache: Optional[Cache], config) -> Optional["DirListings"]:
@@ -86,20 +99,11 @@ class DirListings:
         self.new[directory] = [dir_sig, ignore_sig, files, subdirs]
         self.dirty = True
 
-    # -- across processes and runs -------------------------------------------------------
-    def delta(self) -> tuple[dict, dict, bool]:
-        """What this walk learnt beyond the stored listings (for a walk run in another
-        process; see merge): listings reused unchanged stay behind."""
-        return {d: e for d, e in self.new.items() if self.old.get(d) is not e}, self.new_tops, self.dirty
-
-    def merge(self, delta: tuple[dict, dict, bool]) -> None:
-        new, tops, dirty = delta
-        self.new.update(new)
-        self.new_tops.update(tops)
-        self.dirty = self.dirty or dirty
-
+    # -- across runs -----------------------------------------------------------------------
     def save(self) -> None:
-        """Keep the listings this run met (directories it did not walk are dropped)."""
+        """Write the stored listings updated with those this run met (a forked scan saves
+        its own: the parent never walks)."""
         if self.cache is not None and self.dirty:
             dirs = {**self.old, **self.new}
             self.cache.save_listings(self.scope, {"dirs": dirs, "tops": {**self.old_tops, **self.new_tops}})
+            self.dirty = False

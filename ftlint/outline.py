@@ -25,30 +25,68 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
-import libcst as cst
-
 if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
     from ftlint.project import ClassInfo, Function, ModuleInfo
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as Python numbers them
 
 
-def outline_module(path: Path, text: str) -> Optional["ModuleInfo"]:
+def outline_module(path: Path, text: str, *, store=None) -> Optional["ModuleInfo"]:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand), or
-    None when Python's parser cannot read it (the caller parses it whole with LibCST)."""
-    from ftlint.project import ModuleInfo
+    None when Python's parser cannot read it (the caller parses it whole with LibCST).
+    With `store` (cache.OutlineStore), an outline made before from the same text is
+    reused instead of parsing it again."""
+    ops = store.load(text) if store is not None else None
+    if ops is None:
+        ops = outline_ops(text)
+        if store is not None:
+            store.save(text, ops)
+    return None if ops is False else replay(path, text, ops)
+
+
+def outline_ops(text: str):
+    """The outline as plain data (what replay() builds a ModuleInfo from, and what the
+    cache keeps), or False when Python's parser cannot read the text."""
     from ftlint.source import nesting_failure
 
     if nesting_failure(text) is not None:
-        return None  # parsed whole, which reports it (FT000 "too deeply nested") as before
+        return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings of the code are not ours to print
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        return False
+    ops: list = []
+    _Outliner(ops).walk(tree.body)
+    return ops
+
+
+def replay(path: Path, text: str, ops: list) -> "ModuleInfo":
+    """The ModuleInfo the outline `ops` describe: the same calls to project's add_class,
+    add_function and add_import that its LibCST indexer makes."""
+    from ftlint.project import ImportRef, ModuleInfo, add_class, add_function, add_import
+
     info = ModuleInfo(path=path, text=text, module=None)
-    _Outliner(info).walk(tree.body)
+    scopes: list[Union["ClassInfo", "Function"]] = []
+    for op in ops:
+        kind = op[0]
+        if kind == _END:
+            scopes.pop()
+        elif kind == _FUNCTION_OP:
+            _, name, params, decorators, first, last = op
+            scopes.append(
+                add_function(info, scopes, name, tuple(params), set(decorators), cst_node=None, span=(first, last))
+            )
+        elif kind == _CLASS_OP:
+            scopes.append(add_class(info, scopes, op[1], tuple(op[2])))
+        elif kind == _IMPORT_OP:
+            add_import(info, op[1], op[2])
+        else:  # _FROM_OP
+            _, bound, module, name, level = op
+            info.imports[bound] = ImportRef(module, name, level)
     return info
 
 
@@ -66,31 +104,45 @@ def _dotted(node: ast.expr) -> Optional[str]:
 
 _FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SUITES = ("body", "orelse", "finalbody")
+# outline ops: [kind, ...] lists (JSON as they are)
+_CLASS_OP, _FUNCTION_OP, _END, _IMPORT_OP, _FROM_OP = "c", "f", "e", "i", "r"
 
 
 class _Outliner:
-    """project._Indexer over an ast tree: the same functions, classes and imports."""
+    """project._Indexer over an ast tree, written down as ops: the same functions,
+    classes and imports, in the same order."""
 
-    def __init__(self, info: "ModuleInfo") -> None:
-        self.info = info
-        self.scopes: list[Union["ClassInfo", "Function"]] = []
+    def __init__(self, ops: list) -> None:
+        self.ops = ops
+        self.depth = 0  # open classes and functions (imports count at module level only)
 
     def walk(self, statements: list[ast.stmt]) -> None:
+        ops = self.ops
         for statement in statements:
             if isinstance(statement, _FUNCTION):
-                self.scopes.append(self._function(statement))
-                self.walk(statement.body)
-                self.scopes.pop()
+                args = statement.args
+                first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+                ops.append([
+                    _FUNCTION_OP,
+                    statement.name,
+                    [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
+                    sorted({_dotted(d) for d in statement.decorator_list}, key=str),
+                    first,
+                    statement.end_lineno or statement.lineno,
+                ])
+                self._inside(statement.body)
             elif isinstance(statement, ast.ClassDef):
-                self.scopes.append(self._class(statement))
-                self.walk(statement.body)
-                self.scopes.pop()
+                ops.append([_CLASS_OP, statement.name, [b for b in map(_dotted, statement.bases) if b]])
+                self._inside(statement.body)
             elif isinstance(statement, ast.Import):
-                if not self.scopes:
-                    self._import(statement)
+                if not self.depth:
+                    ops.extend([_IMPORT_OP, alias.name, alias.asname] for alias in statement.names)
             elif isinstance(statement, ast.ImportFrom):
-                if not self.scopes:
-                    self._import_from(statement)
+                if not self.depth:
+                    for alias in statement.names:
+                        if alias.name == "*":
+                            break
+                        ops.append([_FROM_OP, alias.asname or alias.name, statement.module or "", alias.name, statement.level])
             else:
                 for attr in _SUITES:
                     self.walk(getattr(statement, attr, None) or [])
@@ -99,43 +151,11 @@ class _Outliner:
                 for case in getattr(statement, "cases", ()):
                     self.walk(case.body)
 
-    def _class(self, node: ast.ClassDef) -> "ClassInfo":
-        from ftlint.project import add_class
-
-        return add_class(self.info, self.scopes, node.name, tuple(filter(None, map(_dotted, node.bases))))
-
-    def _function(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef]) -> "Function":
-        from ftlint.project import add_function
-
-        args = node.args
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        return add_function(
-            self.info,
-            self.scopes,
-            node.name,
-            tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)),
-            {_dotted(d) for d in node.decorator_list},
-            cst_node=None,
-            span=(first, node.end_lineno or node.lineno),
-        )
-
-    def _import(self, node: ast.Import) -> None:
-        from ftlint.project import add_import
-
-        for alias in node.names:
-            add_import(self.info, alias.name, alias.asname)
-
-    def _import_from(self, node: ast.ImportFrom) -> None:
-        for alias in node.names:
-            if alias.name == "*":
-                return
-            self.info.imports[alias.asname or alias.name] = _ref(node.module or "", alias.name, node.level)
-
-
-def _ref(module: str, name: Optional[str], level: int):
-    from ftlint.project import ImportRef
-
-    return ImportRef(module, name, level)
+    def _inside(self, body: list[ast.stmt]) -> None:
+        self.depth += 1
+        self.walk(body)
+        self.depth -= 1
+        self.ops.append([_END])
 
 
 @dataclass(eq=False)
@@ -188,6 +208,8 @@ def _outermost(fn: "Function") -> "Function":
 
 
 def _parse_unit(fn: "Function") -> Optional[tuple[Segment, list[cst.FunctionDef]]]:
+    import libcst as cst  # not at the top: the forked scan outlines without LibCST
+
     from ftlint.source import parse
 
     info = fn.module
@@ -239,6 +261,8 @@ def _layout(info: "ModuleInfo") -> tuple[str, str]:
 
 def _function_defs(statements, found: list) -> None:
     """FunctionDefs in the order project._Indexer meets them (definitions are statements)."""
+    import libcst as cst  # not at the top: the forked scan outlines without LibCST
+
     from ftlint.project import _body, _suites
 
     for statement in statements:
@@ -253,6 +277,8 @@ def _function_defs(statements, found: list) -> None:
 
 
 def _from_whole_file(fn: "Function") -> cst.FunctionDef:
+    import libcst as cst  # not at the top: the forked scan outlines without LibCST
+
     from ftlint.project import index_module
     from ftlint.source import parse
 

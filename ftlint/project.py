@@ -267,11 +267,17 @@ class Project:
     one function at a time (outline.py). Other files are parsed whole."""
 
     def __init__(
-        self, root: Path, cwd: Optional[Path] = None, *, outline_only: Optional[Callable[[Path], bool]] = None
+        self,
+        root: Path,
+        cwd: Optional[Path] = None,
+        *,
+        outline_only: Optional[Callable[[Path], bool]] = None,
+        outline_store=None,
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self.outline_only = outline_only
+        self.outline_store = outline_store  # cache.OutlineStore: outlines made already
         self._modules: dict[Path, Union[ModuleInfo, ParseFailure]] = {}
         self._texts: dict[Path, Optional[str]] = {}
         self.read_paths: set[Path] = set()  # every file whose contents a result depended on
@@ -298,7 +304,7 @@ class Project:
                 self._texts[key] = None
                 return text
             self._texts[key] = text
-            info = outline_module(key, text)
+            info = outline_module(key, text, store=self.outline_store)
             if info is not None:
                 return info
             result = parse(text)

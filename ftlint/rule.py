@@ -179,17 +179,24 @@ _VISITOR_NAMES: dict[type, tuple[str, ...]] = {}
 
 def _visitors_of(visitor: cst.BatchableCSTVisitor) -> dict:
     """BatchableCSTVisitor.get_visitors, with the method names found once per class
-    (LibCST runs inspect.getmembers on every instance, ~10 ms a rule per file)."""
+    (LibCST runs inspect.getmembers on every instance, ~10 ms a rule per file). Only
+    classes outside LibCST are read: LibCST's own visit_/leave_ methods (a thousand on
+    every visitor class, through its typed base) are all no-ops."""
     cls = type(visitor)
     names = _VISITOR_NAMES.get(cls)
     if names is None:
-        names = _VISITOR_NAMES[cls] = tuple(
-            name
-            for name in dir(cls)
-            if name.startswith(("visit_", "leave_"))
-            and callable(getattr(cls, name))
-            and not getattr(getattr(cls, name), "_is_no_op", False)
-        )
+        found: dict[str, None] = {}
+        for klass in reversed(cls.__mro__):
+            if klass.__module__.partition(".")[0] == "libcst":
+                continue
+            for name, value in vars(klass).items():
+                if name.startswith(("visit_", "leave_")):
+                    method = getattr(cls, name)
+                    if callable(method) and not getattr(method, "_is_no_op", False):
+                        found[name] = None
+                    else:
+                        found.pop(name, None)
+        names = _VISITOR_NAMES[cls] = tuple(sorted(found))
     return {name: getattr(visitor, name) for name in names}
 
 

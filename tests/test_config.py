@@ -534,7 +534,7 @@ def test_hash_is_stable(tmp_path):
     pyproject(tmp_path, body)
     first = load_config(tmp_path).hash()
     assert first == load_config(tmp_path).hash()
-    assert re.fullmatch(r"[0-9a-f]{64}", first)
+    assert re.fullmatch(r"[0-9a-f]{40}", first)
     assert Config(root=tmp_path).hash() == Config(root=tmp_path).hash()
 
 

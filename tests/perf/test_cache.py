@@ -1,7 +1,9 @@
 """The result cache: warm runs give the cold run's findings without parsing (or importing
 LibCST), and anything a result depended on invalidates it: the file itself, a helper in
 another file, a file that appears where an import now resolves, the configuration, the
-selected codes. Broken cache entries are ignored; concurrent runs are safe."""
+selected codes. Broken cache entries are ignored; concurrent runs are safe. After an
+edit, only the edited file's stat-table shard is rewritten and only the edited file is
+outlined again."""
 
 from __future__ import annotations
 
@@ -254,3 +256,84 @@ def test_concurrent_runs_share_a_cache(tmp_path):
     outs = [p.communicate(timeout=300) for p in parallel]
     assert all(json.loads(out) == json.loads(procs[0].stdout) for out, _ in outs), outs
     assert not list((tmp_path / ".ftlint_cache").rglob("*.tmp"))
+
+
+def _age(root: Path, seconds: int = 60) -> None:
+    """Move every mtime into the past: files modified just now keep only their hash
+    in the stat table (racy), which would rewrite their shard on every run."""
+    past = int(__import__("time").time()) - seconds
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (past, past))
+
+
+def test_an_edit_rewrites_only_the_stat_shard_of_the_edited_file(tmp_path):
+    from ftlint.cache import STAT_SHARDS, stat_shard
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    _project(project, helper=NOT_EVICTING)
+    for i in range(24):  # directories spread over the shards
+        (project / f"d{i}").mkdir()
+        (project / f"d{i}" / "m.py").write_text(f"def f{i}():\n    return {i}\n")
+    cache = tmp_path / "cache"
+    _age(project)
+    expected = _codes(_lint(project, cache_dir=cache))
+    shards = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in cache.glob("stat-*.json")}
+    assert 1 < len(shards) <= STAT_SHARDS
+    edited = project / "d3" / "m.py"
+    edited.write_text("def f3():\n    return -3\n")
+    past = edited.stat().st_mtime - 30
+    os.utime(edited, (past, past))
+    assert _codes(_lint(project, cache_dir=cache)) == expected
+    changed = {
+        name for name, (data, mtime) in shards.items()
+        if (cache / name).read_bytes() != data or (cache / name).stat().st_mtime_ns != mtime
+    }
+    assert changed == {next(n for n in shards if n.endswith(f"-{stat_shard(os.fspath(edited)):x}.json"))}
+    assert _lint(project, cache_dir=cache).cache_hit
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_after_an_edit_only_the_edited_file_is_outlined_again(tmp_path, monkeypatch, forked):
+    """In-process, or with the project scan forked (which outlines the file given in the
+    child: the parent then outlines nothing at all)."""
+    import ftlint.outline as outline
+    from ftlint import parallel_scan
+
+    if forked and not parallel_scan.available():
+        pytest.skip("needs fork and two CPUs")
+    monkeypatch.setattr(parallel_scan, "ENABLED", forked)
+    _project(tmp_path, helper=NOT_EVICTING)
+    parent = os.getpid()
+    outlined: list[str] = []
+    real = outline.outline_ops
+
+    def counting(text):
+        if os.getpid() == parent:
+            outlined.append(text)
+        return real(text)
+
+    monkeypatch.setattr(outline, "outline_ops", counting)
+    first = _codes(_lint(tmp_path, paths=["sentinel.py"]))
+    assert set(outlined) == ({NOT_EVICTING} if forked else {HANDLER, NOT_EVICTING})
+    outlined.clear()
+    (tmp_path / "sentinel.py").write_text(HANDLER + "# edited\n")
+    second = _lint(tmp_path, paths=["sentinel.py"])
+    assert outlined == ([] if forked else [HANDLER + "# edited\n"])  # the helper's outline: from the cache
+    assert not second.cache_hit and _codes(second) == first == [("sentinel.py", 6, "FT007")]
+
+
+def test_broken_outline_entries_are_ignored(tmp_path):
+    _project(tmp_path, helper=EVICTING)
+    (tmp_path / "ft_helpers.py").write_text(EVICTING)
+    expected = _codes(_lint(tmp_path, paths=["sentinel.py"], cache_dir=tmp_path / "fresh"))
+    cache = tmp_path / ".ftlint_cache"
+    _lint(tmp_path, paths=["sentinel.py"])
+    entries = list((cache / "outlines").glob("*.json"))
+    assert len(entries) == 2
+    for damage in (b"", b"ftlint-cache 1 0\n{}", b"\xff garbage"):
+        for path in entries:
+            path.write_bytes(damage)
+        (tmp_path / "sentinel.py").write_text(HANDLER + f"# {len(damage)}\n")  # a miss: the linter runs
+        result = _lint(tmp_path, paths=["sentinel.py"])
+        assert not result.cache_hit and _codes(result) == expected and result.internal_errors == []

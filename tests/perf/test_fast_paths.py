@@ -2,8 +2,8 @@
 
 * ftlint.matchers matches exactly what libcst.matchers matches;
 * ftlint.positions.ranges_of gives PositionProvider's ranges;
-* outline.py indexes a module as the LibCST indexer does, and a function parsed alone is
-  the function parsed with its file;
+* outline.py indexes a module as the LibCST indexer does (also through the JSON the
+  cache keeps), and a function parsed alone is the function parsed with its file;
 * the forked project scan finds what the in-process scan finds (and a failing child
   changes nothing);
 * rules visit only fault-path functions unless they ask for the whole module.
@@ -14,9 +14,11 @@ Samples are real code: the installed vLLM package and CPython's standard library
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import random
 import subprocess
+import sys
 import sysconfig
 import textwrap
 from pathlib import Path
@@ -30,7 +32,7 @@ from ftlint import matchers as fm
 from ftlint import parallel_scan
 from ftlint.config import load_config
 from ftlint.engine import lint_paths
-from ftlint.outline import function_node, outline_module
+from ftlint.outline import function_node, outline_module, outline_ops, replay
 from ftlint.positions import ranges_of
 from ftlint.project import Project, index_module
 from ftlint.registry import known_codes
@@ -188,6 +190,9 @@ def test_outline_indexes_like_the_libcst_indexer_and_parses_functions_alike():
         if outlined is None:  # newer syntax than this Python: parsed whole instead (tested below)
             continue
         assert _shape(outlined) == _shape(full), path
+        # the cache keeps the outline as JSON: what comes back builds the same module
+        kept = json.loads(json.dumps(outline_ops(text)))
+        assert _shape(replay(path, text, kept)) == _shape(full), path
         compared += 1
         for mine, theirs in zip(outlined.functions, full.functions):
             node = mine.node
@@ -338,6 +343,60 @@ def test_a_failing_scan_child_changes_nothing(tmp_path, monkeypatch):
     got = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root)
     assert [f.to_dict() for f in got.findings] == [f.to_dict() for f in expected.findings]
     assert got.files_scanned == expected.files_scanned
+
+
+def test_the_file_given_is_outlined_by_the_forked_scan(tmp_path, monkeypatch):
+    """The child outlines the files given while the parent imports LibCST; the parent
+    takes those outlines instead of making its own (and finds the same)."""
+    import ftlint.outline as outline
+
+    root = _project(tmp_path)
+    config = load_config(root)
+    monkeypatch.setattr(parallel_scan, "ENABLED", False)
+    expected = [f.to_dict() for f in lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root).findings]
+    monkeypatch.setattr(parallel_scan, "ENABLED", True)
+    parent = os.getpid()
+    in_parent: list[str] = []
+    real_ops = outline.outline_ops
+
+    def recording(text):
+        if os.getpid() == parent:
+            in_parent.append(text)
+        return real_ops(text)
+
+    monkeypatch.setattr(outline, "outline_ops", recording)
+    result = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root)
+    assert [f.to_dict() for f in result.findings] == expected
+    helper_text = (root / "pkg" / "helpers.py").read_text()
+    assert helper_text in in_parent  # reached through the handler: outlined by the parent
+    if parallel_scan.available():
+        assert (root / "pkg" / "sentinel.py").read_text() not in in_parent
+
+
+def test_the_forked_scan_needs_no_libcst(tmp_path):
+    """What the child runs (walk, stat table, outlines) stays in the standard library:
+    it overlaps the parent's LibCST import instead of repeating it."""
+    root = _project(tmp_path)
+    driver = textwrap.dedent(
+        """
+        import sys
+        from pathlib import Path
+        from ftlint import engine
+        from ftlint.cache import FileFacts
+        from ftlint.config import load_config
+        from ftlint.prefilter import Prefilter
+        root = Path(sys.argv[1])
+        config = load_config(root)
+        given = [str(root / "pkg" / "sentinel.py")]
+        facts = FileFacts(None, "", Prefilter(config.handler_patterns()))
+        count, candidates, _, outlines = engine._scan_and_save(
+            given, str(root), set(given), given.__contains__, facts, config, None, given, None
+        )
+        print(count, len(candidates), len(outlines), bool(outlines[0][1]), "libcst" in sys.modules)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", driver, str(root)], capture_output=True, text=True, timeout=120)
+    assert run.stdout.split() == ["54", "2", "1", "True", "False"], run.stdout + run.stderr
 
 
 # -- what the batched visit covers ------------------------------------------------------------
