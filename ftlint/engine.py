@@ -149,13 +149,22 @@ def lint_discovered(
         join = None
         if walk_root is not None and explicit_files and _parse_likely(explicit_files & lint_set, facts):
             # pre-commit's call: the walk of the project (I/O) runs in a child while this
-            # process imports LibCST and parses the files it was given, which it must do anyway
+            # process imports LibCST. With a cache the walk is mostly stats and the child
+            # has time to outline the files given too (this process does it if the child
+            # is not done first); without one the child reads every file and is the
+            # longer side, so the files given are outlined here.
             given = sorted(explicit_files & lint_set)
+            for_child = given if cache is not None else []
             join = parallel_scan.start(
-                lambda: _scan_and_save(lint_files, walk_root, lint_set, is_forced, facts, config, listings, given, cache)
+                lambda: _scan_and_save(
+                    lint_files, walk_root, lint_set, is_forced, facts, config, listings, for_child, cache
+                )
             )
         if join is not None:
             linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, cache=cache)
+            if not join.ready():  # outline the files given here rather than wait for the child's
+                for file in given:
+                    linter.project.module_at(Path(file))
             scanned = join()
             if scanned is not None:
                 scanned_count, candidates, new_facts, outlines = scanned

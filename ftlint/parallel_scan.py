@@ -30,10 +30,46 @@ def available() -> bool:
     return ENABLED and sys.platform.startswith("linux") and hasattr(os, "fork") and _cpus() >= 2
 
 
-def start(compute: Callable[[], Any]) -> Optional[Callable[[], Optional[Any]]]:
+class Forked:
+    """A computation running in a forked child: `ready()` asks without waiting, calling
+    the object waits for the result (None when the child failed)."""
+
+    def __init__(self, pid: int, read_end: int) -> None:
+        self.pid = pid
+        self.read_end = read_end
+
+    def ready(self) -> bool:
+        """Whether the child has started sending its result (it sends it all at the end)."""
+        import select
+
+        try:
+            return bool(select.select([self.read_end], [], [], 0)[0])
+        except (OSError, ValueError):
+            return True  # let the caller collect (and see the failure)
+
+    def __call__(self) -> Optional[Any]:
+        chunks = []
+        try:
+            while True:
+                chunk = os.read(self.read_end, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(self.read_end)
+        _, status = os.waitpid(self.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            return None
+        try:
+            return pickle.loads(b"".join(chunks))
+        except Exception:  # noqa: BLE001 - a short or garbled message: compute in-process
+            return None
+
+
+def start(compute: Callable[[], Any]) -> Optional[Forked]:
     """Fork a child that runs `compute()` and sends back its (picklable) result. Returns
-    `join()`, which waits for the child and gives that result, or None when the child
-    failed; or None right away when forking is not available (the caller computes)."""
+    the Forked child, or None right away when forking is not available (the caller
+    computes)."""
     if not available():
         return None
     try:
@@ -58,23 +94,4 @@ def start(compute: Callable[[], Any]) -> Optional[Callable[[], Optional[Any]]]:
         finally:
             os._exit(code)
     os.close(write_end)
-
-    def join() -> Optional[Any]:
-        chunks = []
-        try:
-            while True:
-                chunk = os.read(read_end, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        finally:
-            os.close(read_end)
-        _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            return None
-        try:
-            return pickle.loads(b"".join(chunks))
-        except Exception:  # noqa: BLE001 - a short or garbled message: compute in-process
-            return None
-
-    return join
+    return Forked(pid, read_end)

@@ -13,8 +13,8 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
-_FILE_NOQA = re.compile(r"#\s*ftlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+_NOQA = r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
+_FILE_NOQA = r"#\s*ftlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
 ALL = "*"
 
 
@@ -44,6 +44,8 @@ def parse_suppressions(text: str) -> Suppressions:
     result = Suppressions()
     if "noqa" not in text.lower():
         return result
+    # compiled here, not at import: most files have no noqa, and re.I costs ~2 ms to compile
+    noqa, file_noqa = re.compile(_NOQA, re.I), re.compile(_FILE_NOQA, re.I)
     file_codes: set[str] = set()
     logical_start = None
     try:
@@ -51,11 +53,11 @@ def parse_suppressions(text: str) -> Suppressions:
             if logical_start is None and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
                 logical_start = tok.start[0]
             if tok.type == tokenize.COMMENT:
-                file_match = _FILE_NOQA.match(tok.string)
+                file_match = file_noqa.match(tok.string)
                 if file_match:
                     file_codes |= _codes(file_match.group("codes"))
                     continue
-                match = _NOQA.search(tok.string)
+                match = noqa.search(tok.string)
                 if match:
                     line = tok.start[0]
                     result.by_line[line] = result.by_line.get(line, frozenset()) | _codes(match.group("codes"))
@@ -67,7 +69,7 @@ def parse_suppressions(text: str) -> Suppressions:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         # A file that parsed with LibCST but not with tokenize: fall back to plain lines.
         for number, line in enumerate(text.splitlines(), 1):
-            match = _NOQA.search(line)
+            match = noqa.search(line)
             if match:
                 result.by_line[number] = _codes(match.group("codes"))
     result.file_codes = frozenset(file_codes)

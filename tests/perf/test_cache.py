@@ -303,6 +303,7 @@ def test_after_an_edit_only_the_edited_file_is_outlined_again(tmp_path, monkeypa
     if forked and not parallel_scan.available():
         pytest.skip("needs fork and two CPUs")
     monkeypatch.setattr(parallel_scan, "ENABLED", forked)
+    monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: True)  # take the child's outline
     _project(tmp_path, helper=NOT_EVICTING)
     parent = os.getpid()
     outlined: list[str] = []

@@ -272,6 +272,19 @@ def test_parallel_scan_child_result_and_failure():
     assert join is not None and join() is None  # the caller then scans itself
 
 
+@pytest.mark.skipif(not parallel_scan.available(), reason="needs Linux and two CPUs (CI has both)")
+def test_parallel_scan_tells_whether_the_child_is_done():
+    import select
+    import time
+
+    slow = parallel_scan.start(lambda: time.sleep(1.0) or "late")
+    assert slow is not None and not slow.ready()
+    assert slow() == "late"
+    quick = parallel_scan.start(lambda: "early")
+    select.select([quick.read_end], [], [], 30)  # the child has written its result
+    assert quick.ready() and quick() == "early"
+
+
 def _project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     (root / "pkg").mkdir(parents=True)
@@ -345,16 +358,28 @@ def test_a_failing_scan_child_changes_nothing(tmp_path, monkeypatch):
     assert got.files_scanned == expected.files_scanned
 
 
-def test_the_file_given_is_outlined_by_the_forked_scan(tmp_path, monkeypatch):
-    """The child outlines the files given while the parent imports LibCST; the parent
-    takes those outlines instead of making its own (and finds the same)."""
+@pytest.mark.parametrize("child_first", [True, False])
+def test_the_file_given_is_outlined_by_whichever_process_is_free(tmp_path, monkeypatch, child_first):
+    """With a cache, the child outlines the files given while the parent imports LibCST;
+    the parent takes those outlines when the child is done first, and outlines the files
+    itself otherwise. Same findings either way."""
     import ftlint.outline as outline
 
+    monkeypatch.delenv("FTLINT_NO_CACHE", raising=False)
     root = _project(tmp_path)
     config = load_config(root)
+
+    def run(cache_dir):
+        result = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root, cache_dir=cache_dir)
+        return [f.to_dict() for f in result.findings]
+
     monkeypatch.setattr(parallel_scan, "ENABLED", False)
-    expected = [f.to_dict() for f in lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root).findings]
+    expected = run(tmp_path / "serial-cache")
     monkeypatch.setattr(parallel_scan, "ENABLED", True)
+    if child_first:  # the parent finds the child done: wait for it, so the test does not race
+        monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: True)
+    else:
+        monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: False)
     parent = os.getpid()
     in_parent: list[str] = []
     real_ops = outline.outline_ops
@@ -365,12 +390,11 @@ def test_the_file_given_is_outlined_by_the_forked_scan(tmp_path, monkeypatch):
         return real_ops(text)
 
     monkeypatch.setattr(outline, "outline_ops", recording)
-    result = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root)
-    assert [f.to_dict() for f in result.findings] == expected
+    assert run(tmp_path / "forked-cache") == expected
     helper_text = (root / "pkg" / "helpers.py").read_text()
     assert helper_text in in_parent  # reached through the handler: outlined by the parent
-    if parallel_scan.available():
-        assert (root / "pkg" / "sentinel.py").read_text() not in in_parent
+    sentinel_outlined_here = (root / "pkg" / "sentinel.py").read_text() in in_parent
+    assert sentinel_outlined_here == (not child_first or not parallel_scan.available())
 
 
 def test_the_forked_scan_needs_no_libcst(tmp_path):
