@@ -65,6 +65,7 @@ class FileLinter:
                 return segmented and not in_fault_path_file(Path(path))
 
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store)
+        self._loaded: set[Path] = set()
         self.paths = FaultPaths(
             self.project,
             handler_matcher(config.handler_patterns()),
@@ -77,9 +78,14 @@ class FileLinter:
 
     def load(self, files: Iterable[Path]) -> list[str]:
         """Parse the files that may define handlers (or are fault-path files) and close the
-        scope. A file whose analysis fails is reported (one line) and the others go on."""
+        scope. A file whose analysis fails is reported (one line) and the others go on.
+        Files loaded by an earlier call are skipped (the engine loads the files it was
+        given while the project scan is still looking for the others)."""
         errors = []
         for file in files:
+            if file in self._loaded:
+                continue
+            self._loaded.add(file)
             try:
                 info = self.project.module_at(file)
                 if info is not None:

@@ -9,6 +9,7 @@ findings.
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -135,6 +136,9 @@ def lint_discovered(
 
     walk_root = _project_root_to_walk(lint_files, config, explicit or [cwd], cwd_str)
     linter = None
+    # file-existence tests made while linting are dependencies of the cached result
+    recorder = cachemod.ProbeRecorder() if cache is not None else None
+    early_errors: list[str] = []
     if exhaustive:
         scan = lint_files + _walk_project(walk_root, lint_set, config, None)
         scanned_count = len(scan)
@@ -162,9 +166,11 @@ def lint_discovered(
             )
         if join is not None:
             linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, cache=cache)
-            if not join.ready():  # outline the files given here rather than wait for the child's
-                for file in given:
-                    linter.project.module_at(Path(file))
+            if not join.ready():
+                # rather than wait: the files given are candidates whatever the scan finds,
+                # so load them (outline, parse their handlers, follow their helpers) now
+                with recorder or nullcontext():
+                    early_errors = linter.load([Path(file) for file in given])
             scanned = join()
             if scanned is not None:
                 scanned_count, candidates, new_facts, outlines = scanned
@@ -206,7 +212,7 @@ def lint_discovered(
 
     if linter is None:
         linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive, cache=cache)
-    linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, record=cache is not None)
+    linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, recorder=recorder, early_errors=early_errors)
     if screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(screen) | linted[2])
     if cache is not None and linted is not None:
@@ -319,12 +325,9 @@ def _screen(scan: list[str], config: Config):
     return screen_files(scan, config.handler_patterns())
 
 
-def _lint_with_libcst(linter, lint_files, candidates, cwd, result, *, record):
-    from ftlint.cache import ProbeRecorder
-
+def _lint_with_libcst(linter, lint_files, candidates, cwd, result, *, recorder, early_errors=()):
     findings_out: list[Finding] = []
-    errors_out: list[str] = []
-    recorder = ProbeRecorder() if record else None
+    errors_out: list[str] = list(early_errors)
     candidate_set = set(candidates)
     read_paths = linter.project.read_paths
     loaded: set[str] = set()

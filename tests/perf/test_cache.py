@@ -338,3 +338,24 @@ def test_broken_outline_entries_are_ignored(tmp_path):
         (tmp_path / "sentinel.py").write_text(HANDLER + f"# {len(damage)}\n")  # a miss: the linter runs
         result = _lint(tmp_path, paths=["sentinel.py"])
         assert not result.cache_hit and _codes(result) == expected and result.internal_errors == []
+
+
+@pytest.mark.parametrize("child_done_first", [True, False])
+def test_a_new_helper_module_invalidates_a_forked_single_file_run(tmp_path, monkeypatch, child_done_first):
+    """With the project scan forked, the parent loads the file given while the child still
+    scans, or after it: the import probes it makes are dependencies of the result either way.
+    (FT007 alone: it resolves calls only while the file is loaded, as the scope is built.)"""
+    from ftlint import parallel_scan
+
+    monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: child_done_first)
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "sentinel.py").write_text(HANDLER)
+    (root / "other.py").write_text(OTHER)
+    before = _lint(root, ["sentinel.py"], selected=["FT007"])
+    assert _codes(before) == [("sentinel.py", 6, "FT007")]  # unresolved helper: no eviction known
+    assert _lint(root, ["sentinel.py"], selected=["FT007"]).cache_hit
+    (root / "ft_helpers.py").write_text(EVICTING)
+    after = _lint(root, ["sentinel.py"], selected=["FT007"])
+    assert not after.cache_hit and _codes(after) == []
