@@ -1,5 +1,3 @@
-import sys
+from ftlint.cli import run
 
-from ftlint.cli import main
-
-sys.exit(main())
+run()

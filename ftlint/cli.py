@@ -108,21 +108,49 @@ def _codes(value: str) -> list[str]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run one command; returns its exit code (tests and embedders call this)."""
+    return _dispatch(argv)[0]
+
+
+def _dispatch(argv: Optional[Sequence[str]]) -> tuple[int, Optional[str]]:
+    """(exit code, the command that ran or None)."""
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         command = next((a for a in argv if not a.startswith("-")), None)
         args = build_parser(with_review_options=command in (None, "review")).parse_args(argv)
         if args.command is None:
             build_parser().print_help()
-            return EXIT_ERROR
-        return COMMANDS[args.command](args)
+            return EXIT_ERROR, None
+        return COMMANDS[args.command](args), args.command
     except UsageError as err:
         print(f"ftlint: error: {err}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_ERROR, None
     except KeyboardInterrupt:
-        return 130
+        return 130, None
     except BrokenPipeError:
-        return EXIT_CLEAN
+        return EXIT_CLEAN, None
+
+
+#: Commands after which the process leaves without tearing the interpreter down: they
+#: close what they write, their cache writes are atomic renames, and they wait for their
+#: child processes. `verify` runs vLLM, whose exit handlers must run.
+_QUICK_EXIT_COMMANDS = frozenset({"check", "rule", "review"})
+
+
+def run() -> None:
+    """The `ftlint` command (console script, `python -m ftlint`). After `check`, `rule` and
+    `review` it flushes its output and leaves with os._exit: freeing every module and
+    object at exit costs ~40 ms of a pre-commit run, more than ftlint's own imports
+    (mypy leaves the same way)."""
+    code, command = _dispatch(None)
+    if command not in _QUICK_EXIT_COMMANDS:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)
 
 
 def load_settings(args):

@@ -183,3 +183,22 @@ def test_cached_check_does_not_import_libcst(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "LIBCST False" in proc.stdout
     assert proc.stdout.splitlines()[0] == first.stdout.splitlines()[0]
+
+
+def test_the_command_leaves_quickly_with_all_its_output(tmp_path):
+    """`check`, `rule` and `review` end with os._exit (no interpreter teardown): output
+    on a pipe and in --output-file is complete, exit codes are kept; `verify` exits
+    normally (vLLM's exit handlers must run)."""
+    from ftlint import cli
+
+    handlers = "".join(
+        f"class S{i}:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n\n" for i in range(400)
+    )
+    write_project(tmp_path, {"many.py": handlers})
+    proc = run_ftlint("check", "--format", "json", "many.py", cwd=tmp_path)
+    assert proc.returncode == 1 and len(json.loads(proc.stdout)) == 400  # ~200 KB through the pipe
+    proc = run_ftlint("check", "--format", "json", "--output-file", "out.json", "many.py", cwd=tmp_path)
+    assert proc.returncode == 1 and len(json.loads((tmp_path / "out.json").read_text())) == 400
+    listing = run_ftlint("rule", "--all", cwd=tmp_path)
+    assert listing.returncode == 0 and listing.stdout.splitlines()[-1].startswith("FT008")
+    assert cli._QUICK_EXIT_COMMANDS == {"check", "rule", "review"}
