@@ -37,3 +37,21 @@ def findings_json(*args: str, cwd: Path) -> tuple[int, list[dict]]:
 
 def codes_at(findings: list[dict]) -> list[tuple[str, int, str]]:
     return sorted((f["path"], f["line"], f["code"]) for f in findings)
+
+
+def outlines_made_here(monkeypatch) -> list[str]:
+    """The texts this process outlines from now on (outline.outline_ops calls); those a
+    forked child outlines are not seen, which is what tests of the forked scan check."""
+    import ftlint.outline as outline
+
+    parent = os.getpid()
+    made: list[str] = []
+    real = outline.outline_ops
+
+    def recording(text):
+        if os.getpid() == parent:
+            made.append(text)
+        return real(text)
+
+    monkeypatch.setattr(outline, "outline_ops", recording)
+    return made

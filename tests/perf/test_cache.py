@@ -20,6 +20,7 @@ import pytest
 from ftlint.config import load_config
 from ftlint.engine import lint_paths
 from ftlint.registry import known_codes
+from tests.helpers import outlines_made_here
 
 HANDLER = """\
 from ft_helpers import evict_dirty_tails
@@ -297,7 +298,6 @@ def test_an_edit_rewrites_only_the_stat_shard_of_the_edited_file(tmp_path):
 def test_after_an_edit_only_the_edited_file_is_outlined_again(tmp_path, monkeypatch, forked):
     """In-process, or with the project scan forked (which outlines the file given in the
     child: the parent then outlines nothing at all)."""
-    import ftlint.outline as outline
     from ftlint import parallel_scan
 
     if forked and not parallel_scan.available():
@@ -305,16 +305,7 @@ def test_after_an_edit_only_the_edited_file_is_outlined_again(tmp_path, monkeypa
     monkeypatch.setattr(parallel_scan, "ENABLED", forked)
     monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: True)  # take the child's outline
     _project(tmp_path, helper=NOT_EVICTING)
-    parent = os.getpid()
-    outlined: list[str] = []
-    real = outline.outline_ops
-
-    def counting(text):
-        if os.getpid() == parent:
-            outlined.append(text)
-        return real(text)
-
-    monkeypatch.setattr(outline, "outline_ops", counting)
+    outlined = outlines_made_here(monkeypatch)
     first = _codes(_lint(tmp_path, paths=["sentinel.py"]))
     assert set(outlined) == ({NOT_EVICTING} if forked else {HANDLER, NOT_EVICTING})
     outlined.clear()

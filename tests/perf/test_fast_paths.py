@@ -36,6 +36,7 @@ from ftlint.outline import function_node, outline_module, outline_ops, replay
 from ftlint.positions import ranges_of
 from ftlint.project import Project, index_module
 from ftlint.registry import known_codes
+from tests.helpers import outlines_made_here
 
 
 def _vllm_dir() -> Path:
@@ -363,8 +364,6 @@ def test_the_file_given_is_outlined_by_whichever_process_is_free(tmp_path, monke
     """With a cache, the child outlines the files given while the parent imports LibCST;
     the parent takes those outlines when the child is done first, and outlines the files
     itself otherwise. Same findings either way."""
-    import ftlint.outline as outline
-
     monkeypatch.delenv("FTLINT_NO_CACHE", raising=False)
     root = _project(tmp_path)
     config = load_config(root)
@@ -376,20 +375,9 @@ def test_the_file_given_is_outlined_by_whichever_process_is_free(tmp_path, monke
     monkeypatch.setattr(parallel_scan, "ENABLED", False)
     expected = run(tmp_path / "serial-cache")
     monkeypatch.setattr(parallel_scan, "ENABLED", True)
-    if child_first:  # the parent finds the child done: wait for it, so the test does not race
-        monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: True)
-    else:
-        monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: False)
-    parent = os.getpid()
-    in_parent: list[str] = []
-    real_ops = outline.outline_ops
-
-    def recording(text):
-        if os.getpid() == parent:
-            in_parent.append(text)
-        return real_ops(text)
-
-    monkeypatch.setattr(outline, "outline_ops", recording)
+    # True: the parent finds the child done (and waits for it, so the test does not race)
+    monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: child_first)
+    in_parent = outlines_made_here(monkeypatch)
     assert run(tmp_path / "forked-cache") == expected
     helper_text = (root / "pkg" / "helpers.py").read_text()
     assert helper_text in in_parent  # reached through the handler: outlined by the parent
