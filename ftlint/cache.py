@@ -9,7 +9,8 @@ Four kinds of entries, all plain JSON behind a checksum line:
   timestamp" rule: a second write within the same clock tick would keep its stat).
   The table is split in `STAT_SHARDS` files by directory, each read when a file in it
   is first asked about and written only when an entry in it changed: a pre-commit run
-  on one edited file reads and writes one shard, not the 6,000 entries of a project;
+  on one edited file reads and writes one shard, not the 6,000 entries of a project.
+  Tables of scopes older than the last `MAX_STAT_TABLES` are removed;
 * *directory listings* (listing.py): what the walker kept of each directory, reused
   while the directory and the ignore files that apply to it keep their stat;
 * a *run entry* per (code fingerprint, config hash, selected codes, working directory,
@@ -48,6 +49,7 @@ STAT_SHARDS = 16
 RACY_NS = 2_000_000_000
 MAX_RUN_ENTRIES = 512
 MAX_OUTLINE_ENTRIES = 4096
+MAX_STAT_TABLES = 4  # scopes (ftlint code x handler patterns) whose stat tables are kept
 _TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by ftlint.\n"
@@ -114,6 +116,7 @@ class Cache:
         self.started_ns = time.time_ns()
         self._ready = False
         self._saved_outlines = 0
+        self._pruned_stats = False
 
     # -- files -----------------------------------------------------------------
     def _ensure(self) -> bool:
@@ -188,6 +191,33 @@ class Cache:
                 # only its content hash (a stat of zeros never matches: it is re-read)
                 keep[path] = entry if entry[0] < limit else [0, 0, 0, 0, entry[4], entry[5]]
         self._store(self.stat_path(scope, shard), keep)
+        if not self._pruned_stats:  # once a run is enough
+            self._pruned_stats = True
+            self._prune_stat_tables()
+
+    def _prune_stat_tables(self) -> None:
+        """Keep the stat tables of the MAX_STAT_TABLES scopes written last. A scope changes
+        with ftlint's code (every upgrade, every edit of a development checkout) and with
+        the handler patterns; an old one is never read again, and each is 16 files."""
+        try:
+            with os.scandir(self.directory) as it:
+                tables = [
+                    (entry.name[len("stat-") : -len(".json")].split("-")[0], entry.path, entry.stat().st_mtime_ns)
+                    for entry in it
+                    if entry.name.startswith("stat-") and entry.name.endswith(".json")
+                ]
+        except OSError:
+            return
+        newest: dict[str, int] = {}
+        for scope, _, mtime in tables:
+            newest[scope] = max(newest.get(scope, 0), mtime)
+        keep = set(sorted(newest, key=newest.__getitem__, reverse=True)[:MAX_STAT_TABLES])
+        for scope, path, _ in tables:
+            if scope not in keep:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
 
     # -- directory listings (listing.py) ----------------------------------------
     def listings_path(self, scope: str) -> Path:

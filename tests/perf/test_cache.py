@@ -350,3 +350,26 @@ def test_a_new_helper_module_invalidates_a_forked_single_file_run(tmp_path, monk
     (root / "ft_helpers.py").write_text(EVICTING)
     after = _lint(root, ["sentinel.py"], selected=["FT007"])
     assert not after.cache_hit and _codes(after) == []
+
+
+def test_stat_tables_of_old_scopes_are_removed(tmp_path):
+    """A new ftlint (or an edited checkout) starts a new stat table; the tables of all but
+    the last few scopes are removed, so upgrades do not pile up 16 files each."""
+    from ftlint.cache import MAX_STAT_TABLES
+
+    _project(tmp_path, helper=NOT_EVICTING)
+    cache = tmp_path / ".ftlint_cache"
+    cache.mkdir()
+    old_scopes = [f"{i:040x}" for i in range(MAX_STAT_TABLES + 2)]
+    for age, scope in enumerate(old_scopes):
+        for shard in ("0", "a"):
+            path = cache / f"stat-{scope}-{shard}.json"
+            path.write_text("ftlint-cache 1 0\n{}")
+            os.utime(path, (1_000_000 + age, 1_000_000 + age))  # later scopes written later
+    (cache / f"stat-{'f' * 40}.json").write_text("an unsharded table of an older ftlint")
+    os.utime(cache / f"stat-{'f' * 40}.json", (999, 999))
+    expected = _codes(_lint(tmp_path))
+    scopes = {p.name[len("stat-") :].split("-")[0].removesuffix(".json") for p in cache.glob("stat-*.json")}
+    assert len(scopes) == MAX_STAT_TABLES
+    assert set(old_scopes[-(MAX_STAT_TABLES - 1) :]) < scopes  # the newest old ones, and this run's
+    assert _lint(tmp_path).cache_hit and _codes(_lint(tmp_path)) == expected
