@@ -12,6 +12,10 @@ rejects (newer syntax than this Python, a syntax error) or that is too deeply ne
 parsed whole with LibCST instead, so it behaves as before. Project decides which files
 are outlined (FileLinter: not `fault-paths` files, nor --exhaustive runs, nor when a rule
 asks for the whole module or a metadata provider).
+
+An outline is first written down as plain data (outline_ops: JSON-able lists) and then
+replayed into a ModuleInfo, so the result cache can keep it and the forked project scan
+(which never imports LibCST) can make it for the parent.
 """
 
 from __future__ import annotations
