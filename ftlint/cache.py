@@ -115,8 +115,7 @@ class Cache:
         self.directory = Path(os.path.abspath(directory))
         self.started_ns = time.time_ns()
         self._ready = False
-        self._saved_outlines = 0
-        self._pruned_stats = False
+        self._pruned: set[str] = set()  # what this run has pruned already (once is enough)
 
     # -- files -----------------------------------------------------------------
     def _ensure(self) -> bool:
@@ -125,6 +124,7 @@ class Cache:
         try:
             # os.path, not Path: ProbeRecorder records Path.exists calls made while linting
             os.makedirs(self.directory / "runs", exist_ok=True)
+            os.makedirs(self.directory / "outlines", exist_ok=True)
             tag = self.directory / "CACHEDIR.TAG"
             if not os.path.exists(tag):
                 self._write(tag, _TAG)
@@ -191,8 +191,7 @@ class Cache:
                 # only its content hash (a stat of zeros never matches: it is re-read)
                 keep[path] = entry if entry[0] < limit else [0, 0, 0, 0, entry[4], entry[5]]
         self._store(self.stat_path(scope, shard), keep)
-        if not self._pruned_stats:  # once a run is enough
-            self._pruned_stats = True
+        if self._first_time("stat tables"):
             self._prune_stat_tables()
 
     def _prune_stat_tables(self) -> None:
@@ -243,7 +242,8 @@ class Cache:
 
     def save_run(self, key: str, entry: dict) -> None:
         self._store(self.run_path(key), entry)
-        self._prune(self.directory / "runs", MAX_RUN_ENTRIES)
+        if self._first_time("runs"):
+            self._prune(self.directory / "runs", MAX_RUN_ENTRIES)
 
     # -- outlines ------------------------------------------------------------------
     def outline_path(self, key: str) -> Path:
@@ -255,16 +255,16 @@ class Cache:
         return ops if isinstance(ops, list) or ops is False else None
 
     def save_outline(self, key: str, ops) -> None:
-        if not self._ensure():
-            return
-        try:
-            os.makedirs(self.directory / "outlines", exist_ok=True)
-        except OSError:
-            return
         self._store(self.outline_path(key), {"ops": ops})
-        self._saved_outlines += 1
-        if self._saved_outlines == 1:  # once a run is enough
+        if self._first_time("outlines"):
             self._prune(self.directory / "outlines", MAX_OUTLINE_ENTRIES)
+
+    def _first_time(self, what: str) -> bool:
+        """True once per run and `what`: pruning a directory once a run is enough."""
+        if what in self._pruned:
+            return False
+        self._pruned.add(what)
+        return True
 
     @staticmethod
     def _prune(directory: Path, limit: int) -> None:
