@@ -1,0 +1,326 @@
+"""The GitHub Action end to end: action.yml's review step runs for real (bash, the real
+`ftlint review` on a real git repository) against a stand-in REST API on 127.0.0.1 that
+records every request it gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import yaml
+from review_helpers import GIT_ENV, PREEMPT_LINE, SENTINEL, Repo, git
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = ROOT / "action.yml"
+TOKEN = "ghs_test-token-0123456789"
+OWNER_REPO = "octo-org/vllm-fork"
+NUMBER = 42
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]  # names lower-cased
+    body: Any
+
+
+@dataclass
+class FakeAPI:
+    """A loopback HTTP server standing in for api.github.com; ``answer`` decides replies."""
+
+    answer: Callable[[str, str, Any], tuple[int, Any, dict[str, str]]]
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                body = json.loads(raw) if raw else None
+                api.requests.append(
+                    Recorded(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                )
+                status, payload, headers = api.answer(self.command, self.path, body)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _serve
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def github_like(existing: list[dict] | None = None, review_status: int = 200) -> Callable:
+    def answer(method: str, path: str, body: Any):
+        if method == "GET" and path.startswith(f"/repos/{OWNER_REPO}/pulls/{NUMBER}/comments"):
+            return 200, existing or [], {}
+        if method == "POST" and path == f"/repos/{OWNER_REPO}/pulls/{NUMBER}/reviews":
+            return review_status, {"id": 1} if review_status == 200 else {"message": "Validation Failed"}, {}
+        return 404, {"message": "Not Found"}, {}
+
+    return answer
+
+
+@pytest.fixture
+def api():
+    servers: list[FakeAPI] = []
+
+    def start(answer: Callable) -> FakeAPI:
+        server = FakeAPI(answer)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def review_step() -> dict:
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    (step,) = [s for s in action["runs"]["steps"] if s.get("id") == "review"]
+    return step
+
+
+def expand(value: str, inputs: dict[str, str]) -> str:
+    """The few expressions action.yml's review step uses: ``inputs.NAME``."""
+
+    def one(match: re.Match) -> str:
+        expr = match.group(1).strip()
+        assert expr.startswith("inputs."), expr
+        return inputs[expr.removeprefix("inputs.")]
+
+    return re.sub(r"\$\{\{(.*?)\}\}", one, value)
+
+
+def action_inputs(**overrides: str) -> dict[str, str]:
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    inputs = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
+    inputs["github-token"] = TOKEN  # the default is ${{ github.token }}
+    inputs.update(overrides)
+    return inputs
+
+
+def write_event(tmp_path: Path, repo: Repo, title: str = "Resume running requests after a fault", body: str = "") -> Path:
+    event = {
+        "action": "synchronize",
+        "number": NUMBER,
+        "pull_request": {
+            "number": NUMBER,
+            "title": title,
+            "body": body,
+            "base": {"sha": repo.base, "ref": "main"},
+            "head": {"sha": git(repo.path, "rev-parse", "HEAD").strip(), "ref": "resume"},
+        },
+    }
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(event), encoding="utf-8")
+    return path
+
+
+def run_action(tmp_path: Path, repo: Repo, api_url: str, event: Path, **inputs: str) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+    """action.yml's review step, as the runner runs it: bash, the step's env, GITHUB_* set."""
+    runner_temp = tmp_path / "runner-temp"
+    venv_bin = runner_temp / "ftlint-venv" / "bin"
+    venv_bin.mkdir(parents=True, exist_ok=True)
+    python = venv_bin / "python"  # the install step's venv: this test environment's Python
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    outputs = tmp_path / "github-output"
+    outputs.write_text("")
+    step = review_step()
+    step_inputs = action_inputs(**inputs)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "FTLINT_"))},
+        **GIT_ENV,
+        "FTLINT_NO_CACHE": "1",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": OWNER_REPO,
+        "GITHUB_API_URL": api_url,
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_WORKSPACE": str(repo.path),
+        "GITHUB_ACTION_PATH": str(ROOT),
+        "RUNNER_TEMP": str(runner_temp),
+        **{k: expand(str(v), step_inputs) for k, v in step["env"].items()},
+    }
+    proc = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=repo.path, env=env, capture_output=True, text=True, timeout=300
+    )
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
+    return proc, values
+
+
+def test_posts_one_review_with_the_payload_ftlint_wrote(tmp_path, pr_repo, api):
+    server = api(github_like())
+    proc, outputs = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    assert [(r.method, r.path) for r in server.requests] == [
+        ("GET", f"/repos/{OWNER_REPO}/pulls/{NUMBER}/comments?per_page=100&page=1"),
+        ("POST", f"/repos/{OWNER_REPO}/pulls/{NUMBER}/reviews"),
+    ]
+    for request in server.requests:
+        assert request.headers["authorization"] == f"Bearer {TOKEN}"
+        assert request.headers["accept"] == "application/vnd.github+json"
+        assert request.headers["x-github-api-version"] == "2022-11-28"
+    posted = server.requests[1].body
+    written = json.loads(Path(outputs["review-file"]).read_text(encoding="utf-8"))
+    head = git(pr_repo.path, "rev-parse", "HEAD").strip()
+    assert posted == {**written, "commit_id": head}
+    assert posted["event"] == "COMMENT"
+    inline = [(c["path"], c["line"]) for c in posted["comments"]]
+    assert (SENTINEL, PREEMPT_LINE) in inline  # the FT001 the PR adds, inline
+    assert "FT005" not in json.dumps(posted)  # filter-mode added: the unchanged line is not reviewed
+    assert "PR001" in posted["body"]  # the empty description: a pull-request-level finding
+    assert outputs["posted"] == "true"
+    assert int(outputs["findings"]) == len(
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-m", "ftlint", "review", "--base", pr_repo.base, "--merge-base",
+                 "--title", "Resume running requests after a fault", "--body-file", "/dev/null",
+                 "--format", "json", "--exit-zero"],
+                cwd=pr_repo.path, capture_output=True, text=True, env={**os.environ, **GIT_ENV, "FTLINT_NO_CACHE": "1"},
+                check=True,
+            ).stdout
+        )
+    )
+    assert outputs["sarif-file"] == ""
+
+
+def test_payload_meets_githubs_request_schema(tmp_path, pr_repo, api):
+    from official_schemas import github_create_review_request_schema
+    from jsonschema import Draft202012Validator
+
+    server = api(github_like())
+    proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    posted = server.requests[-1].body
+    errors = list(Draft202012Validator(github_create_review_request_schema()).iter_errors(posted))
+    assert errors == []
+
+
+def test_comments_already_posted_are_not_repeated(tmp_path, pr_repo, api):
+    first = api(github_like())
+    proc, outputs = run_action(tmp_path, pr_repo, first.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    earlier = first.requests[-1].body["comments"]
+    assert earlier
+    # A second push: the same comment is on the PR already (GitHub returns more fields).
+    existing = [{**earlier[0], "id": 7, "user": {"login": "github-actions[bot]"}}]
+    second = api(github_like(existing=existing))
+    proc, _ = run_action(tmp_path, pr_repo, second.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    assert second.requests[-1].body["comments"] == earlier[1:]
+    assert "already on the pull request" in proc.stdout
+
+
+def test_rejected_inline_comments_move_into_the_body(tmp_path, pr_repo, api):
+    calls = []
+
+    def answer(method, path, body):
+        if method == "GET":
+            return 200, [], {}
+        calls.append(body)
+        return (422, {"message": "Unprocessable Entity"}, {}) if len(calls) == 1 else (200, {"id": 2}, {})
+
+    server = api(answer)
+    proc, outputs = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    assert len(calls) == 2
+    assert calls[0]["comments"] and calls[1]["comments"] == []
+    for comment in calls[0]["comments"]:
+        assert comment["body"] in calls[1]["body"]
+    assert outputs["posted"] == "true"
+
+
+def test_the_token_never_follows_a_redirect(tmp_path, pr_repo, api):
+    elsewhere = api(lambda method, path, body: (200, {}, {}))
+
+    def answer(method, path, body):
+        if method == "GET":
+            return 200, [], {}
+        return 307, {}, {"Location": f"{elsewhere.url}/steal"}
+
+    server = api(answer)
+    proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 2
+    assert "redirect" in proc.stderr and "not followed" in proc.stderr
+    assert elsewhere.requests == []
+    assert "Traceback" not in proc.stderr
+
+
+def test_the_token_is_never_sent_over_plain_http_to_another_host(tmp_path, pr_repo, api):
+    proc, _ = run_action(tmp_path, pr_repo, "http://api.github.invalid", write_event(tmp_path, pr_repo))
+    assert proc.returncode == 2
+    assert "refusing to send the token over plain http" in proc.stderr
+
+
+def test_a_forks_read_only_token_is_explained(tmp_path, pr_repo, api):
+    server = api(github_like(review_status=403))
+    proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 2
+    assert "pull-requests: write" in proc.stderr and "forks" in proc.stderr
+
+
+def test_a_clean_pull_request_posts_nothing(tmp_path, repo, api):
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/util.py", "def add(a, b):\n    return a + b\n")
+    repo.base = repo.commit("base")
+    repo.write("pkg/util.py", "def add(a, b):\n    return b + a\n")
+    repo.commit("commute")
+    server = api(github_like())
+    body = "## Purpose\n\nCommute.\n\n## Test Plan\n\npytest\n\n## Test Result\n\npassed\n"
+    proc, outputs = run_action(tmp_path, repo, server.url, write_event(tmp_path, repo, title="Commute add", body=body))
+    assert proc.returncode == 0, proc.stderr
+    assert server.requests == []
+    assert outputs["findings"] == "0" and outputs["posted"] == "false"
+
+
+def test_sarif_is_written_for_upload(tmp_path, pr_repo, api):
+    server = api(github_like())
+    proc, outputs = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo), sarif="true", **{"post-review": "false"})
+    assert proc.returncode == 0, proc.stderr
+    assert server.requests == []  # post-review: false
+    sarif = json.loads(Path(outputs["sarif-file"]).read_text(encoding="utf-8"))
+    rules = {r["ruleId"] for r in sarif["runs"][0]["results"]}
+    assert {"FT001", "FT005"} <= rules  # --filter file: the unchanged FT005 too
+
+
+def test_not_a_pull_request_event(tmp_path, pr_repo, api):
+    event = tmp_path / "push.json"
+    event.write_text(json.dumps({"ref": "refs/heads/main"}), encoding="utf-8")
+    server = api(github_like())
+    proc, _ = run_action(tmp_path, pr_repo, server.url, event)
+    assert proc.returncode == 2
+    assert "use this action on `pull_request`" in proc.stderr
+    assert server.requests == []
