@@ -74,7 +74,13 @@ def location_text(finding: Finding, ctx: ReportContext) -> str:
 
 
 def diff_block(applied: AppliedFix) -> str:
+    """A unified diff of the fix; when old lines are unknown, the new lines and where they go."""
     old, new = applied.old_lines, applied.new_lines
+    if not applied.old_known:
+        span = f"line {applied.first}" if applied.first == applied.last else f"lines {applied.first}-{applied.last}"
+        what = "with:" if new else "(delete them)"
+        block = code_block("\n".join(new), "python") if new else ""
+        return f"Replace {span} {what}" + (f"\n\n{block}" if block else "")
     lines = [f"@@ -{applied.first},{len(old)} +{applied.first},{len(new)} @@"]
     lines += [f"-{line}" for line in old] + [f"+{line}" for line in new]
     return code_block("\n".join(lines), "diff")
