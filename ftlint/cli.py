@@ -219,14 +219,52 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
 
     docs = all_docs(extra_docs)
     ctx = ReportContext(docs=docs, tool_version=__version__, root=config.root, cwd=Path.cwd(), diff_lines=diff_lines)
-    text = render(args.format, findings, ctx)
+    text = render(args.format, findings, ctx)  # the whole report, before any file is touched
     if args.output_file is not None:
-        try:
-            args.output_file.write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise UsageError(f"--output-file {args.output_file}: {err.strerror or err}") from None
+        write_report(args.output_file, text)
     else:
+        write_stdout(text)
+
+
+def write_stdout(text: str) -> None:
+    """Write to stdout; a character its encoding cannot hold is written as an escape."""
+    try:
         sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        encoding = sys.stdout.encoding or "utf-8"
+        sys.stdout.buffer.write(text.encode(encoding, "backslashreplace"))
+
+
+def write_report(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically: a temporary file in the same directory,
+    renamed over it, so a reader (or a failed run) never sees a partial or empty report."""
+    import tempfile
+
+    data = text.encode("utf-8", "backslashreplace")
+    target = os.path.abspath(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ftlint-report-", dir=os.path.dirname(target))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as err:
+        raise UsageError(f"--output-file {path}: {err.strerror or err}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def run_rule(args) -> int:

@@ -31,7 +31,7 @@ from ftlint.finding import Finding
 from ._common import (
     ReportContext,
     apply_fix,
-    display_path,
+    escape_path,
     is_pr_level,
     plural,
     repo_relative,
@@ -41,7 +41,7 @@ from .markdown import finding_body, finding_section, heading_text, ordered, verd
 
 def _comment_path(finding: Finding, ctx: ReportContext) -> str:
     rel = repo_relative(finding.path, ctx)
-    return rel if rel is not None else display_path(finding.path, ctx)
+    return rel if rel is not None else finding.path.replace("\\", "/")
 
 
 def _in_diff(path: str, line: int, ctx: ReportContext) -> bool:
@@ -84,6 +84,7 @@ def build_comment(finding: Finding, ctx: ReportContext) -> dict[str, Any]:
     body = f"**{heading_text(finding, ctx)}**\n\n" + finding_body(
         finding, ctx, with_location=False, suggestion=suggestion
     )
+    comment["path"] = escape_path(path, controls=False)  # looked up raw, shown escaped
     comment["body"] = body
     return comment
 

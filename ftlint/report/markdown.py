@@ -28,6 +28,7 @@ from ._common import (
     code_block,
     code_span,
     display_path,
+    escape_path,
     is_pr_level,
     md_inline,
     plural,
@@ -69,7 +70,7 @@ def heading_text(finding: Finding, ctx: ReportContext) -> str:
 def location_text(finding: Finding, ctx: ReportContext) -> str:
     if not finding.path:
         return "the pull request"
-    path = display_path(finding.path, ctx)
+    path = escape_path(display_path(finding.path, ctx))
     return code_span(f"{path}:{finding.line}" if finding.line > 0 else path)
 
 

@@ -38,6 +38,7 @@ from ._common import (
     TOOL_NAME,
     ReportContext,
     finding_span,
+    path_bytes,
     repo_relative,
     sorted_findings,
 )
@@ -108,16 +109,18 @@ def rule_descriptor(
 
 
 def artifact_location(path: str, ctx: ReportContext) -> dict[str, Any]:
+    # URIs percent-encode the name's bytes: a non-UTF-8 name keeps its exact bytes (%E9).
     rel = repo_relative(path, ctx)
     if rel is not None:
-        return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": quote(path_bytes(rel), safe="/"), "uriBaseId": SRCROOT}
     # Outside the repository root: an absolute file URI.
     p = path
     if not os.path.isabs(p) and ctx.cwd is not None:
         p = os.path.join(str(ctx.cwd), p)
     if os.path.isabs(p):
-        return {"uri": Path(os.path.normpath(p)).as_uri()}
-    return {"uri": quote(p.replace("\\", "/"), safe="/")}
+        posix = Path(os.path.normpath(p)).as_posix()
+        return {"uri": "file://" + quote(path_bytes(posix if posix.startswith("/") else "/" + posix), safe="/:")}
+    return {"uri": quote(path_bytes(p.replace("\\", "/")), safe="/")}
 
 
 def region(finding: Finding) -> dict[str, int]:

@@ -6,17 +6,18 @@ from collections.abc import Sequence
 
 from ftlint.finding import Finding
 
-from ._common import ReportContext, sorted_findings
+from ._common import ReportContext, escape_path, sorted_findings
 
 FIX_COMMAND = "ftlint check --fix"
 
 
 def format_location(finding: Finding) -> str:
     """``path:line:col: `` (1-based code-point column), ``path: `` or nothing (PR-level)."""
+    path = escape_path(finding.path)  # one line per finding, whatever the file is called
     if finding.path and finding.line > 0:
-        return f"{finding.path}:{finding.line}:{max(finding.column, 1)}: "
+        return f"{path}:{finding.line}:{max(finding.column, 1)}: "
     if finding.path:
-        return f"{finding.path}: "
+        return f"{path}: "
     return ""
 
 
