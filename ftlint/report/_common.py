@@ -34,6 +34,8 @@ class ReportContext:
     title: str = "ftlint"
     # Absolute URL of ftlint's home page (SARIF driver.informationUri, rdjson source.url).
     information_uri: str | None = None
+    # ANSI colours in the text format (the CLI decides: a TTY, NO_COLOR, FORCE_COLOR).
+    color: bool = False
 
 
 # --------------------------------------------------------------------------- findings
