@@ -234,7 +234,7 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
     from ftlint.registry import all_docs
     from ftlint.report import ReportContext, render
 
-    docs = all_docs(extra_docs)
+    docs = linked_docs(all_docs(extra_docs), config.docs_url)
     color = args.output_file is None and use_color(sys.stdout)
     ctx = ReportContext(docs=docs, tool_version=__version__, root=config.root, cwd=Path.cwd(), diff_lines=diff_lines,
                         color=color)
@@ -248,6 +248,28 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
         write_report(args.output_file, text)
     else:
         write_stdout(text)
+
+
+def linked_docs(docs, template: str):
+    """``docs`` with each rule's URL made from the ``docs-url`` template (``{code}``,
+    ``{name}``); without a template the docs carry no URL and reports say `ftlint rule CODE`."""
+    if not template:
+        return docs
+    from collections.abc import Mapping
+    from dataclasses import replace
+
+    class Linked(Mapping):  # lazy, as all_docs is: a text report never loads a doc
+        def __getitem__(self, code):
+            doc = docs[code]
+            return replace(doc, url=template.replace("{code}", doc.code).replace("{name}", doc.name))
+
+        def __iter__(self):
+            return iter(docs)
+
+        def __len__(self):
+            return len(docs)
+
+    return Linked()
 
 
 def use_color(stream) -> bool:
@@ -324,6 +346,10 @@ def run_rule(args) -> int:
     if not args.code:
         raise UsageError("rule: give a rule code (e.g. FT004) or --all")
     doc = docs.get(args.code.upper())
+    if doc is None and args.code.upper().startswith("PR"):
+        from ftlint.review.pr_checks import pr_docs
+
+        doc = pr_docs().get(args.code.upper())
     if doc is None:
         raise UsageError(f"rule: unknown rule code {args.code!r} (see `ftlint rule --all`)")
     if args.format == "json":

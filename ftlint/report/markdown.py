@@ -67,6 +67,11 @@ def heading_text(finding: Finding, ctx: ReportContext) -> str:
     return f"{code}: {md_inline(name)}" if name else code
 
 
+def rule_pointer(code: str) -> str:
+    """Where to read a rule's page when no ``docs-url`` gives it an address."""
+    return f"The rule's page: {code_span(f'ftlint rule {code}')}."
+
+
 def location_text(finding: Finding, ctx: ReportContext) -> str:
     if not finding.path:
         return "the pull request"
@@ -137,6 +142,8 @@ def finding_body(
     doc = ctx.docs.get(finding.code)
     if doc is not None and doc.why_bad.strip():
         parts.append(f"**Why is this bad?**\n{doc.why_bad.strip()}")
+    if doc is not None and not doc.url:
+        parts.append(rule_pointer(finding.code))
     fix = fix_text(finding, suggestion)
     if fix:
         parts.append(fix)

@@ -97,6 +97,8 @@ def rule_descriptor(
         descriptor["name"] = name[:MAX_NAME]
     descriptor["shortDescription"] = {"text": _limit(short)}
     descriptor["fullDescription"] = {"text": _limit(full)}
+    if not (url and _is_absolute_uri(url)):  # no docs-url: the page is here, and one command away
+        help_md = f"{help_md.rstrip()}\n\n`ftlint rule {code}` prints this page.\n"
     descriptor["help"] = {"text": help_md, "markdown": help_md}
     if url and _is_absolute_uri(url):
         descriptor["helpUri"] = url

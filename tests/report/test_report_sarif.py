@@ -119,7 +119,11 @@ def test_github_rule_requirements(findings):
         assert rule["shortDescription"]["text"] == doc.summary
         assert rule["fullDescription"]["text"] == doc.what_it_does
         assert 0 < len(rule["fullDescription"]["text"]) <= 1024
-        assert rule["help"]["text"] and rule["help"]["markdown"] == doc.markdown()
+        assert rule["help"]["text"] == rule["help"]["markdown"]
+        if doc.url:
+            assert rule["help"]["markdown"] == doc.markdown()
+        else:  # no docs-url: the rule's whole page inline, and the command that prints it
+            assert rule["help"]["markdown"] == doc.markdown() + f"\n`ftlint rule {doc.code}` prints this page.\n"
         assert rule["defaultConfiguration"]["level"] in {"note", "warning", "error"}
         assert "fault-path" in rule["properties"]["tags"]
     assert rules[0]["helpUri"] == "https://ftlint.example/rules/FT001"
