@@ -211,3 +211,35 @@ def test_no_findings_has_non_empty_body():
         "event": "COMMENT",
         "comments": [],
     }
+
+
+def test_ftlint_review_payload_end_to_end(tmp_path):
+    """`ftlint review --format github-review` on a git-built pull request: the payload passes
+    GitHub's request schema and each fix on changed lines is a suggestion over its lines."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = (Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py").read_text()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, env=env)
+
+    git("init", "-q")
+    (tmp_path / "sentinel.py").write_text("x = 1\n")
+    git("add", ".")
+    git("commit", "-qm", "base")
+    (tmp_path / "sentinel.py").write_text(example)
+    proc = subprocess.run([sys.executable, "-m", "ftlint", "review", "--base", "HEAD", "--format", "github-review"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    review_request_validator().validate(data)
+    suggestions = [c for c in data["comments"] if "```suggestion" in c["body"]]
+    assert [(c.get("start_line"), c["line"]) for c in suggestions] == [(None, 29), (None, 30)]
+    lines = example.splitlines()
+    assert "```suggestion\n" + lines[28].replace(", drop_stale_output=True", "") in suggestions[0]["body"]
+    assert suggestions[1]["body"].count("```suggestion\n```") == 1  # line 30 deleted
