@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     ruff = args.ruff or shutil.which("ruff", path=str(Path(py).parent)) or shutil.which("ruff")
     env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
     cache_dir = Path(tempfile.mkdtemp(prefix="ftlint-bench-cache-"))
-    ftlint = [py, "-m", "ftlint", "check", "--format", "json", "--statistics"]
+    ftlint = [py, "-m", "ftlint", "check", "--format", "json", "--scan-stats"]
     single = (tree / args.file).is_file()
     walked = sum(1 for _ in tree.rglob("*.py"))
 

@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 from ftlint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+STATISTICS_FORMATS = ("text", "json")
 FORMAT_NAMES = ("text", "json", "jsonl", "github", "rdjson", "rdjsonl", "sarif", "markdown", "github-review")
 
 
@@ -69,7 +70,16 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths passed explicitly")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     check.add_argument("--cache-dir", type=Path, help="result cache location (default: .ftlint_cache in the project root)")
-    check.add_argument("--statistics", action="store_true", help="print files walked/parsed to stderr")
+    check.add_argument(
+        "--statistics", action="store_true",
+        help="print the number of findings per rule code (with its name and whether it is fixable) "
+             "instead of the findings; --format text or json",
+    )
+    check.add_argument("--scan-stats", action="store_true", help="print how many files were linted and parsed, to stderr")
+    check.add_argument(
+        "--show-settings", action="store_true",
+        help="print the resolved configuration (the file it came from and every setting) and exit",
+    )
 
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
     rule.add_argument("code", nargs="?", help="e.g. FT004")
@@ -175,9 +185,16 @@ def load_settings(args):
 
 
 def run_check(args) -> int:
+    config, selected = load_settings(args)
+    if args.show_settings:
+        from ftlint.settings_view import render_settings
+
+        write_stdout(render_settings(config, selected))
+        return EXIT_CLEAN
+    if args.statistics and args.format not in STATISTICS_FORMATS:
+        raise UsageError(f"--statistics prints --format text or json, not {args.format}")
     from ftlint.engine import lint_paths
 
-    config, selected = load_settings(args)
     if args.fix or args.diff:
         from ftlint.fixing import fix_paths  # imports LibCST: only when fixing
 
@@ -191,7 +208,7 @@ def run_check(args) -> int:
             cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
         result = lint_paths(args.paths, config, selected, exhaustive=args.exhaustive, force_exclude=args.force_exclude,
                             cache_dir=cache_dir)
-    if args.statistics:
+    if args.scan_stats:
         print(
             f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed",
             file=sys.stderr,
@@ -217,16 +234,96 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
     from ftlint.registry import all_docs
     from ftlint.report import ReportContext, render
 
-    docs = all_docs(extra_docs)
-    ctx = ReportContext(docs=docs, tool_version=__version__, root=config.root, cwd=Path.cwd(), diff_lines=diff_lines)
-    text = render(args.format, findings, ctx)
-    if args.output_file is not None:
-        try:
-            args.output_file.write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise UsageError(f"--output-file {args.output_file}: {err.strerror or err}") from None
+    docs = linked_docs(all_docs(extra_docs), config.docs_url)
+    color = args.output_file is None and use_color(sys.stdout)
+    ctx = ReportContext(docs=docs, tool_version=__version__, root=config.root, cwd=Path.cwd(), diff_lines=diff_lines,
+                        color=color)
+    if getattr(args, "statistics", False):
+        from ftlint.report.statistics import render_statistics
+
+        text = render_statistics(args.format, findings, ctx)
     else:
+        text = render(args.format, findings, ctx)  # the whole report, before any file is touched
+    if args.output_file is not None:
+        write_report(args.output_file, text)
+    else:
+        write_stdout(text)
+
+
+def linked_docs(docs, template: str):
+    """``docs`` with each rule's URL made from the ``docs-url`` template (``{code}``,
+    ``{name}``); without a template the docs carry no URL and reports say `ftlint rule CODE`."""
+    if not template:
+        return docs
+    from collections.abc import Mapping
+    from dataclasses import replace
+
+    class Linked(Mapping):  # lazy, as all_docs is: a text report never loads a doc
+        def __getitem__(self, code):
+            doc = docs[code]
+            return replace(doc, url=template.replace("{code}", doc.code).replace("{name}", doc.name))
+
+        def __iter__(self):
+            return iter(docs)
+
+        def __len__(self):
+            return len(docs)
+
+    return Linked()
+
+
+def use_color(stream) -> bool:
+    """Colour for a terminal: never with ``NO_COLOR`` set (no-color.org), always with
+    ``FORCE_COLOR`` set (even when piped), else only on a TTY whose TERM is not ``dumb``."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+def write_stdout(text: str) -> None:
+    """Write to stdout; a character its encoding cannot hold is written as an escape."""
+    try:
         sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        encoding = sys.stdout.encoding or "utf-8"
+        sys.stdout.buffer.write(text.encode(encoding, "backslashreplace"))
+
+
+def write_report(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically: a temporary file in the same directory,
+    renamed over it, so a reader (or a failed run) never sees a partial or empty report."""
+    import tempfile
+
+    data = text.encode("utf-8", "backslashreplace")
+    target = os.path.abspath(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ftlint-report-", dir=os.path.dirname(target))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as err:
+        raise UsageError(f"--output-file {path}: {err.strerror or err}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def run_rule(args) -> int:
@@ -249,6 +346,10 @@ def run_rule(args) -> int:
     if not args.code:
         raise UsageError("rule: give a rule code (e.g. FT004) or --all")
     doc = docs.get(args.code.upper())
+    if doc is None and args.code.upper().startswith("PR"):
+        from ftlint.review.pr_checks import pr_docs
+
+        doc = pr_docs().get(args.code.upper())
     if doc is None:
         raise UsageError(f"rule: unknown rule code {args.code!r} (see `ftlint rule --all`)")
     if args.format == "json":
@@ -276,7 +377,7 @@ def rule_table(docs) -> str:
 
 
 def rule_pages(docs) -> str:
-    """docs/rules.md: every rule's page, with an anchor per code (the rule URL points here)."""
+    """docs/rules.md: every rule's page, with an anchor per code (lower case, e.g. `ft007`)."""
     header = "# ftlint rules\n\nGenerated by `ftlint rule --all --format markdown`; do not edit by hand.\n"
     pages = [f'<a id="{doc.code.lower()}"></a>\n\n{doc.markdown()}' for doc in docs]
     return header + "\n" + "\n".join(pages)

@@ -253,6 +253,8 @@ class Config:
     extend_fault_handlers: tuple[str, ...] = ()
     fault_paths: tuple[str, ...] = ()
     cache_dir: str = ".ftlint_cache"
+    #: template of a rule's documentation URL ("https://example.org/rules/{code}"); "" = no links
+    docs_url: str = ""
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict, hash=False)
     #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
     #: used to word error messages
@@ -411,10 +413,10 @@ class Config:
         return code in self.ignored_codes_for(path)
 
     def hash(self) -> str:
-        """A stable digest of everything that can change results (all keys but ``cache-dir``)."""
+        """A stable digest of everything that can change results (all keys but ``cache-dir``, ``docs-url``)."""
         payload = {}
         for f in fields(self):
-            if f.name in ("path", "cache_dir", "table"):
+            if f.name in ("path", "cache_dir", "table", "docs_url"):
                 continue
             value = getattr(self, f.name)
             if f.name == "options":
@@ -558,6 +560,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "extend-fault-handlers",
     "fault-paths",
     "cache-dir",
+    "docs-url",
     "options",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
@@ -643,6 +646,15 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
                 raise v.error(key, f"expected a string, got {_type_name(value)}")
             if not value:
                 raise v.error(key, "expected a non-empty path")
+            kwargs[attr] = value
+        elif key == "docs-url":
+            if not isinstance(value, str):
+                raise v.error(key, f"expected a string, got {_type_name(value)}")
+            if "{code}" not in value and "{name}" not in value:
+                raise v.error(key, "expected a URL template with {code} or {name}, e.g. \"https://example.org/rules/{code}\"")
+            scheme, sep, rest = value.partition("://")
+            if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
+                raise v.error(key, f"expected an absolute URL (scheme://...), got {value!r}")
             kwargs[attr] = value
         elif key == "per-file-ignores":
             if not isinstance(value, dict):

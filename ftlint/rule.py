@@ -22,7 +22,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ftlint.faultpath import Analysis, FaultPaths
     from ftlint.project import Function, ModuleInfo
 
-DOCS_URL = "https://github.com/ftlint/ftlint/blob/main/docs/rules.md#{code}"
 
 
 @dataclass(frozen=True)
@@ -263,7 +262,7 @@ class Rule(cst.BatchableCSTVisitor):
             example=sections.get("Example", ""),
             use_instead=sections.get("Use instead", ""),
             severity=cls.SEVERITY,
-            url=DOCS_URL.format(code=cls.CODE.lower()),
+            url="",  # links come from the user's `docs-url` setting; ftlint invents no address
             extra={k: v for k, v in sections.items() if k not in _STANDARD_SECTIONS},
         )
 

@@ -34,6 +34,8 @@ class ReportContext:
     title: str = "ftlint"
     # Absolute URL of ftlint's home page (SARIF driver.informationUri, rdjson source.url).
     information_uri: str | None = None
+    # ANSI colours in the text format (the CLI decides: a TTY, NO_COLOR, FORCE_COLOR).
+    color: bool = False
 
 
 # --------------------------------------------------------------------------- findings
@@ -88,9 +90,39 @@ def repo_relative(path: str, ctx: ReportContext) -> str | None:
 
 
 def display_path(path: str, ctx: ReportContext) -> str:
-    """Repo-relative POSIX path when known, else the path as given (POSIX separators)."""
+    """Repo-relative POSIX path when known, else the path as given (POSIX separators);
+    escaped with :func:`escape_path` (a data format escapes control characters itself)."""
     rel = repo_relative(path, ctx)
-    return rel if rel is not None else _posix(path)
+    return escape_path(rel if rel is not None else _posix(path), controls=False)
+
+
+_CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_path(path: str, *, controls: bool = True) -> str:
+    """A file name as text any UTF-8 output can hold: the bytes of a non-UTF-8 name (which
+    Python decodes with ``surrogateescape``) become ``\\xNN``; with ``controls``, control
+    characters too (``\\n``, ``\\t``, ``\\x1b``), so a name cannot break a line of text output
+    or send terminal escapes.  Names without such characters are returned unchanged."""
+    if path.isprintable() and path.isascii():
+        return path
+    out = []
+    for ch in path:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte code - 0xDC00
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF:  # any other lone surrogate cannot be encoded either
+            out.append(f"\\u{code:04x}")
+        elif controls and not ch.isprintable() and ch != " ":
+            out.append(_CONTROL_ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def path_bytes(path: str) -> bytes:
+    """The file name's bytes (the inverse of ``os.fsdecode`` on POSIX)."""
+    return path.encode("utf-8", "surrogateescape")
 
 
 # --------------------------------------------------------------------------- columns
@@ -197,50 +229,67 @@ class AppliedFix:
 
     first: int
     last: int
-    old_lines: tuple[str, ...]
-    new_lines: tuple[
-        str, ...
-    ]  # what replaces those lines (empty: the lines are deleted)
+    # The block's lines before the fix; None for a line the finding does not carry (a
+    # line the fix replaces whole, whose old text is not needed to show the new one).
+    old_lines: tuple[str | None, ...]
+    new_lines: tuple[str, ...]  # what replaces those lines (empty: the lines are deleted)
+
+    @property
+    def old_known(self) -> bool:
+        return all(line is not None for line in self.old_lines)
+
+
+_UNKNOWN = "\x00"  # stands for a line whose text the finding does not carry
 
 
 def apply_fix(finding: Finding) -> AppliedFix | None:
-    """Apply ``finding.fix`` to the source lines the finding carries.
+    """Apply ``finding.fix`` to the whole lines it touches.
 
-    Returns None when there is no fix, when an edit touches a line whose text is unknown
-    (only the finding's start and end lines travel with it), or when edits overlap.
-    A position at column 1 of the line just after the block (an edit that removes whole
-    lines including their newline) counts as the end of the block.
+    Only the finding's start and end lines travel with it.  A line the fix replaces whole
+    (an edit from column 1 of a line to column 1 of a later one, as ftlint's fixes are)
+    need not be known; a line an edit starts or ends inside must be.  A pure insertion at
+    column 1 of line L is shown on an anchor line it keeps: line L - 1 (the insertion
+    follows it) or line L (the insertion precedes it), whichever is known.  Returns None
+    when there is no fix, when the block needs an unknown line, or when edits overlap.
     """
     if not finding.fix:
         return None
     lines = known_lines(finding)
-    positions = [(e.line, e.column) for e in finding.fix] + [
-        (e.end_line, e.end_column) for e in finding.fix
-    ]
-    first = min(line for line, _ in positions)
-    last = max(line for line, _ in positions)
-    if last > first and all(col == 1 for line, col in positions if line == last):
-        last -= 1
-    block_lines: list[str] = []
-    for n in range(first, last + 1):
-        if n not in lines:
+    ranges: list[tuple[int, int]] = []  # whole lines each edit touches
+    for e in finding.fix:
+        if (e.end_line, e.end_column) < (e.line, e.column):
             return None
-        block_lines.append(lines[n])
+        if (e.line, e.column) == (e.end_line, e.end_column) and e.column == 1:
+            if e.line - 1 in lines:
+                ranges.append((e.line - 1, e.line - 1))
+            elif e.line in lines:
+                ranges.append((e.line, e.line))
+            else:
+                return None
+            continue
+        last = e.end_line - 1 if e.end_column == 1 and e.end_line > e.line else e.end_line
+        ranges.append((e.line, last))
+    first = min(a for a, _ in ranges)
+    last = max(b for _, b in ranges)
+    block_lines = [lines.get(n) for n in range(first, last + 1)]
+    texts = [_UNKNOWN if text is None else text for text in block_lines]
     starts: list[int] = []
     off = 0
-    for text in block_lines:
+    for text in texts:
         starts.append(off)
         off += len(text) + 1
     starts.append(off)  # column 1 of the line after the block
-    block = "\n".join(block_lines) + "\n"
+    block = "\n".join(texts) + "\n"
 
     def offset(line: int, col: int) -> int | None:
         idx = line - first
-        if idx < 0 or idx > len(block_lines):
+        if idx < 0 or idx > len(texts):
             return None
-        if idx == len(block_lines):
-            return starts[idx] if col == 1 else None
-        if not column_known(block_lines[idx], col):
+        if col == 1:
+            return starts[idx]
+        if idx == len(texts) or block_lines[idx] is None:
+            return None
+        if not column_known(texts[idx], col):
             return None
         return starts[idx] + col - 1
 
@@ -257,11 +306,13 @@ def apply_fix(finding: Finding) -> AppliedFix | None:
     new = block
     for a, b, text in reversed(spans):
         new = new[:a] + text + new[b:]
+    if _UNKNOWN in new and _UNKNOWN not in "".join(e.text for e in finding.fix):
+        return None  # an unknown line survives the fix: its text would be needed
     if new == "":
         new_lines: tuple[str, ...] = ()
     else:
         new = new.removesuffix("\n")
-        new_lines = tuple(new.split("\n"))
+        new_lines = tuple(line.removesuffix("\r") for line in new.split("\n"))  # CRLF files
     return AppliedFix(first, last, tuple(block_lines), new_lines)
 
 

@@ -3,6 +3,9 @@
 Escaping follows ``@actions/core`` (``command.ts``): in the message (data) ``%`` -> ``%25``,
 CR -> ``%0D``, LF -> ``%0A``; in property values additionally ``:`` -> ``%3A`` and
 ``,`` -> ``%2C``.  ``file=`` is the repo-relative path when ``ctx.root`` is known.
+``col``/``endColumn`` are sent only when the finding starts and ends on one line: GitHub's
+annotation docs and ``@actions/core`` say columns must be omitted when ``line`` and
+``endLine`` differ.
 """
 
 from __future__ import annotations
@@ -51,7 +54,10 @@ def annotation(finding: Finding, ctx: ReportContext) -> str:
         if finding.line > 0:
             # GitHub's columns are 1-based characters; Finding's code-point columns are used as-is.
             line, col, end_line, end_col = finding_span(finding, "code-points")
-            props.update(line=line, col=col, endLine=end_line, endColumn=end_col)
+            if end_line == line:
+                props.update(line=line, col=col, endLine=end_line, endColumn=end_col)
+            else:  # GitHub: columns only when the annotation starts and ends on one line
+                props.update(line=line, endLine=end_line)
     message = f"{format_location(finding)}{finding.code} {finding.message}"
     return format_command(COMMANDS[finding.severity], props, message)
 

@@ -3,16 +3,19 @@
 ``POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews`` with
 ``{"body", "event": "COMMENT", "comments": [{"path", "line", "side": "RIGHT", "body"}]}``.
 
-* A finding becomes an inline comment only when its line is an added/modified line of the
-  diff (``ctx.diff_lines[repo-relative path]``); GitHub rejects comments elsewhere, so the
+* A finding becomes an inline comment only when a line of its span is an added/modified
+  line of the diff (``ctx.diff_lines[repo-relative path]``); GitHub rejects comments elsewhere, so the
   other findings go into the review body under "Outside the diff".  With
   ``ctx.diff_lines is None`` (diff unknown) every finding with a file line is a comment.
 * PR-level findings (no path, or line 0) always go into the body.
 * Comment paths are repo-relative POSIX paths (relative to ``ctx.root``).
-* When the fix rewrites whole lines starting at the finding's line and those lines are
-  known, the comment carries a ```` ```suggestion ```` block (a multi-line one adds
-  ``start_line``/``start_side`` and anchors ``line`` at the last replaced line, which must
-  also be in the diff); otherwise the fix is shown as a ```` ```diff ````.
+* A comment covers the finding's lines: ``line`` alone for one line, ``start_line`` /
+  ``start_side`` and ``line`` / ``side`` (all ``RIGHT``) for several.
+* A fix becomes a ```` ```suggestion ```` block over exactly the lines it replaces (the
+  comment then covers those lines, which GitHub replaces when the suggestion is applied);
+  an insertion replaces its anchor line with that line plus the new ones.  When a replaced
+  line is outside the diff, GitHub cannot take the suggestion: the comment stays on the
+  finding's lines and shows the fix as a ```` ```diff ````.
 * The body always starts with the one-line verdict, so it is never empty (GitHub requires
   a body for ``event: COMMENT``).
 """
@@ -28,7 +31,7 @@ from ftlint.finding import Finding
 from ._common import (
     ReportContext,
     apply_fix,
-    display_path,
+    escape_path,
     is_pr_level,
     plural,
     repo_relative,
@@ -38,7 +41,7 @@ from .markdown import finding_body, finding_section, heading_text, ordered, verd
 
 def _comment_path(finding: Finding, ctx: ReportContext) -> str:
     rel = repo_relative(finding.path, ctx)
-    return rel if rel is not None else display_path(finding.path, ctx)
+    return rel if rel is not None else finding.path.replace("\\", "/")
 
 
 def _in_diff(path: str, line: int, ctx: ReportContext) -> bool:
@@ -47,28 +50,41 @@ def _in_diff(path: str, line: int, ctx: ReportContext) -> bool:
     return line in ctx.diff_lines.get(path, frozenset())
 
 
+def _span(finding: Finding) -> range:
+    return range(finding.line, max(finding.end_line, finding.line) + 1)
+
+
+def _anchor(path: str, lines: range, ctx: ReportContext) -> dict[str, Any] | None:
+    """``line`` (and ``start_line`` for several lines) on the RIGHT side; None when a line
+    of ``lines`` is outside the diff (GitHub rejects such a comment)."""
+    if not all(_in_diff(path, n, ctx) for n in lines):
+        return None
+    if len(lines) == 1:
+        return {"path": path, "line": lines[0], "side": "RIGHT"}
+    return {"path": path, "start_line": lines[0], "start_side": "RIGHT", "line": lines[-1], "side": "RIGHT"}
+
+
 def build_comment(finding: Finding, ctx: ReportContext) -> dict[str, Any]:
+    """An inline comment on the finding's lines, or on exactly the lines its fix replaces
+    when the fix can be shown as a ```` ```suggestion ```` block (GitHub applies a
+    suggestion to the commented lines)."""
     path = _comment_path(finding, ctx)
-    comment: dict[str, Any] = {"path": path, "line": finding.line, "side": "RIGHT"}
     suggestion = None
+    comment = None
     applied = apply_fix(finding)
-    if applied is not None and applied.first == finding.line:
-        if applied.last == applied.first:
+    if applied is not None:
+        comment = _anchor(path, range(applied.first, applied.last + 1), ctx)
+        if comment is not None:
             suggestion = applied
-        elif all(
-            _in_diff(path, n, ctx) for n in range(applied.first, applied.last + 1)
-        ):
-            suggestion = applied
-            comment = {
-                "path": path,
-                "start_line": applied.first,
-                "start_side": "RIGHT",
-                "line": applied.last,
-                "side": "RIGHT",
-            }
+    if comment is None:
+        comment = _anchor(path, _span(finding), ctx)
+    if comment is None:  # the span is partly outside the diff: its first line inside it
+        line = next(n for n in _span(finding) if _in_diff(path, n, ctx))
+        comment = {"path": path, "line": line, "side": "RIGHT"}
     body = f"**{heading_text(finding, ctx)}**\n\n" + finding_body(
         finding, ctx, with_location=False, suggestion=suggestion
     )
+    comment["path"] = escape_path(path, controls=False)  # looked up raw, shown escaped
     comment["body"] = body
     return comment
 
@@ -80,7 +96,7 @@ def build_review(findings: Sequence[Finding], ctx: ReportContext) -> dict[str, A
     for f in ordered(findings):
         if is_pr_level(f):
             pr_level.append(f)
-        elif _in_diff(_comment_path(f, ctx), f.line, ctx):
+        elif any(_in_diff(_comment_path(f, ctx), n, ctx) for n in _span(f)):
             comments.append(build_comment(f, ctx))
         else:
             outside.append(f)

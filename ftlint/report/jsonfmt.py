@@ -7,16 +7,23 @@ from collections.abc import Sequence
 
 from ftlint.finding import Finding
 
-from ._common import ReportContext, sorted_findings
+from ._common import ReportContext, escape_path, sorted_findings
+
+
+def finding_dict(finding: Finding) -> dict:
+    """``Finding.to_dict()`` with the path escaped (a non-UTF-8 name's bytes as ``\\xNN``)."""
+    data = finding.to_dict()
+    data["path"] = escape_path(finding.path, controls=False)
+    return data
 
 
 def render_json(findings: Sequence[Finding], ctx: ReportContext) -> str:
-    data = [f.to_dict() for f in sorted_findings(findings)]
+    data = [finding_dict(f) for f in sorted_findings(findings)]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_jsonl(findings: Sequence[Finding], ctx: ReportContext) -> str:
     return "".join(
-        json.dumps(f.to_dict(), ensure_ascii=False) + "\n"
+        json.dumps(finding_dict(f), ensure_ascii=False) + "\n"
         for f in sorted_findings(findings)
     )

@@ -28,6 +28,7 @@ from ._common import (
     code_block,
     code_span,
     display_path,
+    escape_path,
     is_pr_level,
     md_inline,
     plural,
@@ -66,15 +67,26 @@ def heading_text(finding: Finding, ctx: ReportContext) -> str:
     return f"{code}: {md_inline(name)}" if name else code
 
 
+def rule_pointer(code: str) -> str:
+    """Where to read a rule's page when no ``docs-url`` gives it an address."""
+    return f"The rule's page: {code_span(f'ftlint rule {code}')}."
+
+
 def location_text(finding: Finding, ctx: ReportContext) -> str:
     if not finding.path:
         return "the pull request"
-    path = display_path(finding.path, ctx)
+    path = escape_path(display_path(finding.path, ctx))
     return code_span(f"{path}:{finding.line}" if finding.line > 0 else path)
 
 
 def diff_block(applied: AppliedFix) -> str:
+    """A unified diff of the fix; when old lines are unknown, the new lines and where they go."""
     old, new = applied.old_lines, applied.new_lines
+    if not applied.old_known:
+        span = f"line {applied.first}" if applied.first == applied.last else f"lines {applied.first}-{applied.last}"
+        what = "with:" if new else "(delete them)"
+        block = code_block("\n".join(new), "python") if new else ""
+        return f"Replace {span} {what}" + (f"\n\n{block}" if block else "")
     lines = [f"@@ -{applied.first},{len(old)} +{applied.first},{len(new)} @@"]
     lines += [f"-{line}" for line in old] + [f"+{line}" for line in new]
     return code_block("\n".join(lines), "diff")
@@ -130,6 +142,8 @@ def finding_body(
     doc = ctx.docs.get(finding.code)
     if doc is not None and doc.why_bad.strip():
         parts.append(f"**Why is this bad?**\n{doc.why_bad.strip()}")
+    if doc is not None and not doc.url:
+        parts.append(rule_pointer(finding.code))
     fix = fix_text(finding, suggestion)
     if fix:
         parts.append(fix)

@@ -31,6 +31,7 @@ from ._common import (
     TOOL_NAME,
     ReportContext,
     convert_edit,
+    escape_path,
     finding_span,
     known_lines,
     sorted_findings,
@@ -71,7 +72,7 @@ def suggestions(finding: Finding) -> list[dict[str, Any]]:
 
 
 def diagnostic(finding: Finding, ctx: ReportContext) -> dict[str, Any]:
-    location: dict[str, Any] = {"path": finding.path.replace("\\", "/")}
+    location: dict[str, Any] = {"path": escape_path(finding.path.replace("\\", "/"), controls=False)}
     if finding.path and finding.line > 0:
         location["range"] = _range(*finding_span(finding, UNIT))
     code: dict[str, str] = {"value": finding.code}

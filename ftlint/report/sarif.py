@@ -38,6 +38,7 @@ from ._common import (
     TOOL_NAME,
     ReportContext,
     finding_span,
+    path_bytes,
     repo_relative,
     sorted_findings,
 )
@@ -96,6 +97,8 @@ def rule_descriptor(
         descriptor["name"] = name[:MAX_NAME]
     descriptor["shortDescription"] = {"text": _limit(short)}
     descriptor["fullDescription"] = {"text": _limit(full)}
+    if not (url and _is_absolute_uri(url)):  # no docs-url: the page is here, and one command away
+        help_md = f"{help_md.rstrip()}\n\n`ftlint rule {code}` prints this page.\n"
     descriptor["help"] = {"text": help_md, "markdown": help_md}
     if url and _is_absolute_uri(url):
         descriptor["helpUri"] = url
@@ -108,16 +111,18 @@ def rule_descriptor(
 
 
 def artifact_location(path: str, ctx: ReportContext) -> dict[str, Any]:
+    # URIs percent-encode the name's bytes: a non-UTF-8 name keeps its exact bytes (%E9).
     rel = repo_relative(path, ctx)
     if rel is not None:
-        return {"uri": quote(rel, safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": quote(path_bytes(rel), safe="/"), "uriBaseId": SRCROOT}
     # Outside the repository root: an absolute file URI.
     p = path
     if not os.path.isabs(p) and ctx.cwd is not None:
         p = os.path.join(str(ctx.cwd), p)
     if os.path.isabs(p):
-        return {"uri": Path(os.path.normpath(p)).as_uri()}
-    return {"uri": quote(p.replace("\\", "/"), safe="/")}
+        posix = Path(os.path.normpath(p)).as_posix()
+        return {"uri": "file://" + quote(path_bytes(posix if posix.startswith("/") else "/" + posix), safe="/:")}
+    return {"uri": quote(path_bytes(p.replace("\\", "/")), safe="/")}
 
 
 def region(finding: Finding) -> dict[str, int]:

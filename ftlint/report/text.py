@@ -1,4 +1,7 @@
-"""``text``: ruff-style ``path:line:col: CODE [*] message`` lines plus a summary."""
+"""``text``: ruff-style ``path:line:col: CODE [*] message`` lines plus a summary.
+
+With ``ctx.color`` (a terminal) the path is bold, the code bold red and ``[*]`` cyan, as ruff
+colours them; the plain text is the same without the ANSI sequences."""
 
 from __future__ import annotations
 
@@ -6,38 +9,52 @@ from collections.abc import Sequence
 
 from ftlint.finding import Finding
 
-from ._common import ReportContext, sorted_findings
+from ._common import ReportContext, escape_path, sorted_findings
 
 FIX_COMMAND = "ftlint check --fix"
 
+BOLD, RED, CYAN, RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
 
-def format_location(finding: Finding) -> str:
+
+def paint(text: str, style: str, color: bool) -> str:
+    return f"{style}{text}{RESET}" if color and text else text
+
+
+def format_location(finding: Finding, color: bool = False) -> str:
     """``path:line:col: `` (1-based code-point column), ``path: `` or nothing (PR-level)."""
+    path = paint(escape_path(finding.path), BOLD, color)  # one line per finding, whatever the file is called
+    sep = paint(":", CYAN, color)
     if finding.path and finding.line > 0:
-        return f"{finding.path}:{finding.line}:{max(finding.column, 1)}: "
+        return f"{path}{sep}{finding.line}{sep}{max(finding.column, 1)}{sep} "
     if finding.path:
-        return f"{finding.path}: "
+        return f"{path}{sep} "
     return ""
 
 
-def format_finding(finding: Finding) -> str:
-    marker = " [*]" if finding.fix else ""
+def format_finding(finding: Finding, color: bool = False) -> str:
+    marker = " " + paint("[*]", CYAN, color) if finding.fix else ""
     message = (
         finding.message.replace("\r\n", "\n")
         .replace("\r", "\n")
         .replace("\n", "\n    ")
     )
-    return f"{format_location(finding)}{finding.code}{marker} {message}"
+    code = paint(finding.code, BOLD + RED, color)
+    return f"{format_location(finding, color)}{code}{marker} {message}"
+
+
+def summary(items: Sequence[Finding], color: bool = False) -> list[str]:
+    n = len(items)
+    lines = [f"Found {n} error{'' if n == 1 else 's'}."]
+    fixable = sum(1 for f in items if f.fix)
+    if fixable:
+        lines.append(f"{paint('[*]', CYAN, color)} {fixable} fixable with `{FIX_COMMAND}`.")
+    return lines
 
 
 def render_text(findings: Sequence[Finding], ctx: ReportContext) -> str:
     items = sorted_findings(findings)
     if not items:
         return "All checks passed!\n"
-    lines = [format_finding(f) for f in items]
-    n = len(items)
-    lines.append(f"Found {n} error{'' if n == 1 else 's'}.")
-    fixable = sum(1 for f in items if f.fix)
-    if fixable:
-        lines.append(f"[*] {fixable} fixable with `{FIX_COMMAND}`.")
+    lines = [format_finding(f, ctx.color) for f in items]
+    lines += summary(items, ctx.color)
     return "\n".join(lines) + "\n"

@@ -40,7 +40,6 @@ __all__ = [
     "is_test_path",
 ]
 
-DOCS_URL = "https://github.com/ftlint/ftlint/blob/main/docs/review.md#{anchor}"
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
@@ -58,7 +57,7 @@ def _doc(code: str, name: str, summary: str, what: str, why: str, example: str, 
         example=example,
         use_instead=use_instead,
         severity=Severity.WARNING,
-        url=DOCS_URL.format(anchor=f"{code.lower()}-{name}"),
+        url="",  # links come from the user's `docs-url` setting (see docs/review.md)
         extra={"Scope": "Pull-request check: runs in `ftlint review` when `--title` / `--body-file` are given."},
     )
 

@@ -34,11 +34,6 @@ class VllmUnavailable(RuntimeError):
     """vLLM (CPU build) is not importable here."""
 
 
-INSTALL_HINT = (
-    "the runtime demo needs vLLM and torch, installed CPU-only by the project's "
-    "set-up: run `V=$(bash scripts/bootstrap-env)` and use `$V/bin/python -m "
-    "ftlint.runtime.demo` (a plain `pip install vllm` pulls GBs of CUDA wheels)"
-)
 
 
 def setup() -> None:
@@ -55,7 +50,11 @@ def setup() -> None:
         from vllm.utils.hashing import sha256
         from vllm.v1.core.kv_cache_utils import init_none_hash
     except ImportError as exc:
-        raise VllmUnavailable(f"{exc}; {INSTALL_HINT}") from exc
+        import sys
+
+        from .install_hint import install_hint
+
+        raise VllmUnavailable(f"{exc}; {install_hint(sys.executable)}") from exc
     # The CPU platform's config hook demands triton-cpu; the scheduler does not.
     type(current_platform).check_and_update_config = classmethod(
         lambda cls, cfg: None)

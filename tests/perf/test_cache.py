@@ -185,7 +185,7 @@ def _cli(cwd: Path, *args: str, env_extra: dict | None = None) -> subprocess.Com
     env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
     env.update(env_extra or {})
     return subprocess.run(
-        [sys.executable, "-m", "ftlint", "check", "--format", "json", "--statistics", *args],
+        [sys.executable, "-m", "ftlint", "check", "--format", "json", "--scan-stats", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False,
     )
 

@@ -175,8 +175,8 @@ def test_installed_vllm_normal_equals_exhaustive(tmp_path):
     if spec is None or not spec.origin:
         pytest.skip("vLLM is not installed (scripts/bootstrap-env installs it)")
     vllm_dir = str(Path(spec.origin).parent)
-    normal = run_ftlint("check", "--format", "json", "--statistics", vllm_dir, cwd=tmp_path)
-    exhaustive = run_ftlint("check", "--format", "json", "--statistics", "--exhaustive", vllm_dir, cwd=tmp_path)
+    normal = run_ftlint("check", "--format", "json", "--scan-stats", vllm_dir, cwd=tmp_path)
+    exhaustive = run_ftlint("check", "--format", "json", "--scan-stats", "--exhaustive", vllm_dir, cwd=tmp_path)
     assert "Traceback" not in normal.stderr + exhaustive.stderr, normal.stderr + exhaustive.stderr
     assert normal.returncode == exhaustive.returncode == 1
     assert json.loads(normal.stdout) == json.loads(exhaustive.stdout)

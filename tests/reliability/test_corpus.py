@@ -43,7 +43,7 @@ def corpus_run(tmp_path: Path, target: Path):
     (tmp_path / "ftlint.toml").write_text('exclude = ["site-packages", "__pycache__"]\nrespect-gitignore = false\n')
     start = time.monotonic()
     proc = run_ftlint(
-        "check", "--exhaustive", "--statistics", "--no-cache", "--config", "ftlint.toml", "--format", "json",
+        "check", "--exhaustive", "--scan-stats", "--no-cache", "--config", "ftlint.toml", "--format", "json",
         os.fspath(target), cwd=tmp_path,
     )
     elapsed = time.monotonic() - start

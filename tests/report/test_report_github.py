@@ -99,3 +99,12 @@ def test_file_is_repo_relative(ctx):
         "github", [ft002(path="/repo/vllm/x.py")], make_ctx(root=Path("/repo"))
     )
     assert ",file=vllm/x.py," in out
+
+
+def test_multi_line_finding_has_no_columns(ctx):
+    """GitHub's annotation docs: omit col/endColumn when line and endLine differ."""
+    f = ft002(line=40, end_line=43, end_line_text="        )", end_column=10)
+    _, props, _ = parse(render("github", [f], ctx).rstrip("\n"))
+    assert props == {"title": "ftlint (FT002)", "file": "vllm/v1/core/block_pool.py", "line": "40", "endLine": "43"}
+    _, one_line, _ = parse(render("github", [ft002()], ctx).rstrip("\n"))
+    assert (one_line["col"], one_line["endColumn"]) == ("9", "26")

@@ -1,48 +1,38 @@
-"""github-review: payload shape for POST /repos/{o}/{r}/pulls/{n}/reviews."""
+"""github-review: the request body of POST /repos/{o}/{r}/pulls/{n}/reviews, validated against
+the request schema in GitHub's REST description (``@octokit/openapi``, see official_schemas.py)."""
 
 from __future__ import annotations
 
 import json
 
 import jsonschema
+import pytest
+from official_schemas import review_request_schema, review_request_validator
 from report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 from ftlint.finding import Edit
 from ftlint.report import render
 
-# The subset of GitHub's request body that ftlint uses.
-REVIEW_SCHEMA = {
-    "$schema": "http://json-schema.org/draft-07/schema#",
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["body", "event", "comments"],
-    "properties": {
-        "body": {"type": "string", "minLength": 1},
-        "event": {"enum": ["COMMENT"]},
-        "comments": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["path", "line", "side", "body"],
-                "properties": {
-                    "path": {"type": "string", "minLength": 1, "pattern": "^[^/\\\\]"},
-                    "line": {"type": "integer", "minimum": 1},
-                    "side": {"enum": ["RIGHT"]},
-                    "start_line": {"type": "integer", "minimum": 1},
-                    "start_side": {"enum": ["RIGHT"]},
-                    "body": {"type": "string", "minLength": 1},
-                },
-            },
-        },
-    },
-}
-
 
 def review(findings, ctx):
     data = json.loads(render("github-review", findings, ctx))
-    jsonschema.Draft7Validator(REVIEW_SCHEMA).validate(data)
+    review_request_validator().validate(data)
+    # What GitHub's description says in prose: a body for event COMMENT, RIGHT-side lines.
+    assert data["event"] == "COMMENT" and data["body"]
+    for c in data["comments"]:
+        assert c["side"] == "RIGHT" and c["line"] >= 1 and not c["path"].startswith("/")
+        if "start_line" in c:
+            assert c["start_side"] == "RIGHT" and c["start_line"] < c["line"]
     return data
+
+
+def test_official_schema_is_the_create_review_request():
+    schema = review_request_schema()
+    item = schema["properties"]["comments"]["items"]
+    assert {"path", "body", "line", "side", "start_line", "start_side"} <= set(item["properties"])
+    assert schema["properties"]["event"]["enum"] == ["APPROVE", "REQUEST_CHANGES", "COMMENT"]
+    with pytest.raises(jsonschema.ValidationError):
+        review_request_validator().validate({"event": "COMMENT", "comments": [{"path": "a.py", "line": "1"}]})
 
 
 def test_only_in_diff_lines_become_comments(findings):
@@ -140,6 +130,62 @@ def test_multi_line_suggestion_uses_start_line():
     assert "```diff" in c["body"] and "```suggestion" not in c["body"]
 
 
+def test_multi_line_finding_without_fix_spans_its_lines():
+    f = ft002(line=40, end_line=42, end_line_text="        )", end_column=10)
+    data = review([f], make_ctx(diff_lines=None))
+    (c,) = data["comments"]
+    assert (c["start_line"], c["line"]) == (40, 42) and "```" not in c["body"]
+    # only its last line changed: still commented (a line of its span is in the diff), on that line
+    data = review([f], make_ctx(diff_lines={"vllm/v1/core/block_pool.py": frozenset({42})}))
+    (c,) = data["comments"]
+    assert "start_line" not in c and c["line"] == 42
+
+
+def test_whole_line_fix_over_lines_the_finding_does_not_carry():
+    """ftlint's fixes replace whole lines (column 1 to column 1); the lines in between need
+    not be known for the suggestion, which holds the new lines only."""
+    f = ft002(line=40, fix=(Edit(40, 1, 44, 1, "        evict(\n            ids,\n        )\n"),))
+    (c,) = review([f], make_ctx(diff_lines=None))["comments"]
+    assert (c["start_line"], c["line"]) == (40, 43)
+    assert "```suggestion\n        evict(\n            ids,\n        )\n```" in c["body"]
+
+
+def test_insertion_replaces_its_anchor_line_with_itself_plus_the_new_lines():
+    text = "        self.scheduler._preempt_request(req, 0.0)  # resume later"
+    resets = "        req.num_in_flight_tokens = 0\n        req.num_stale_output_tokens = 0\n"
+    f = ft002(line=5, line_text=text, end_line_text=text, column=9, end_column=len(text) + 1,
+              fix=(Edit(6, 1, 6, 1, resets),))
+    (c,) = review([f], make_ctx(diff_lines={"vllm/v1/core/block_pool.py": frozenset({5})}))["comments"]
+    assert "start_line" not in c and c["line"] == 5
+    assert c["body"].count("```suggestion\n" + text + "\n" + resets + "```") == 1
+
+
+def test_every_fix_of_the_bundled_example_is_a_suggestion():
+    """The real fixes of ftlint/examples/bad_fault_handler.py (FT001: a two-line rewrite and a
+    deletion) become suggestions that, applied as GitHub applies them, give the --fix result."""
+    from pathlib import Path
+
+    from ftlint.config import Config
+    from ftlint.engine import lint_paths
+    from ftlint.fixes import apply_edits
+    from ftlint.registry import known_codes
+
+    example = Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py"
+    config = Config(root=example.parent)
+    result = lint_paths([example], config, frozenset(known_codes()), cache_dir=None)
+    fixable = [f for f in result.findings if f.fix]
+    assert len(fixable) >= 2
+    source = example.read_text(encoding="utf-8").splitlines()
+    for f in fixable:
+        data = review([f], make_ctx(root=example.parent, cwd=example.parent, diff_lines=None))
+        (c,) = data["comments"]
+        block = c["body"].split("```suggestion\n", 1)[1].split("```", 1)[0]
+        first = c.get("start_line", c["line"])
+        applied = source[: first - 1] + block.splitlines() + source[c["line"]:]
+        expected, _ = apply_edits("\n".join(source) + "\n", [f.fix])
+        assert "\n".join(applied) + "\n" == expected
+
+
 def test_line_deletion_suggestion_is_empty_block():
     f = ft002(fix=(Edit(40, 1, 41, 1, ""),))
     data = review([f], make_ctx(diff_lines=None))
@@ -165,3 +211,35 @@ def test_no_findings_has_non_empty_body():
         "event": "COMMENT",
         "comments": [],
     }
+
+
+def test_ftlint_review_payload_end_to_end(tmp_path):
+    """`ftlint review --format github-review` on a git-built pull request: the payload passes
+    GitHub's request schema and each fix on changed lines is a suggestion over its lines."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = (Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py").read_text()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, env=env)
+
+    git("init", "-q")
+    (tmp_path / "sentinel.py").write_text("x = 1\n")
+    git("add", ".")
+    git("commit", "-qm", "base")
+    (tmp_path / "sentinel.py").write_text(example)
+    proc = subprocess.run([sys.executable, "-m", "ftlint", "review", "--base", "HEAD", "--format", "github-review"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    review_request_validator().validate(data)
+    suggestions = [c for c in data["comments"] if "```suggestion" in c["body"]]
+    assert [(c.get("start_line"), c["line"]) for c in suggestions] == [(None, 29), (None, 30)]
+    lines = example.splitlines()
+    assert "```suggestion\n" + lines[28].replace(", drop_stale_output=True", "") in suggestions[0]["body"]
+    assert suggestions[1]["body"].count("```suggestion\n```") == 1  # line 30 deleted

@@ -1,4 +1,7 @@
-"""rdjson / rdjsonl: validated against a JSON schema written from reviewdog.proto, byte columns."""
+"""rdjson / rdjsonl: validated against a JSON schema written from reviewdog.proto, byte columns.
+
+reviewdog publishes its generated JSON schema only in its GitHub repository, not in a package
+the tests could install (see official_schemas.py), hence the schema written from the proto."""
 
 from __future__ import annotations
 
@@ -6,25 +9,31 @@ import json
 
 import jsonschema
 import pytest
-from report_fixtures import HERE, NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
+from official_schemas import reviewdog_schema, reviewdog_validator
+from report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 from ftlint.finding import Edit
 from ftlint.report import render
 
-SCHEMA = json.loads((HERE / "reviewdog-rdf-schema.json").read_text(encoding="utf-8"))
-
-
-def validator(definition: str) -> jsonschema.Draft7Validator:
-    schema = {
-        "$ref": f"#/definitions/{definition}",
-        "definitions": SCHEMA["definitions"],
-    }
-    jsonschema.Draft7Validator.check_schema(schema)
-    return jsonschema.Draft7Validator(schema)
+SCHEMA = reviewdog_schema()
+validator = reviewdog_validator
 
 
 def test_schema_itself_is_valid():
     jsonschema.Draft7Validator.check_schema(SCHEMA)
+
+
+def test_schema_has_the_proto_fields_only():
+    """Diagnostic's fields are the proto's (1-8): no invented ones, related_locations kept."""
+    assert set(SCHEMA["definitions"]["Diagnostic"]["properties"]) == {
+        "message", "location", "severity", "source", "code", "suggestions", "original_output",
+        "related_locations",
+    }
+    validator("Diagnostic").validate({
+        "message": "m",
+        "location": {"path": "a.py"},
+        "related_locations": [{"message": "freed here", "location": {"path": "b.py", "range": {"start": {"line": 3}}}}],
+    })
 
 
 def test_rdjson_validates(findings, ctx):

@@ -1,23 +1,18 @@
-"""sarif: validated against a SARIF 2.1.0 schema SUBSET, plus GitHub code scanning's rules.
-
-``sarif-schema-2.1.0.json`` next to this file is a SUBSET of the official OASIS SARIF 2.1.0
-JSON schema (Draft 7): the definitions of every object ftlint emits, with the official
-types, enums, minimums, required lists and ``additionalProperties: false``.  Properties
-whose values are objects outside the subset are absent, so the subset is stricter than
-the official schema.  No network is available at test time, hence the subset.
-"""
+"""sarif: validated against the official SARIF 2.1.0 schema and Microsoft's SARIF multitool
+(both from the npm package ``@microsoft/sarif-multitool``, see official_schemas.py), plus
+GitHub code scanning's rules."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import jsonschema
 import pytest
+from official_schemas import multitool_validate, sarif_schema, sarif_schema_validator
 from report_fixtures import (
-    HERE,
     NON_ASCII_LINE,
     ft001,
     ft002,
@@ -30,22 +25,9 @@ from ftlint.finding import Severity
 from ftlint.report import render
 from ftlint.report.fingerprint import line_hash_value, line_hashes
 
-SCHEMA = json.loads((HERE / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
-
-FORMATS = jsonschema.FormatChecker()
-
-
-@FORMATS.checks("uri")
-def _is_uri(value: object) -> bool:
-    if not isinstance(value, str):
-        return True
-    parts = urlsplit(value)
-    return bool(parts.scheme) and not re.search(r"[\s<>\"{}|\\^`]", value)
-
-
-@FORMATS.checks("uri-reference")
-def _is_uri_reference(value: object) -> bool:
-    return not isinstance(value, str) or not re.search(r"[\s<>\"{}|\\^`]", value)
+#: The multitool's advice that ftlint cannot follow: no home page exists to name in
+#: ``driver.informationUri`` (ftlint invents no addresses; see README "Rule links").
+ACCEPTED_MULTITOOL_ADVICE = {"SARIF2005"}
 
 
 def sarif(findings, ctx=None):
@@ -53,32 +35,17 @@ def sarif(findings, ctx=None):
 
 
 def validate(log: dict) -> None:
-    jsonschema.Draft7Validator(SCHEMA, format_checker=FORMATS).validate(log)
+    sarif_schema_validator().validate(log)
 
 
-def test_schema_subset_is_a_valid_draft7_schema():
-    """The shipped schema is a Draft 7 schema and says it is a subset."""
-    jsonschema.Draft7Validator.check_schema(SCHEMA)
-    assert SCHEMA["$schema"] == "http://json-schema.org/draft-07/schema#"
-    assert "SUBSET" in SCHEMA["description"] and "SUBSET" in SCHEMA["title"]
-    for name in (
-        "result",
-        "region",
-        "reportingDescriptor",
-        "toolComponent",
-        "run",
-        "physicalLocation",
-    ):
-        assert SCHEMA["definitions"][name]["additionalProperties"] is False
-    assert SCHEMA["definitions"]["result"]["properties"]["level"]["enum"] == [
-        "none",
-        "note",
-        "warning",
-        "error",
-    ]
+def test_official_schema_is_the_oasis_one():
+    schema = sarif_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    assert schema["properties"]["version"]["enum"] == ["2.1.0"]
 
 
-def test_schema_subset_rejects_bad_logs(findings):
+def test_official_schema_rejects_bad_logs(findings):
     log = sarif(findings)
     validate(log)
     bad_level = json.loads(json.dumps(log))
@@ -95,6 +62,27 @@ def test_schema_subset_rejects_bad_logs(findings):
     for bad in (bad_level, bad_extra, bad_col, no_msg, bad_version):
         with pytest.raises(jsonschema.ValidationError):
             validate(bad)
+
+
+def multitool_problems(log_text: str, tmp_path: Path) -> list[tuple[str, str, str]]:
+    return [p for p in multitool_validate(log_text, tmp_path) if p[0] not in ACCEPTED_MULTITOOL_ADVICE]
+
+
+def test_multitool_accepts_ftlint_logs(findings, tmp_path):
+    """Microsoft's validator (schema + SARIF rules): no error and no warning (its notes are
+    style advice: message ids instead of text, Pascal-case rule names, snippets)."""
+    multi_line = ft002(line=40, end_line=42, end_line_text="        )", end_column=10)
+    for case in (findings, [], [multi_line, ft001(path="/elsewhere/x.py")]):
+        text = render("sarif", case, make_ctx())
+        assert multitool_problems(text, tmp_path) == [], text
+
+
+def test_multitool_reports_a_broken_log(findings, tmp_path):
+    """The validator really runs: a log the schema rejects is reported as an error."""
+    log = sarif(findings)
+    log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
+    problems = multitool_problems(json.dumps(log), tmp_path)
+    assert any(level == "error" and rule.startswith("JSON") for rule, level, _ in problems), problems
 
 
 def test_validates_against_schema(findings):
@@ -131,7 +119,11 @@ def test_github_rule_requirements(findings):
         assert rule["shortDescription"]["text"] == doc.summary
         assert rule["fullDescription"]["text"] == doc.what_it_does
         assert 0 < len(rule["fullDescription"]["text"]) <= 1024
-        assert rule["help"]["text"] and rule["help"]["markdown"] == doc.markdown()
+        assert rule["help"]["text"] == rule["help"]["markdown"]
+        if doc.url:
+            assert rule["help"]["markdown"] == doc.markdown()
+        else:  # no docs-url: the rule's whole page inline, and the command that prints it
+            assert rule["help"]["markdown"] == doc.markdown() + f"\n`ftlint rule {doc.code}` prints this page.\n"
         assert rule["defaultConfiguration"]["level"] in {"note", "warning", "error"}
         assert "fault-path" in rule["properties"]["tags"]
     assert rules[0]["helpUri"] == "https://ftlint.example/rules/FT001"
