@@ -22,6 +22,7 @@ from typing import Optional
 from ftlint.cache import RACY_NS, Cache, digest, stat_signature
 
 FILE, LINK = "f", "l"
+_KINDS = (FILE, LINK)
 
 
 def signature(path: str) -> Optional[list]:
@@ -30,6 +31,21 @@ def signature(path: str) -> Optional[list]:
         return stat_signature(os.stat(path))
     except OSError:
         return None
+
+
+def _is_name(name) -> bool:
+    """A directory entry's name: joined to its directory, it stays in that directory."""
+    return type(name) is str and name not in ("", ".", "..") and "/" not in name and os.sep not in name and "\0" not in name
+
+
+def _well_formed(files, subdirs) -> bool:
+    """[[name, FILE or LINK]...] and [name...]."""
+    return (
+        type(files) is list
+        and type(subdirs) is list
+        and all(type(f) is list and len(f) == 2 and f[1] in _KINDS and _is_name(f[0]) for f in files)
+        and all(_is_name(d) for d in subdirs)
+    )
 
 
 class DirListings:
@@ -80,9 +96,16 @@ class DirListings:
         return True
 
     def reuse(self, directory: str, dir_sig: list, ignore_sig: Optional[list]) -> Optional[list]:
-        """The stored listing when the directory and its .gitignore are unchanged."""
+        """The stored listing when the directory and its .gitignore are unchanged (and it
+        has the shape `store` gives it: the walker replays it without further checks)."""
         known = self.new.get(directory) or self.old.get(directory)
-        if isinstance(known, list) and len(known) == 4 and known[0] == dir_sig and known[1] == ignore_sig:
+        if (
+            type(known) is list
+            and len(known) == 4
+            and known[0] == dir_sig
+            and known[1] == ignore_sig
+            and _well_formed(known[2], known[3])
+        ):
             self.new[directory] = known
             return known
         return None
