@@ -296,7 +296,7 @@ class Cache:
                 for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Automatically created by ftlint.\n*\n")):
                     if not os.path.lexists(os.path.join(top, name)):
                         self._write(top, name, text.encode())
-            if made and tagged:
+            if made and tagged and _HOUSEKEEPING:
                 self._remove_format_1()
         except OSError:
             return False
@@ -429,7 +429,7 @@ class Cache:
     def save_run(self, key: str, entry: dict) -> None:
         self._store(RUNS, key, entry)
         if self._first_time("runs"):
-            self._prune(RUNS, MAX_RUN_ENTRIES)
+            self._prune(RUNS, MAX_RUN_ENTRIES, key)
 
     # -- outlines (outline.well_formed checks their shape) -------------------------
     def load_outline(self, key: str):
@@ -440,7 +440,7 @@ class Cache:
     def save_outline(self, key: str, ops) -> None:
         self._store(OUTLINES, key, {"ops": ops})
         if self._first_time("outlines"):
-            self._prune(OUTLINES, MAX_OUTLINE_ENTRIES)
+            self._prune(OUTLINES, MAX_OUTLINE_ENTRIES, key)
 
     def _first_time(self, what: str) -> bool:
         """True once per run and `what`: pruning a directory once a run is enough."""
@@ -449,28 +449,44 @@ class Cache:
         self._pruned.add(what)
         return True
 
-    def _prune(self, kind: str, limit: int) -> None:
-        """Drop the oldest entries past `limit`."""
+    def _prune(self, kind: str, limit: int, written: str) -> None:
+        """Drop the oldest entries past `limit` (never the one just `written`; files that
+        are not ftlint's count, but stay)."""
         with _OwnDirectory(self._top, kind) as own:
             entries = sorted((mtime, name) for name, mtime in own.entries())
             if len(entries) > limit:
-                own.remove([name for _, name in entries[: len(entries) - limit]])
+                mine = written + ".json"
+                own.remove([name for _, name in entries if name != mine], len(entries) - limit)
 
 
 def _format_1_table(name: str) -> bool:
     return name.startswith(("stat-", "listing-")) and name.endswith(".json")
 
 
-def _remove_ours(dir_fd: int, names: list) -> None:
-    """Unlink the files `names` in the directory `dir_fd` that start with ftlint's header
-    (regular files only, not through links: anything else was not written by ftlint)."""
+def _remove_ours(dir_fd: int, names: list, count: Optional[int] = None) -> None:
+    """Unlink the files `names` (the first `count` of them that are ftlint's) in the
+    directory `dir_fd` that start with ftlint's header: regular files only, not through
+    links (anything else was not written by ftlint)."""
     for name in names:
-        data = read_entry_bytes(name, dir_fd=dir_fd)
-        if data is not None and data.startswith(HEADER):
+        if count is not None and count <= 0:
+            return
+        try:
+            fd = os.open(name, _OPEN_ENTRY, dir_fd=dir_fd)
+        except OSError:
+            continue
+        try:
+            ours = stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(HEADER)) == HEADER
+        except OSError:
+            ours = False
+        finally:
+            os.close(fd)
+        if ours:
             try:
                 os.unlink(name, dir_fd=dir_fd)
             except OSError:
                 pass
+            if count is not None:
+                count -= 1
 
 
 class _OwnDirectory:
@@ -497,14 +513,16 @@ class _OwnDirectory:
             self.fd = None
 
     def entries(self) -> list[tuple[str, int]]:
-        """[(name, mtime_ns)] of the `.json` regular files (not links) in the directory."""
+        """[(name, mtime_ns)] of the regular files (not links) named as ftlint names its
+        entries (hex digits and dashes, `.json`) in the directory."""
         if self.fd is None:
             return []
         found = []
         try:
             with os.scandir(self.fd) as it:
                 for entry in it:
-                    if entry.name.endswith(".json"):
+                    name = entry.name
+                    if name.endswith(".json") and len(name) > 5 and not name[:-5].strip("0123456789abcdef-"):
                         try:
                             st = entry.stat(follow_symlinks=False)
                         except OSError:
@@ -515,9 +533,10 @@ class _OwnDirectory:
             return []
         return found
 
-    def remove(self, names: list) -> None:
+    def remove(self, names: list, count: Optional[int] = None) -> None:
+        """Remove the first `count` (default: all) of `names` that are ftlint's entries."""
         if self.fd is not None:
-            _remove_ours(self.fd, names)
+            _remove_ours(self.fd, names, count)
 
 
 def well_formed_stat(entry) -> bool:
