@@ -339,3 +339,33 @@ def test_entry_of_the_wrong_shape_is_a_miss(tmp_path, kind, change, args):
         for path in _entries(cache, "runs"):
             path.unlink()
     _assert_found(_check(project, victim, *args))
+
+
+# -- the per-user secret ---------------------------------------------------------------------------
+def test_the_secret_is_the_users_own_and_outside_the_project(tmp_path):
+    """Created 0600 under the user's cache home; one others could read is replaced (and
+    what was signed with it is a miss)."""
+    _, victim = _users(tmp_path)
+    project = _project(tmp_path / "repo")
+    _assert_found(_check(project, victim))
+    key = victim / "ftlint" / "cache-key"
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
+    secret = key.read_bytes()
+    assert not any(secret in p.read_bytes() for p in project.rglob("*") if p.is_file())
+    assert ", 0 parsed" in _check(project, victim)[2]
+    key.chmod(0o644)
+    after = _check(project, victim)
+    _assert_found(after)
+    assert ", 0 parsed" not in after[2]  # a miss: entries signed with a readable key are not trusted
+    assert key.stat().st_mode & 0o777 == 0o600 and key.read_bytes() != secret
+    assert ", 0 parsed" in _check(project, victim)[2]
+
+
+def test_without_a_usable_secret_there_is_no_cache(tmp_path):
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    project = _project(tmp_path / "repo")
+    for _ in range(2):
+        rc, codes, stderr = _check(project, not_a_directory)
+        assert rc == 1 and EXPECTED in codes and ", 0 parsed" not in stderr
+    assert not (project / ".ftlint_cache").exists()
