@@ -375,3 +375,22 @@ def test_stat_tables_of_old_scopes_are_removed(tmp_path):
     assert len(scopes) == MAX_STAT_TABLES
     assert set(old_scopes[-(MAX_STAT_TABLES - 1) :]) < scopes  # the newest old ones, and this run's
     assert _lint(tmp_path).cache_hit and _codes(_lint(tmp_path)) == expected
+
+
+def test_format_1_tables_at_the_top_are_removed_once_and_nothing_else(tmp_path):
+    """Format 1 kept stat tables and listings at the top of the cache directory: a run that
+    gives ftlint's own (tagged) directory the new subdirectories removes those that carry
+    ftlint's header, and no other file."""
+    from ftlint.cache import _TAG
+
+    _project(tmp_path, helper=NOT_EVICTING)
+    cache = tmp_path / ".ftlint_cache"
+    cache.mkdir()
+    (cache / "CACHEDIR.TAG").write_text(_TAG)
+    old = [cache / f"stat-{'a' * 40}-3.json", cache / f"listing-{'b' * 40}.json"]
+    for path in old:
+        path.write_text("ftlint-cache 1 0\n{}")
+    mine = cache / "stat-notes.json"
+    mine.write_text('{"not": "ftlint"}')
+    assert _codes(_lint(tmp_path)) == [("sentinel.py", 6, "FT007")]
+    assert not any(p.exists() for p in old) and mine.read_text() == '{"not": "ftlint"}'
