@@ -1,28 +1,45 @@
 """The result cache (like ruff's `.ruff_cache`): standard library only, never imports LibCST.
 
-Four kinds of entries, all plain JSON behind a checksum line:
+Four kinds of entries, each a JSON file in its own subdirectory of the cache directory:
 
-* a *stat table* per project scan (file name from ftlint's code fingerprint and the
-  handler patterns): absolute path -> [mtime_ns, size, inode, ctime_ns, prefilter bit,
-  content hash or ""]. A warm run stats files instead of reading them. Files modified
-  less than `RACY_NS` before the run started keep only their content hash (git's "racy
-  timestamp" rule: a second write within the same clock tick would keep its stat).
-  The table is split in `STAT_SHARDS` files by directory, each read when a file in it
-  is first asked about and written only when an entry in it changed: a pre-commit run
-  on one edited file reads and writes one shard, not the 6,000 entries of a project.
+* `stat/`: a *stat table* per project scan (file name from ftlint's code fingerprint and
+  the handler patterns): absolute path -> [mtime_ns, size, inode, ctime_ns, prefilter
+  bit, content hash or ""]. A warm run stats files instead of reading them. Files
+  modified less than `RACY_NS` before the run started keep only their content hash
+  (git's "racy timestamp" rule: a second write within the same clock tick would keep its
+  stat). The table is split in `STAT_SHARDS` files by directory, each read when a file
+  in it is first asked about and written only when an entry in it changed: a pre-commit
+  run on one edited file reads and writes one shard, not the 6,000 entries of a project.
   Tables of scopes older than the last `MAX_STAT_TABLES` are removed;
-* *directory listings* (listing.py): what the walker kept of each directory, reused
-  while the directory and the ignore files that apply to it keep their stat;
-* a *run entry* per (code fingerprint, config hash, selected codes, working directory,
-  lint set, candidate set): the linter's findings and internal errors, plus everything
-  they depended on: `deps` = [path, content hash] of every file the run read (handler
-  files and the helpers reached from them, in any file), `probes` = [path, kind, result]
-  of every file-existence test import resolution made. A lookup re-validates all of
-  them; any difference is a miss (so a changed helper invalidates its callers);
-* *outlines* (outline.py) keyed on a file's text, the Python version and ftlint's code:
-  after an edit, the helpers a handler reaches are not parsed again.
+* `listings/`: *directory listings* (listing.py): what the walker kept of each
+  directory, reused while the directory and the ignore files that apply to it keep
+  their stat;
+* `runs/`: a *run entry* per (code fingerprint, config hash, selected codes, working
+  directory, lint set, candidate set): the linter's findings and internal errors, plus
+  everything they depended on: `deps` = [path, content hash] of every file the run read
+  (handler files and the helpers reached from them, in any file), `probes` = [path, kind,
+  result] of every file-existence test import resolution made. A lookup re-validates all
+  of them; any difference is a miss (so a changed helper invalidates its callers);
+* `outlines/`: *outlines* (outline.py) keyed on a file's text, the Python version and
+  ftlint's code: after an edit, the helpers a handler reaches are not parsed again.
 
-Safe under concurrent runs: every write goes to a temporary file in the same directory
+A cache can be wrong only by being absent. A cache directory may come from someone else
+(committed to a repository with `git add -f`, or named by a repository's `cache-dir`), so:
+
+* every entry is authenticated: its first line carries a keyed BLAKE2b MAC of its name
+  and body, keyed with a random per-user secret kept outside any repository
+  (`$XDG_CACHE_HOME/ftlint/cache-key`, else `~/.cache/ftlint/cache-key`, created 0600;
+  see user_key). An entry someone else wrote, or one of ours moved to another name, is a
+  miss. Without a usable secret there is no cache;
+* entries are opened without following symbolic links, only regular files are read, and
+  at most `MAX_ENTRY_BYTES`; every entry is checked for shape on load (here, in
+  listing.py and outline.py), and the engine treats any exception while replaying one as
+  a miss;
+* housekeeping deletes only files that start with ftlint's header, found in ftlint's own
+  subdirectories (opened without following links); `CACHEDIR.TAG` and `.gitignore` are
+  written only into a directory ftlint created (or one holding nothing but ftlint's).
+
+Safe under concurrent runs: every write goes to a new temporary file in the same directory
 and is moved into place with `os.replace`; readers ignore entries that are missing,
 truncated, corrupt or of another format. Writes that fail (read-only file system) are
 ignored. `FTLINT_NO_CACHE=1` (or `--no-cache`) disables the cache.
@@ -32,6 +49,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import threading
 import time
@@ -44,18 +62,27 @@ try:  # hashlib's blake2b without hashlib's OpenSSL start-up (~4 ms of a pre-com
 except ImportError:  # pragma: no cover - a Python without the builtin module
     from hashlib import blake2b
 
-FORMAT = 1
+FORMAT = 2  # 1: entries at the top level, behind an unkeyed checksum
 STAT_SHARDS = 16
 RACY_NS = 2_000_000_000
 MAX_RUN_ENTRIES = 512
 MAX_OUTLINE_ENTRIES = 4096
 MAX_STAT_TABLES = 4  # scopes (ftlint code x handler patterns) whose stat tables are kept
+MAX_ENTRY_BYTES = 64 << 20  # vLLM's listings (3,600 files) take 0.2 MB; more is not ours
+KEY_BYTES = 32
+STAT, LISTINGS, RUNS, OUTLINES = "stat", "listings", "runs", "outlines"  # the subdirectories
+HEADER = b"ftlint-cache "  # every entry's first bytes (housekeeping deletes nothing else)
 _TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by ftlint.\n"
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
 _MISSING = "!"  # hash of a file that cannot be read
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_OPEN_ENTRY = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC  # O_NONBLOCK: a FIFO
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+_HOUSEKEEPING = os.scandir in os.supports_fd and os.unlink in os.supports_dir_fd and os.open in os.supports_dir_fd
 
 
 def disabled_by_env() -> bool:
@@ -108,89 +135,252 @@ def stat_signature(st: os.stat_result) -> list:
     return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
 
 
+# -- the per-user secret ------------------------------------------------------------------
+def key_path() -> Optional[str]:
+    """Where the secret lives: the user's cache directory, never a project's."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    return os.path.join(base, "ftlint", "cache-key")
+
+
+_keys: dict[str, Optional[bytes]] = {}
+_keys_lock = threading.Lock()
+
+
+def user_key() -> Optional[bytes]:
+    """The secret that authenticates cache entries (made on first use), or None when there
+    is no usable one (no home directory, not writable): then there is no cache."""
+    path = key_path()
+    if path is None:
+        return None
+    with _keys_lock:
+        if path not in _keys:
+            _keys[path] = _read_key(path) or _make_key(path)
+        return _keys[path]
+
+
+def _read_key(path: str) -> Optional[bytes]:
+    """The secret at `path` if it is one: a regular file of KEY_BYTES bytes, ours, that
+    nobody else can read or write."""
+    try:
+        fd = os.open(path, _OPEN_ENTRY)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != KEY_BYTES or st.st_mode & 0o077:
+            return None
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            return None
+        data = os.read(fd, KEY_BYTES + 1)
+        return data if len(data) == KEY_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _make_key(path: str) -> Optional[bytes]:
+    """A new secret, written 0600 to a temporary file and linked into place (a concurrent
+    run that got there first wins: its secret is used); an unusable one is replaced."""
+    directory = os.path.dirname(path)
+    tmp = os.path.join(directory, f".cache-key.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        _write_new(tmp, os.urandom(KEY_BYTES), 0o600)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            found = _read_key(path)
+            if found is not None:
+                return found
+            os.replace(tmp, path)
+        except OSError:  # no hard links on this file system
+            os.replace(tmp, path)
+    except OSError:
+        return None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return _read_key(path)  # what is there now (a concurrent run may have replaced it too)
+
+
+def _write_new(path: str, data: bytes, mode: int) -> None:
+    """Create `path` (never an existing file, never through a link) holding `data`."""
+    fd = os.open(path, _CREATE, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def read_entry_bytes(path: str, dir_fd: Optional[int] = None, limit: int = MAX_ENTRY_BYTES) -> Optional[bytes]:
+    """The bytes of a cache file: not through a symbolic link, a regular file only, at
+    most `limit` bytes (None otherwise, or when it cannot be read)."""
+    try:
+        fd = os.open(path, _OPEN_ENTRY, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        data = os.read(fd, st.st_size + 1)
+        if len(data) > st.st_size:  # grew since fstat (or a file whose size says 0): the rest
+            chunks, size = [data], len(data)
+            while size <= limit:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > limit:
+                return None
+            data = b"".join(chunks)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 class Cache:
     """One cache directory. Methods never raise for a bad or missing cache."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(os.path.abspath(directory))
+        self._top = os.fspath(self.directory)
         self.started_ns = time.time_ns()
-        self._ready = False
+        self._ready: Optional[bool] = None  # None: not checked yet
         self._pruned: set[str] = set()  # what this run has pruned already (once is enough)
+        self.key = user_key()
 
     # -- files -----------------------------------------------------------------
     def _ensure(self) -> bool:
-        if self._ready:
-            return True
+        """Make the cache directory and its subdirectories, once a run. Entries are written
+        only into subdirectories that are real directories (not links to elsewhere)."""
+        if self._ready is not None:
+            return self._ready
+        self._ready = False
+        if self.key is None:
+            return False
+        top = self._top
         try:
             # os.path, not Path: ProbeRecorder records Path.exists calls made while linting
-            os.makedirs(self.directory / "runs", exist_ok=True)
-            os.makedirs(self.directory / "outlines", exist_ok=True)
-            tag = self.directory / "CACHEDIR.TAG"
-            if not os.path.exists(tag):
-                self._write(tag, _TAG)
-            ignore = self.directory / ".gitignore"
-            if not os.path.exists(ignore):
-                self._write(ignore, "# Automatically created by ftlint.\n*\n")
+            try:
+                os.makedirs(top)
+                created = True
+            except FileExistsError:
+                created = False
+            tagged = read_entry_bytes(os.path.join(top, "CACHEDIR.TAG"), limit=len(_TAG)) == _TAG.encode()
+            ours = created or tagged or self._only_ours()
+            made = False
+            for sub in (STAT, LISTINGS, RUNS, OUTLINES):
+                path = os.path.join(top, sub)
+                try:
+                    os.mkdir(path)
+                    made = True
+                except FileExistsError:
+                    pass
+                if not stat.S_ISDIR(os.lstat(path).st_mode):
+                    return False  # a link or a file where ftlint keeps its entries: no writes
+            if ours:
+                for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Automatically created by ftlint.\n*\n")):
+                    if not os.path.lexists(os.path.join(top, name)):
+                        self._write(top, name, text.encode())
+            if made and tagged and _HOUSEKEEPING:
+                self._remove_format_1()
         except OSError:
             return False
         self._ready = True
         return True
 
-    @staticmethod
-    def _write(path: Path, text: str) -> None:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}.tmp")
+    def _only_ours(self) -> bool:
+        """Whether the existing cache directory holds nothing but what ftlint puts there
+        (then it is ftlint's own: its tag and .gitignore may be written)."""
+        names = (STAT, LISTINGS, RUNS, OUTLINES, "CACHEDIR.TAG", ".gitignore")
+        with os.scandir(self._top) as it:
+            return all(e.name in names or e.name.endswith(".tmp") for e in it)
+
+    def _remove_format_1(self) -> None:
+        """Format 1 kept stat tables and listings at the top level: remove those that carry
+        ftlint's header, once, when a directory with ftlint's tag gets the subdirectories."""
+        with os.scandir(self._top) as it:
+            old = [e.name for e in it if _format_1_table(e.name) and not e.is_symlink()]
+        fd = os.open(self._top, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
+            _remove_ours(fd, old)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _write(directory: str, name: str, data: bytes) -> None:
+        """Write `name` in `directory` atomically: a new temporary file moved into place."""
+        tmp = os.path.join(directory, f".{name}.{os.getpid()}.{threading.get_ident()}.{os.urandom(4).hex()}.tmp")
+        try:
+            _write_new(tmp, data, 0o666)
+            os.replace(tmp, os.path.join(directory, name))
         finally:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
 
-    def _store(self, path: Path, payload: object) -> None:
+    def _mac(self, kind: str, name: str, body: bytes) -> bytes:
+        """The entry's MAC: its place (kind and name) and body, under the user's secret."""
+        mac = blake2b(f"{FORMAT}/{kind}/{name}\n".encode("utf-8", "surrogateescape"), digest_size=32, key=self.key)
+        mac.update(body)
+        return mac.hexdigest().encode()
+
+    def _store(self, kind: str, name: str, payload: object) -> None:
         if not self._ensure():
             return
-        body = json.dumps(payload, separators=(",", ":"))
-        check = blake2b(body.encode("utf-8"), digest_size=16).hexdigest()
+        body = json.dumps(payload, separators=(",", ":")).encode("utf-8", "surrogateescape")
+        data = b"%s%d %s\n%s" % (HEADER, FORMAT, self._mac(kind, name, body), body)
         try:
-            self._write(path, f"ftlint-cache {FORMAT} {check}\n{body}")
+            self._write(os.path.join(self._top, kind), name + ".json", data)
         except OSError:
             pass
 
-    @staticmethod
-    def _load(path: Path):
+    def _load(self, kind: str, name: str):
+        """The entry's payload, or None: missing, not a regular file, too large, of another
+        format, or not authenticated with this user's secret."""
+        if self.key is None:
+            return None
+        data = read_entry_bytes(os.path.join(self._top, kind, name + ".json"))
+        if data is None:
+            return None
+        head, _, body = data.partition(b"\n")
+        if head != b"%s%d %s" % (HEADER, FORMAT, self._mac(kind, name, body)):
+            return None  # (a plain ==: what could time it is a file, not a caller)
         try:
-            with open(path, "r", encoding="utf-8") as fh:
-                text = fh.read()
-            head, _, body = text.partition("\n")
-            magic, version, check = head.split(" ")
-            if magic != "ftlint-cache" or version != str(FORMAT):
-                return None
-            if blake2b(body.encode("utf-8"), digest_size=16).hexdigest() != check:
-                return None
             return json.loads(body)
-        except (OSError, ValueError, UnicodeError):
+        except (ValueError, UnicodeError, RecursionError):
             return None
 
     # -- stat table ------------------------------------------------------------
-    def stat_path(self, scope: str, shard: int) -> Path:
-        return self.directory / f"stat-{scope}-{shard:x}.json"
-
     def load_stats(self, scope: str, shard: int) -> dict:
-        data = self._load(self.stat_path(scope, shard))
+        """A stat-table shard (its entries' shape is checked where they are used)."""
+        data = self._load(STAT, f"{scope}-{shard:x}")
         return data if isinstance(data, dict) else {}
 
     def save_stats(self, scope: str, shard: int, entries: dict) -> None:
         limit = self.started_ns - RACY_NS
         keep = {}
         for path, entry in entries.items():
-            if isinstance(entry, list) and len(entry) == 6 and isinstance(entry[0], int):
+            if well_formed_stat(entry):
                 # a file modified too recently for its stat to vouch for its contents keeps
                 # only its content hash (a stat of zeros never matches: it is re-read)
                 keep[path] = entry if entry[0] < limit else [0, 0, 0, 0, entry[4], entry[5]]
-        self._store(self.stat_path(scope, shard), keep)
+        self._store(STAT, f"{scope}-{shard:x}", keep)
         if self._first_time("stat tables"):
             self._prune_stat_tables()
 
@@ -198,66 +388,59 @@ class Cache:
         """Keep the stat tables of the MAX_STAT_TABLES scopes written last. A scope changes
         with ftlint's code (every upgrade, every edit of a development checkout) and with
         the handler patterns; an old one is never read again, and each is 16 files."""
-        try:
-            with os.scandir(self.directory) as it:
-                tables = [
-                    (entry.name[len("stat-") : -len(".json")].split("-")[0], entry.path, entry.stat().st_mtime_ns)
-                    for entry in it
-                    if entry.name.startswith("stat-") and entry.name.endswith(".json")
-                ]
-        except OSError:
-            return
-        newest: dict[str, int] = {}
-        for scope, _, mtime in tables:
-            newest[scope] = max(newest.get(scope, 0), mtime)
-        keep = set(sorted(newest, key=newest.__getitem__, reverse=True)[:MAX_STAT_TABLES])
-        for scope, path, _ in tables:
-            if scope not in keep:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
+        with _OwnDirectory(self._top, STAT) as own:
+            tables = [(name.split("-")[0], name, mtime) for name, mtime in own.entries()]
+            newest: dict[str, int] = {}
+            for scope, _, mtime in tables:
+                newest[scope] = max(newest.get(scope, 0), mtime)
+            keep = set(sorted(newest, key=newest.__getitem__, reverse=True)[:MAX_STAT_TABLES])
+            own.remove([name for scope, name, _ in tables if scope not in keep])
 
-    # -- directory listings (listing.py) ----------------------------------------
-    def listings_path(self, scope: str) -> Path:
-        return self.directory / f"listing-{scope}.json"
-
+    # -- directory listings (listing.py checks their shape) ----------------------
     def load_listings(self, scope: str):
-        return self._load(self.listings_path(scope))
+        return self._load(LISTINGS, scope)
 
     def save_listings(self, scope: str, payload: dict) -> None:
-        self._store(self.listings_path(scope), payload)
+        self._store(LISTINGS, scope, payload)
 
     # -- run entries -----------------------------------------------------------
-    def run_path(self, key: str) -> Path:
-        return self.directory / "runs" / f"{key}.json"
-
     def load_run(self, key: str) -> Optional[dict]:
-        data = self._load(self.run_path(key))
+        """A run entry of the right shape (its findings are checked as they are replayed)."""
+        data = self._load(RUNS, key)
         if not isinstance(data, dict):
             return None
-        if not all(isinstance(data.get(k), list) for k in ("findings", "errors", "deps", "probes")):
+        findings, errors, deps, probes = (data.get(k) for k in ("findings", "errors", "deps", "probes"))
+        if not (
+            type(findings) is list
+            and all(type(f) is dict for f in findings)
+            and type(errors) is list
+            and all(type(e) is str for e in errors)
+            and type(deps) is list
+            and all(type(d) is list and len(d) == 2 and type(d[0]) is str and type(d[1]) is str for d in deps)
+            and type(probes) is list
+            and all(
+                type(p) is list and len(p) == 3 and type(p[0]) is str and p[1] in ("f", "e") and type(p[2]) is bool
+                for p in probes
+            )
+        ):
             return None
         return data
 
     def save_run(self, key: str, entry: dict) -> None:
-        self._store(self.run_path(key), entry)
+        self._store(RUNS, key, entry)
         if self._first_time("runs"):
-            self._prune(self.directory / "runs", MAX_RUN_ENTRIES)
+            self._prune(RUNS, MAX_RUN_ENTRIES, key)
 
-    # -- outlines ------------------------------------------------------------------
-    def outline_path(self, key: str) -> Path:
-        return self.directory / "outlines" / f"{key}.json"
-
+    # -- outlines (outline.well_formed checks their shape) -------------------------
     def load_outline(self, key: str):
-        data = self._load(self.outline_path(key))
+        data = self._load(OUTLINES, key)
         ops = data.get("ops") if isinstance(data, dict) else None
         return ops if isinstance(ops, list) or ops is False else None
 
     def save_outline(self, key: str, ops) -> None:
-        self._store(self.outline_path(key), {"ops": ops})
+        self._store(OUTLINES, key, {"ops": ops})
         if self._first_time("outlines"):
-            self._prune(self.directory / "outlines", MAX_OUTLINE_ENTRIES)
+            self._prune(OUTLINES, MAX_OUTLINE_ENTRIES, key)
 
     def _first_time(self, what: str) -> bool:
         """True once per run and `what`: pruning a directory once a run is enough."""
@@ -266,22 +449,108 @@ class Cache:
         self._pruned.add(what)
         return True
 
-    @staticmethod
-    def _prune(directory: Path, limit: int) -> None:
-        """Drop the oldest entries past `limit`."""
+    def _prune(self, kind: str, limit: int, written: str) -> None:
+        """Drop the oldest entries past `limit` (never the one just `written`; files that
+        are not ftlint's count, but stay)."""
+        with _OwnDirectory(self._top, kind) as own:
+            entries = sorted((mtime, name) for name, mtime in own.entries())
+            if len(entries) > limit:
+                mine = written + ".json"
+                own.remove([name for _, name in entries if name != mine], len(entries) - limit)
+
+
+def _format_1_table(name: str) -> bool:
+    return name.startswith(("stat-", "listing-")) and name.endswith(".json")
+
+
+def _remove_ours(dir_fd: int, names: list, count: Optional[int] = None) -> None:
+    """Unlink the files `names` (the first `count` of them that are ftlint's) in the
+    directory `dir_fd` that start with ftlint's header: regular files only, not through
+    links (anything else was not written by ftlint)."""
+    for name in names:
+        if count is not None and count <= 0:
+            return
         try:
-            with os.scandir(directory) as it:
-                entries = [(e.stat().st_mtime_ns, e.path) for e in it if e.name.endswith(".json")]
+            fd = os.open(name, _OPEN_ENTRY, dir_fd=dir_fd)
         except OSError:
-            return
-        if len(entries) <= limit:
-            return
-        entries.sort()
-        for _, path in entries[: len(entries) - limit]:
+            continue
+        try:
+            ours = stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(HEADER)) == HEADER
+        except OSError:
+            ours = False
+        finally:
+            os.close(fd)
+        if ours:
             try:
-                os.unlink(path)
+                os.unlink(name, dir_fd=dir_fd)
             except OSError:
                 pass
+            if count is not None:
+                count -= 1
+
+
+class _OwnDirectory:
+    """One of ftlint's subdirectories of a cache directory, opened for housekeeping without
+    following a link (a link there may point anywhere): lists its `.json` regular files and
+    removes only those that start with ftlint's header. Does nothing on a platform that
+    cannot open files relative to a directory."""
+
+    def __init__(self, top: str, kind: str) -> None:
+        self.fd: Optional[int] = None
+        if _HOUSEKEEPING:
+            try:
+                flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+                self.fd = os.open(os.path.join(top, kind), flags)
+            except OSError:
+                pass
+
+    def __enter__(self) -> "_OwnDirectory":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def entries(self) -> list[tuple[str, int]]:
+        """[(name, mtime_ns)] of the regular files (not links) named as ftlint names its
+        entries (hex digits and dashes, `.json`) in the directory."""
+        if self.fd is None:
+            return []
+        found = []
+        try:
+            with os.scandir(self.fd) as it:
+                for entry in it:
+                    name = entry.name
+                    if name.endswith(".json") and len(name) > 5 and not name[:-5].strip("0123456789abcdef-"):
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        if stat.S_ISREG(st.st_mode):
+                            found.append((entry.name, st.st_mtime_ns))
+        except OSError:
+            return []
+        return found
+
+    def remove(self, names: list, count: Optional[int] = None) -> None:
+        """Remove the first `count` (default: all) of `names` that are ftlint's entries."""
+        if self.fd is not None:
+            _remove_ours(self.fd, names, count)
+
+
+def well_formed_stat(entry) -> bool:
+    """A stat-table entry of the right shape: [mtime_ns, size, inode, ctime_ns, bit, hash]."""
+    return (
+        type(entry) is list
+        and len(entry) == 6
+        and type(entry[0]) is int
+        and type(entry[1]) is int
+        and type(entry[2]) is int
+        and type(entry[3]) is int
+        and type(entry[4]) is bool
+        and type(entry[5]) is str
+    )
 
 
 class OutlineStore:
@@ -302,6 +571,11 @@ class OutlineStore:
         ops = self._known.get(text)
         if ops is None and self.cache is not None:
             ops = self.cache.load_outline(self._key(text))
+            if ops is not None:
+                from ftlint.outline import well_formed
+
+                if not well_formed(ops, text):
+                    return None
         return ops
 
     def save(self, text: str, ops) -> None:
@@ -345,7 +619,14 @@ class FileFacts:
     def _entry(self, path: str, st: os.stat_result) -> Optional[list]:
         """The stored entry when the file's stat is unchanged."""
         known = self.new.get(path) or self.stored(path)
-        if isinstance(known, list) and len(known) == 6 and known[:4] == stat_signature(st):
+        # well_formed_stat, inline (once per file of a warm run): the stat compared first
+        if (
+            type(known) is list
+            and known[:4] == stat_signature(st)
+            and len(known) == 6
+            and type(known[4]) is bool
+            and type(known[5]) is str
+        ):
             self.new[path] = known
             return known
         return None
@@ -359,7 +640,7 @@ class FileFacts:
         except OSError:
             return True
         known = self.stored(path)
-        if not (isinstance(known, list) and len(known) == 6 and known[5]):
+        if not (well_formed_stat(known) and known[5]):
             return True
         got = read_file(path)
         return got is None or content_hash(got[0]) != known[5]
@@ -467,6 +748,29 @@ def read_file(path: str) -> Optional[tuple[bytes, os.stat_result]]:
         return None
     finally:
         os.close(fd)
+
+
+_EDIT_FIELDS = {"line": int, "column": int, "end_line": int, "end_column": int, "text": str}
+_FINDING_FIELDS = {
+    **{"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str, "name": str},
+    **{"message": str, "severity": str, "line_text": str, "end_line_text": str, "fix": list, "fix_title": str},
+}
+
+
+def findings_of(entry: dict) -> list:
+    """The Findings of a run entry (load_run checked its shape); ValueError when one is not
+    what Finding.to_dict writes (every field, of its type)."""
+    from ftlint.finding import Finding
+
+    for item in entry["findings"]:
+        if item.keys() != _FINDING_FIELDS.keys() or any(type(item[k]) is not t for k, t in _FINDING_FIELDS.items()):
+            raise ValueError("not a finding")
+        for edit in item["fix"]:
+            if type(edit) is not dict or edit.keys() != _EDIT_FIELDS.keys():
+                raise ValueError("not an edit")
+            if any(type(edit[k]) is not t for k, t in _EDIT_FIELDS.items()):
+                raise ValueError("not an edit")
+    return [Finding.from_dict(item) for item in entry["findings"]]
 
 
 def validate(entry: dict, facts: FileFacts) -> bool:

@@ -197,18 +197,20 @@ def lint_discovered(
             sorted(candidates),
         )
         entry = cache.load_run(key)
-        if entry is not None and cachemod.validate(entry, facts):
+        cached = None
+        if entry is not None:
             try:
-                cached = [Finding.from_dict(f) for f in entry["findings"]]
-            except (TypeError, ValueError, KeyError):
+                if cachemod.validate(entry, facts):
+                    cached = cachemod.findings_of(entry), list(entry["errors"])
+            except Exception:  # noqa: BLE001 - whatever goes wrong replaying an entry is a miss
                 cached = None
-            if cached is not None:
-                facts.save()
-                result.findings.extend(cached)
-                result.internal_errors.extend(str(e) for e in entry["errors"])
-                result.cache_hit = True
-                result.findings.sort(key=lambda f: f.sort_key)
-                return result
+        if cached is not None:
+            facts.save()
+            result.findings.extend(cached[0])
+            result.internal_errors.extend(cached[1])
+            result.cache_hit = True
+            result.findings.sort(key=lambda f: f.sort_key)
+            return result
 
     if linter is None:
         linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive, cache=cache)

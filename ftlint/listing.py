@@ -22,6 +22,7 @@ from typing import Optional
 from ftlint.cache import RACY_NS, Cache, digest, stat_signature
 
 FILE, LINK = "f", "l"
+_KINDS = (FILE, LINK)
 
 
 def signature(path: str) -> Optional[list]:
@@ -30,6 +31,26 @@ def signature(path: str) -> Optional[list]:
         return stat_signature(os.stat(path))
     except OSError:
         return None
+
+
+_NOT_NAMES = frozenset(("", ".", ".."))
+
+
+def _well_formed(files, subdirs) -> bool:
+    """[[name, FILE or LINK]...] and [name...], each name one that, joined to its directory,
+    stays in it (a loop per entry without calls: it runs for every directory of a warm walk)."""
+    if type(files) is not list or type(subdirs) is not list:
+        return False
+    for item in files:
+        if type(item) is not list or len(item) != 2 or item[1] not in _KINDS or type(item[0]) is not str:
+            return False
+    for name in subdirs:
+        if type(name) is not str:
+            return False
+    names = [item[0] for item in files]
+    names += subdirs
+    joined = "\n".join(names)
+    return "/" not in joined and os.sep not in joined and "\0" not in joined and _NOT_NAMES.isdisjoint(names)
 
 
 class DirListings:
@@ -80,9 +101,16 @@ class DirListings:
         return True
 
     def reuse(self, directory: str, dir_sig: list, ignore_sig: Optional[list]) -> Optional[list]:
-        """The stored listing when the directory and its .gitignore are unchanged."""
+        """The stored listing when the directory and its .gitignore are unchanged (and it
+        has the shape `store` gives it: the walker replays it without further checks)."""
         known = self.new.get(directory) or self.old.get(directory)
-        if isinstance(known, list) and len(known) == 4 and known[0] == dir_sig and known[1] == ignore_sig:
+        if (
+            type(known) is list
+            and len(known) == 4
+            and known[0] == dir_sig
+            and known[1] == ignore_sig
+            and _well_formed(known[2], known[3])
+        ):
             self.new[directory] = known
             return known
         return None

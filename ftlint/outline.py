@@ -43,11 +43,63 @@ def outline_module(path: Path, text: str, *, store=None) -> Optional["ModuleInfo
     With `store` (cache.OutlineStore), an outline made before from the same text is
     reused instead of parsing it again."""
     ops = store.load(text) if store is not None else None
-    if ops is None:
-        ops = outline_ops(text)
-        if store is not None:
-            store.save(text, ops)
+    if ops is not None:
+        try:
+            return None if ops is False else replay(path, text, ops)
+        except Exception:  # noqa: BLE001 - a stored outline that cannot be replayed: make it again
+            pass
+    ops = outline_ops(text)
+    if store is not None:
+        store.save(text, ops)
     return None if ops is False else replay(path, text, ops)
+
+
+def well_formed(ops, text: str) -> bool:
+    """Whether stored outline ops have the shape outline_ops writes (the cache checks an
+    outline before it is replayed): known ops with fields of their types, function lines
+    within the text, every class and function closed."""
+    if ops is False:
+        return True
+    if type(ops) is not list:
+        return False
+    lines = text.count("\n") + text.count("\r") + 1  # at least the lines Python counts
+    depth = 0
+    for op in ops:
+        if type(op) is not list or not op:
+            return False
+        kind, size = op[0], len(op)
+        if kind == _END and size == 1:
+            depth -= 1
+            if depth < 0:
+                return False
+        elif kind == _FUNCTION_OP and size == 6:
+            _, name, params, decorators, first, last = op
+            if not (
+                type(name) is str
+                and type(params) is list
+                and all(type(p) is str for p in params)
+                and type(decorators) is list
+                and all(d is None or type(d) is str for d in decorators)
+                and type(first) is int
+                and type(last) is int
+                and 1 <= first <= last <= lines
+            ):
+                return False
+            depth += 1
+        elif kind == _CLASS_OP and size == 3:
+            if not (type(op[1]) is str and type(op[2]) is list and all(type(b) is str for b in op[2])):
+                return False
+            depth += 1
+        elif kind == _IMPORT_OP and size == 3:
+            if not (type(op[1]) is str and (op[2] is None or type(op[2]) is str)):
+                return False
+        elif kind == _FROM_OP and size == 5:
+            _, bound, module, name, level = op
+            if not (type(bound) is str and type(module) is str and type(name) is str and type(level) is int and level >= 0):
+                return False
+        else:
+            return False
+    return depth == 0
 
 
 def outline_ops(text: str):

@@ -36,8 +36,10 @@ OTHER = "def unrelated():\n    return 1\n"
 
 
 @pytest.fixture(autouse=True)
-def cache_on(monkeypatch):
+def cache_on(monkeypatch, tmp_path_factory):
     monkeypatch.delenv("FTLINT_NO_CACHE", raising=False)  # conftest disables the cache for other tests
+    # the per-user secret that authenticates entries: this session's, not the real user's
+    monkeypatch.setenv("XDG_CACHE_HOME", os.fspath(tmp_path_factory.getbasetemp() / "user-cache"))
 
 
 def _project(root: Path, helper: str = EVICTING, config: str = "", git: bool = True) -> Path:
@@ -146,16 +148,16 @@ def test_corrupt_and_partial_entries_are_ignored(tmp_path):
     _project(tmp_path, helper=NOT_EVICTING)
     expected = _codes(_lint(tmp_path))
     cache = tmp_path / ".ftlint_cache"
-    entries = list((cache / "runs").glob("*.json")) + list(cache.glob("stat-*.json"))
+    entries = list((cache / "runs").glob("*.json")) + list((cache / "stat").glob("*.json"))
     assert len(entries) == 2
     originals = {p: p.read_bytes() for p in entries}
     damages = [
         lambda b: b[: len(b) // 2],  # truncated
         lambda b: b"",  # empty
         lambda b: b"\x00\xff garbage",  # not text
-        lambda b: b.replace(b"FT007", b"FT001"),  # checksum no longer matches
+        lambda b: b.replace(b"FT007", b"FT001"),  # MAC no longer matches
         lambda b: b.split(b"\n", 1)[1],  # no header
-        lambda b: b"ftlint-cache 1 0\n[]",  # wrong shape
+        lambda b: b"ftlint-cache 1 0\n[]",  # an older format
     ]
     for damage in damages:
         for path, data in originals.items():
@@ -279,7 +281,7 @@ def test_an_edit_rewrites_only_the_stat_shard_of_the_edited_file(tmp_path):
     cache = tmp_path / "cache"
     _age(project)
     expected = _codes(_lint(project, cache_dir=cache))
-    shards = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in cache.glob("stat-*.json")}
+    shards = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in (cache / "stat").glob("*.json")}
     assert 1 < len(shards) <= STAT_SHARDS
     edited = project / "d3" / "m.py"
     edited.write_text("def f3():\n    return -3\n")
@@ -288,7 +290,7 @@ def test_an_edit_rewrites_only_the_stat_shard_of_the_edited_file(tmp_path):
     assert _codes(_lint(project, cache_dir=cache)) == expected
     changed = {
         name for name, (data, mtime) in shards.items()
-        if (cache / name).read_bytes() != data or (cache / name).stat().st_mtime_ns != mtime
+        if (cache / "stat" / name).read_bytes() != data or (cache / "stat" / name).stat().st_mtime_ns != mtime
     }
     assert changed == {next(n for n in shards if n.endswith(f"-{stat_shard(os.fspath(edited)):x}.json"))}
     assert _lint(project, cache_dir=cache).cache_hit
@@ -358,18 +360,37 @@ def test_stat_tables_of_old_scopes_are_removed(tmp_path):
     from ftlint.cache import MAX_STAT_TABLES
 
     _project(tmp_path, helper=NOT_EVICTING)
-    cache = tmp_path / ".ftlint_cache"
-    cache.mkdir()
+    tables = tmp_path / ".ftlint_cache" / "stat"
+    tables.mkdir(parents=True)
     old_scopes = [f"{i:040x}" for i in range(MAX_STAT_TABLES + 2)]
     for age, scope in enumerate(old_scopes):
         for shard in ("0", "a"):
-            path = cache / f"stat-{scope}-{shard}.json"
-            path.write_text("ftlint-cache 1 0\n{}")
+            path = tables / f"{scope}-{shard}.json"
+            path.write_text("ftlint-cache 2 0\n{}")
             os.utime(path, (1_000_000 + age, 1_000_000 + age))  # later scopes written later
-    (cache / f"stat-{'f' * 40}.json").write_text("an unsharded table of an older ftlint")
-    os.utime(cache / f"stat-{'f' * 40}.json", (999, 999))
+    (tables / f"{'f' * 40}.json").write_text("ftlint-cache 1 0\n{}")  # an unsharded table of an older ftlint
+    os.utime(tables / f"{'f' * 40}.json", (999, 999))
     expected = _codes(_lint(tmp_path))
-    scopes = {p.name[len("stat-") :].split("-")[0].removesuffix(".json") for p in cache.glob("stat-*.json")}
+    scopes = {p.name.split("-")[0].removesuffix(".json") for p in tables.glob("*.json")}
     assert len(scopes) == MAX_STAT_TABLES
     assert set(old_scopes[-(MAX_STAT_TABLES - 1) :]) < scopes  # the newest old ones, and this run's
     assert _lint(tmp_path).cache_hit and _codes(_lint(tmp_path)) == expected
+
+
+def test_format_1_tables_at_the_top_are_removed_once_and_nothing_else(tmp_path):
+    """Format 1 kept stat tables and listings at the top of the cache directory: a run that
+    gives ftlint's own (tagged) directory the new subdirectories removes those that carry
+    ftlint's header, and no other file."""
+    from ftlint.cache import _TAG
+
+    _project(tmp_path, helper=NOT_EVICTING)
+    cache = tmp_path / ".ftlint_cache"
+    cache.mkdir()
+    (cache / "CACHEDIR.TAG").write_text(_TAG)
+    old = [cache / f"stat-{'a' * 40}-3.json", cache / f"listing-{'b' * 40}.json"]
+    for path in old:
+        path.write_text("ftlint-cache 1 0\n{}")
+    mine = cache / "stat-notes.json"
+    mine.write_text('{"not": "ftlint"}')
+    assert _codes(_lint(tmp_path)) == [("sentinel.py", 6, "FT007")]
+    assert not any(p.exists() for p in old) and mine.read_text() == '{"not": "ftlint"}'
