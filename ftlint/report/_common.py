@@ -34,6 +34,8 @@ class ReportContext:
     title: str = "ftlint"
     # Absolute URL of ftlint's home page (SARIF driver.informationUri, rdjson source.url).
     information_uri: str | None = None
+    # `--unsafe-fixes`: unsafe fixes count as fixable (text marks them [*]); otherwise hidden
+    unsafe_fixes: bool = False
 
 
 # --------------------------------------------------------------------------- findings
