@@ -166,13 +166,12 @@ class FileLinter:
 
     def _fix_edits(self, context: FileContext, fix) -> tuple:
         if context.module is not None:
-            return fixes.edits_between(context.info.text, fixes.transform(context.module, fix))
+            return fixes.fix_edits(context.info.text, context.module, fix)
         edits: list = []
         for segment in context.segments():
             mine = [r for r in fix if ranges_of(segment.module, [r.node])]
             if mine:
-                after = fixes.transform(segment.module, mine)
-                edits.extend(fixes.shift(e, segment.line_offset) for e in fixes.edits_between(segment.text, after))
+                edits.extend(fixes.shift(e, segment.line_offset) for e in fixes.fix_edits(segment.text, segment.module, mine))
         return tuple(edits)
 
     def _visit(self, context: FileContext, rules: list[Rule]) -> None:

@@ -34,6 +34,27 @@ def transform(module: cst.Module, replacements: Sequence[Replacement]) -> str:
     return module.visit(_Replacer(replacements)).code
 
 
+def fix_edits(text: str, module: cst.Module, replacements: Sequence[Replacement]) -> tuple[Edit, ...]:
+    """The edits of one fix on `text` (what `module` was parsed from). LibCST does not
+    always give back the text it parsed (a CR-only file loses its last newline): then the
+    edits are taken against its own rendering, which must have the same lines."""
+    after = transform(module, replacements)
+    base = module.code
+    if base == text:
+        return edits_between(text, after)
+    lines = split_lines(text, keepends=True)
+    if split_lines(base) != split_lines(text):
+        return ()  # no fix rather than one that would change other lines
+    edits = []
+    for edit in edits_between(base, after):
+        if edit.end_line > len(lines) and edit.text and lines and lines[-1] != lines[-1].rstrip("\r\n"):
+            ending = lines[-1][len(lines[-1].rstrip("\r\n")) :]
+            if not edit.text.endswith(("\r", "\n")):
+                edit = Edit(edit.line, edit.column, edit.end_line, edit.end_column, edit.text + ending)
+        edits.append(edit)
+    return tuple(edits)
+
+
 def edits_between(before: str, after: str) -> tuple[Edit, ...]:
     """Whole-line edits that turn `before` into `after` (columns are 1 = line start)."""
     old = split_lines(before, keepends=True)
