@@ -184,6 +184,38 @@ class StaleOutputDiscard(Rule):
         ),
         Invalid(
             """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.scheduler
+                    self._evict_tails()
+                    while sched.running:
+                        # one at a time
+                        sched._preempt_request(sched.running.pop(), 0.0, drop_stale_output=True)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((7, 13),),
+            # unsafe fix (--unsafe-fixes): the request is popped once, then named
+            fixed="""
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.scheduler
+                    self._evict_tails()
+                    while sched.running:
+                        # one at a time
+                        preempted = sched.running.pop()
+                        sched._preempt_request(preempted, 0.0)
+                        preempted.num_in_flight_tokens = 0
+                        preempted.num_stale_output_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="request-expression-bound-first",
+        ),
+        Invalid(
+            """
             def resume_all(scheduler):
                 for r in scheduler.running:
                     scheduler.preempt_request(r, 0.0, True)

@@ -138,6 +138,36 @@ class StaleCountersNotReset(Rule):
         ),
         Invalid(
             """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    preempted = None
+                    while self.scheduler.running:
+                        self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((6, 13),),
+            # unsafe fix (--unsafe-fixes): `running.pop()` is evaluated once, under a fresh name
+            fixed="""
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    preempted = None
+                    while self.scheduler.running:
+                        preempted_1 = self.scheduler.running.pop()
+                        self.scheduler._preempt_request(preempted_1, 0.0)
+                        preempted_1.num_in_flight_tokens = 0
+                        preempted_1.num_stale_output_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="request-expression-bound-first",
+        ),
+        Invalid(
+            """
             from resume import preempt_for_resume
 
             class Sentinel:
