@@ -22,7 +22,7 @@ from ftlint.finding import Finding
 from ftlint.source import ParseFailure
 from ftlint.writeback import WriteProblem, read_source, write_back
 
-MAX_ROUNDS = 4
+MAX_ROUNDS = 10  # fixes that touch are applied one per round (ruff: 100 rounds)
 
 
 @dataclass
