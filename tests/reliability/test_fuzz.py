@@ -154,7 +154,11 @@ fix_programs = st.builds(
 )
 
 
-@FUZZ
+# each example lints, fixes and re-lints: fewer by default than the other properties
+FIX_FUZZ = settings(FUZZ, max_examples=int(os.environ.get("FTLINT_FUZZ_EXAMPLES", "60")))
+
+
+@FIX_FUZZ
 @given(source=fix_programs, unsafe=st.booleans())
 def test_fix_output_parses_and_relints_without_fixable_findings(ftlint, source, unsafe):
     import json
