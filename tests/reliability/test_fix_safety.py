@@ -341,3 +341,35 @@ def test_unencodable_fix_is_a_message_not_a_traceback(tmp_path):
     assert problem is not None and problem.error
     assert "not written: the fixed text cannot be encoded as iso-8859-1" in problem.message
     assert (tmp_path / "s.py").read_text() == "# -*- coding: latin-1 -*-\nx = 1\n"
+
+
+# -- the bad-input matrix through --fix, --diff and --add-noqa ---------------------------------------
+@pytest.mark.parametrize("mode", ["--fix", "--diff", "--add-noqa"])
+def test_bad_and_odd_inputs_through_the_writing_modes(ftlint, tmp_path, mode):
+    from tests.reliability.test_bad_input import BAD_FILES, GOOD_FILES
+
+    files = {name: data for name, (data, _) in BAD_FILES.items()} | dict(GOOD_FILES)
+    files["fixable.py"] = SIMPLE.encode()
+    project(tmp_path, files)
+    run = ftlint(tmp_path, mode, *sorted(files))  # the fixture fails on any traceback
+    assert "internal error" not in run.err
+    for name, (data, _) in BAD_FILES.items():
+        assert (tmp_path / name).read_bytes() == data, name  # never touched
+    if mode == "--add-noqa":
+        assert run.code == 0, run.err
+        for name, data in GOOD_FILES.items():
+            expected = data.replace(b"reset_prefix_cache()", b"reset_prefix_cache()  # noqa: FT005", 1)
+            assert (tmp_path / name).read_bytes() == expected, name
+        assert (tmp_path / "fixable.py").read_text() == SIMPLE.replace(
+            "r.async_tokens_to_discard = 1", "r.async_tokens_to_discard = 1  # noqa: FT001"
+        )
+        again = ftlint(tmp_path, *sorted(files))
+        assert {f[3] for f in again.findings} == {"FT000"}
+    else:
+        assert run.code == 1  # the FT000s remain
+        for name, data in GOOD_FILES.items():
+            assert (tmp_path / name).read_bytes() == data, name  # FT005 has no fix
+        fixed = (tmp_path / "fixable.py").read_text()
+        assert fixed == (SIMPLE_FIXED if mode == "--fix" else SIMPLE)
+        if mode == "--diff":
+            assert "+++ b/fixable.py" in run.out
