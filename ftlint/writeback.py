@@ -106,10 +106,13 @@ def write_back(source: SourceFile, new_text: str) -> Optional[WriteProblem]:
             return WriteProblem(path, "skipped: the file changed since it was linted (run ftlint again)", False)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
         try:
-            os.fchmod(fd, stat.S_IMODE(info.st_mode))
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, stat.S_IMODE(info.st_mode))
+            else:  # pragma: no cover - Windows before 3.13
+                os.chmod(tmp, stat.S_IMODE(info.st_mode))
             try:
                 os.fchown(fd, info.st_uid, info.st_gid)
-            except OSError:
+            except (OSError, AttributeError):
                 pass  # not ours to give away: the mode is kept, the owner is the writer
             view = memoryview(data)
             while view:
