@@ -106,7 +106,7 @@ def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[Optional[
             match = noqa.search(comment_text)
             if match is not None:
                 if match.group("codes") is None:
-                    continue  # a bare `# noqa` covers every code already
+                    continue  # a bare noqa comment covers every code already
                 existing = [c for c in re.split(r"[\s,]+", match.group("codes").strip()) if c]
                 upper = {c.upper() for c in existing}
                 missing = sorted(code for code in codes if code not in upper)
