@@ -85,8 +85,14 @@ def assert_relints_clean(ftlint, tmp_path: Path, *names: str) -> None:
 
 
 # -- item 1: neighbouring fixes ------------------------------------------------------------
-def test_neighbouring_fixes_combine_into_code_that_parses(ftlint, tmp_path):
-    project(tmp_path, {"s.py": NEIGHBOURS})
+# FT008's resets are an insertion at the start of the next line, FT001's removal of the discard
+# starts there too: the old fixer applied both and cut the inserted text (`put_tokens = 0`).
+PREEMPT_THEN_DISCARD = NEIGHBOURS.replace(", drop_stale_output=True)", ")")
+
+
+@pytest.mark.parametrize("source", [NEIGHBOURS, PREEMPT_THEN_DISCARD], ids=["ft001-ft001", "ft008-ft001"])
+def test_neighbouring_fixes_combine_into_code_that_parses(ftlint, tmp_path, source):
+    project(tmp_path, {"s.py": source})
     run = ftlint(tmp_path, "--fix", "s.py")
     assert run.code == 0, run.out + run.err
     text = (tmp_path / "s.py").read_text()
@@ -95,13 +101,43 @@ def test_neighbouring_fixes_combine_into_code_that_parses(ftlint, tmp_path):
     assert_relints_clean(ftlint, tmp_path, "s.py")
 
 
-def test_diff_of_neighbouring_fixes_is_the_fix(ftlint, tmp_path):
-    project(tmp_path, {"s.py": NEIGHBOURS})
+def post_image(original: str, diff: str) -> str:
+    """The file a unified diff (of one file) turns `original` into."""
+    import re
+
+    lines = original.splitlines(keepends=True)
+    out: list[str] = []
+    at = 0
+    for line in diff.splitlines(keepends=True)[2:]:
+        hunk = re.match(r"@@ -(\d+)(?:,(\d+))? \+", line)
+        if hunk:
+            start = int(hunk[1]) - (1 if hunk[2] != "0" else 0)
+            out.extend(lines[at:start])
+            at = start
+        elif line.startswith((" ", "-")):
+            at += 1
+            if line.startswith(" "):
+                out.append(line[1:])
+        elif line.startswith("+"):
+            out.append(line[1:])
+    return "".join(out + lines[at:])
+
+
+@pytest.mark.parametrize("source", [NEIGHBOURS, PREEMPT_THEN_DISCARD], ids=["ft001-ft001", "ft008-ft001"])
+def test_diff_of_neighbouring_fixes_parses(ftlint, tmp_path, source):
+    project(tmp_path, {"s.py": source})
     run = ftlint(tmp_path, "--diff", "s.py")
     assert run.code == 1
-    after = "".join(line[1:] for line in run.out.splitlines(keepends=True)[3:] if not line.startswith("-"))
-    assert after == "".join(NEIGHBOURS_FIXED.splitlines(keepends=True)[1:])
-    assert (tmp_path / "s.py").read_text() == NEIGHBOURS  # --diff writes nothing
+    after = post_image(source, run.out)
+    ast.parse(after)  # the first round of fixes (of two touching fixes, one waits for the next)
+    if source is NEIGHBOURS:
+        assert after == NEIGHBOURS_FIXED
+    else:  # the resets went in; the discard waits for `--fix`'s next round
+        assert after == NEIGHBOURS_FIXED.replace(
+            "            req.num_stale_output_tokens = 0\n",
+            "            req.num_stale_output_tokens = 0\n            req.async_tokens_to_discard = req.num_output_placeholders\n",
+        )
+    assert (tmp_path / "s.py").read_text() == source  # --diff writes nothing
 
 
 # -- item 2: a block every fix empties gets one `pass` --------------------------------------
