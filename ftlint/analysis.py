@@ -21,6 +21,7 @@ from ftlint.project import Project
 from ftlint.registry import all_rules
 from ftlint.positions import ranges_of
 from ftlint.rule import FileContext, Report, Rule, ScopeTracker
+from ftlint.source import split_lines
 from ftlint.suppressions import parse_suppressions
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
@@ -106,7 +107,7 @@ class FileLinter:
             if failure is not None:
                 lines = self.project.text_at(key)
                 return self._suppress(
-                    key, [_failure_finding(display, failure, lines.splitlines() if lines else None)], lines
+                    key, [_failure_finding(display, failure, split_lines(lines) if lines else None)], lines
                 ), []
         else:
             info = self.project.loaded_module(key)  # a helper reached from a handler elsewhere
@@ -120,7 +121,7 @@ class FileLinter:
                     fn.node  # noqa: B018 - parses its outermost function
             if info.cst_failure is not None and must_parse:
                 return self._suppress(
-                    key, [_failure_finding(display, info.cst_failure, info.text.splitlines())], info.text
+                    key, [_failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
                 ), []
         context = FileContext(path=key, info=info, paths=self.paths, options=dict(self.config.options))
         reports, errors = self._run_rules(context, display)
@@ -165,13 +166,12 @@ class FileLinter:
 
     def _fix_edits(self, context: FileContext, fix) -> tuple:
         if context.module is not None:
-            return fixes.edits_between(context.info.text, fixes.transform(context.module, fix))
+            return fixes.fix_edits(context.info.text, context.module, fix)
         edits: list = []
         for segment in context.segments():
             mine = [r for r in fix if ranges_of(segment.module, [r.node])]
             if mine:
-                after = fixes.transform(segment.module, mine)
-                edits.extend(fixes.shift(e, segment.line_offset) for e in fixes.edits_between(segment.text, after))
+                edits.extend(fixes.shift(e, segment.line_offset) for e in fixes.fix_edits(segment.text, segment.module, mine))
         return tuple(edits)
 
     def _visit(self, context: FileContext, rules: list[Rule]) -> None:
@@ -202,7 +202,7 @@ class FileLinter:
 
     def _finding(self, context: FileContext, display: str, rule: Rule, report: Report) -> Finding:
         position = self._positions[id(report.node)]
-        lines = context.info.text.splitlines()
+        lines = split_lines(context.info.text)
         start, end = position.start, position.end
 
         def line_text(number: int) -> str:
@@ -225,6 +225,7 @@ class FileLinter:
             end_line_text=line_text(end.line),
             fix=edits,
             fix_title=report.fix_title,
+            fix_applicability=("unsafe" if report.unsafe_fix else "safe") if edits else "",
         )
 
     def _suppress(self, path: Path, findings: list[Finding], text: Optional[str]) -> list[Finding]:

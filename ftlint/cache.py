@@ -753,7 +753,8 @@ def read_file(path: str) -> Optional[tuple[bytes, os.stat_result]]:
 _EDIT_FIELDS = {"line": int, "column": int, "end_line": int, "end_column": int, "text": str}
 _FINDING_FIELDS = {
     **{"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str, "name": str},
-    **{"message": str, "severity": str, "line_text": str, "end_line_text": str, "fix": list, "fix_title": str},
+    **{"message": str, "severity": str, "line_text": str, "end_line_text": str, "fix": list, "fix_title": str,
+       "fix_applicability": str},
 }
 
 

@@ -63,6 +63,11 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     add_selection_options(check)
     check.add_argument("--fix", action="store_true", help="apply safe fixes (FT001, FT008) in place")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="also apply (with --fix, --diff) and offer fixes that may change what the code does")
+    check.add_argument("--show-fixes", action="store_true", help="with --fix/--diff: list the findings fixed, per file")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="add `# noqa: FTxxx` to every reported line (a baseline); change nothing else")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument(
         "--exhaustive", action="store_true", help="parse every file instead of prefiltering (slow; same findings)"
@@ -195,11 +200,17 @@ def run_check(args) -> int:
         raise UsageError(f"--statistics prints --format text or json, not {args.format}")
     from ftlint.engine import lint_paths
 
+    if args.add_noqa:
+        if args.fix or args.diff:
+            raise UsageError("--add-noqa cannot be combined with --fix or --diff")
+        return run_add_noqa(args, config, selected)
+    outcome = None
     if args.fix or args.diff:
-        from ftlint.fixing import fix_paths  # imports LibCST: only when fixing
+        from ftlint.fixing import FixOutcome, fix_paths  # imports LibCST: only when fixing
 
-        result, diff_text = fix_paths(args.paths, config, selected, write=args.fix, exhaustive=args.exhaustive,
-                                      force_exclude=args.force_exclude)
+        outcome = FixOutcome()
+        result, diff_text = fix_paths(args.paths, config, selected, write=args.fix, unsafe=args.unsafe_fixes,
+                                      exhaustive=args.exhaustive, force_exclude=args.force_exclude, outcome=outcome)
         if args.diff and diff_text:
             sys.stdout.write(diff_text)
     else:
@@ -219,15 +230,51 @@ def run_check(args) -> int:
         emit(args, result.findings, config)
     if args.fix and result.fixes_applied:
         print(f"ftlint: fixed {result.fixes_applied} finding(s)", file=sys.stderr)
+    if outcome is not None:
+        if args.show_fixes:
+            print(fixed_summary(outcome.fixed_findings, written=args.fix), file=sys.stderr, end="")
+        for problem in outcome.problems:
+            print(f"ftlint: {problem}", file=sys.stderr)
     for error in result.internal_errors:
         print(f"ftlint: {error}", file=sys.stderr)
-    if result.internal_errors:
+    if result.internal_errors or (outcome is not None and outcome.failed):
         return EXIT_ERROR
     if args.diff and not args.fix:
         return EXIT_FINDINGS if result.fixed else EXIT_CLEAN
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def run_add_noqa(args, config, selected) -> int:
+    from ftlint.add_noqa import add_noqa_paths
+
+    outcome = add_noqa_paths(args.paths, config, selected, exhaustive=args.exhaustive,
+                             force_exclude=args.force_exclude)
+    for problem in outcome.problems:
+        print(f"ftlint: {problem}", file=sys.stderr)
+    n = outcome.added
+    print(f"Added {n} noqa directive{'' if n == 1 else 's'}" + (f" in {outcome.files} file{'' if outcome.files == 1 else 's'}." if n else "."),
+          file=sys.stderr)
+    return EXIT_ERROR if outcome.failed else EXIT_CLEAN
+
+
+def fixed_summary(findings, *, written: bool) -> str:
+    """--show-fixes: ruff's enumeration of the findings fixed, per file and code."""
+    if not findings:
+        return "No errors fixed.\n" if written else "No errors would be fixed.\n"
+    from collections import Counter
+
+    by_file: dict = {}
+    for finding in findings:
+        by_file.setdefault(finding.path, Counter())[(finding.code, finding.name)] += 1
+    n = len(findings)
+    lines = [f"{'Fixed' if written else 'Would fix'} {n} error{'' if n == 1 else 's'}:"]
+    for path in sorted(by_file):
+        lines.append(f"- {path}:")
+        for (code, name), count in sorted(by_file[path].items()):
+            lines.append(f"    {count} x {code} ({name})")
+    return "\n".join(lines) + "\n"
 
 
 def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
@@ -237,7 +284,8 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
     docs = linked_docs(all_docs(extra_docs), config.docs_url)
     color = args.output_file is None and use_color(sys.stdout)
     ctx = ReportContext(docs=docs, tool_version=__version__, root=config.root, cwd=Path.cwd(), diff_lines=diff_lines,
-                        color=color)
+                        color=color,
+                        unsafe_fixes=bool(getattr(args, "unsafe_fixes", False)))
     if getattr(args, "statistics", False):
         from ftlint.report.statistics import render_statistics
 

@@ -68,3 +68,77 @@ def missing_resets_after(line: cst.SimpleStatementLine, var: str, parent_of: Get
 
 def insert_after(line: cst.SimpleStatementLine, new_line: cst.SimpleStatementLine, extra: list[cst.SimpleStatementLine]) -> Replacement:
     return Replacement(line, cst.FlattenSentinel([new_line, *extra]))
+
+
+# -- a request expression evaluated once ----------------------------------------------------
+def side_effect_free(expr: cst.BaseExpression) -> bool:
+    """A name, an attribute chain, or a subscript of those by a name or a literal:
+    writing it again (in a counter reset) evaluates nothing that acts."""
+    if isinstance(expr, (cst.Name, cst.Integer, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return side_effect_free(expr.value)
+    if isinstance(expr, cst.Subscript):
+        return side_effect_free(expr.value) and all(
+            isinstance(element.slice, cst.Index) and side_effect_free(element.slice.value) for element in expr.slice
+        )
+    return False
+
+
+def enclosing_function(node: cst.CSTNode, parent_of: GetParent) -> Optional[cst.FunctionDef]:
+    current = parent_of(node)
+    while current is not None and not isinstance(current, cst.FunctionDef):
+        current = parent_of(current)
+    return current
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def fresh_name(scope: Optional[cst.CSTNode], base: str = "preempted") -> str:
+    """A name no Name in `scope` uses (`preempted`, `preempted_1`, ...)."""
+    collector = _Names()
+    if scope is not None:
+        scope.visit(collector)
+    name, n = base, 0
+    while name in collector.names:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def bindable_call_line(call: cst.Call, parent_of: GetParent) -> Optional[cst.SimpleStatementLine]:
+    """The statement line when it is only `call` (an expression statement in a block):
+    the call's argument can then be bound to a name on the line before without moving
+    anything else's evaluation past it."""
+    expr = parent_of(call)
+    line = parent_of(expr) if isinstance(expr, cst.Expr) else None
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    if not isinstance(parent_of(line), (cst.IndentedBlock, cst.Module)):
+        return None
+    return line
+
+
+def bind_then(
+    line: cst.SimpleStatementLine,
+    new_line: cst.SimpleStatementLine,
+    expr: cst.BaseExpression,
+    name: str,
+    after: Sequence[cst.SimpleStatementLine],
+) -> Replacement:
+    """`name = <expr>` (with the line's leading comments), then `new_line` with `expr`
+    replaced by `name`, then `after`: an unsafe fix (the call's own callee is now
+    looked up after its argument)."""
+    binding = cst.SimpleStatementLine(
+        body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))], value=expr)],
+        leading_lines=line.leading_lines,
+    )
+    rebound = new_line.deep_replace(expr, cst.Name(name)).with_changes(leading_lines=())
+    return Replacement(line, cst.FlattenSentinel([binding, rebound, *after]))

@@ -33,6 +33,7 @@ class LintResult:
     fixes_applied: int = 0
     files_scanned: int = 0  # files the prefilter (or the stat table) looked at
     cache_hit: bool = False  # the findings came from the result cache (nothing parsed)
+    texts: dict[str, Optional[str]] = field(default_factory=dict)  # absolute path -> the text linted
 
 
 def _failure_finding(path: str, failure: ParseFailure, text_lines: Optional[list[str]] = None) -> Finding:
@@ -363,6 +364,7 @@ def _lint_with_libcst(linter, lint_files, candidates, cwd, result, *, recorder, 
     result.files_parsed = linter.files_parsed
     read_paths = {os.fspath(p) for p in linter.project.read_paths}
     texts = {p: linter.project.text_at(Path(p)) for p in read_paths}
+    result.texts = texts
     return findings_out, errors_out, read_paths, texts, recorder.as_list() if recorder is not None else []
 
 

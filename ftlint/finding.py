@@ -42,8 +42,15 @@ class Finding:
     severity: Severity = Severity.ERROR
     line_text: str = ""
     end_line_text: str = ""
-    fix: tuple[Edit, ...] = ()  # empty: no safe fix; several edits apply together
+    fix: tuple[Edit, ...] = ()  # empty: no fix; several edits apply together
     fix_title: str = ""  # "Remove `drop_stale_output=True`"
+    #: "safe" (--fix applies it), "unsafe" (only with --unsafe-fixes: it may change what
+    #: the code does beyond the fix), "" when there is no fix (ruff's applicability)
+    fix_applicability: str = ""
+
+    @property
+    def has_safe_fix(self) -> bool:
+        return bool(self.fix) and self.fix_applicability != "unsafe"
 
     @property
     def sort_key(self) -> tuple:

@@ -7,12 +7,17 @@ one representation serves --fix, --diff and rdjson suggestions.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+import ast
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
 from ftlint.finding import Edit
 from ftlint.rule import Replacement
+from ftlint.source import split_lines
 
 
 class _Replacer(cst.CSTTransformer):
@@ -29,10 +34,31 @@ def transform(module: cst.Module, replacements: Sequence[Replacement]) -> str:
     return module.visit(_Replacer(replacements)).code
 
 
+def fix_edits(text: str, module: cst.Module, replacements: Sequence[Replacement]) -> tuple[Edit, ...]:
+    """The edits of one fix on `text` (what `module` was parsed from). LibCST does not
+    always give back the text it parsed (a CR-only file loses its last newline): then the
+    edits are taken against its own rendering, which must have the same lines."""
+    after = transform(module, replacements)
+    base = module.code
+    if base == text:
+        return edits_between(text, after)
+    lines = split_lines(text, keepends=True)
+    if split_lines(base) != split_lines(text):
+        return ()  # no fix rather than one that would change other lines
+    edits = []
+    for edit in edits_between(base, after):
+        if edit.end_line > len(lines) and edit.text and lines and lines[-1] != lines[-1].rstrip("\r\n"):
+            ending = lines[-1][len(lines[-1].rstrip("\r\n")) :]
+            if not edit.text.endswith(("\r", "\n")):
+                edit = Edit(edit.line, edit.column, edit.end_line, edit.end_column, edit.text + ending)
+        edits.append(edit)
+    return tuple(edits)
+
+
 def edits_between(before: str, after: str) -> tuple[Edit, ...]:
     """Whole-line edits that turn `before` into `after` (columns are 1 = line start)."""
-    old = before.splitlines(keepends=True)
-    new = after.splitlines(keepends=True)
+    old = split_lines(before, keepends=True)
+    new = split_lines(after, keepends=True)
     edits = []
     import difflib  # imported when a finding has a fix, not on every run
 
@@ -51,10 +77,37 @@ def shift(edit: Edit, lines: int) -> Edit:
     )
 
 
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Combined:
+    """The text after a file's fixes, and which groups (indexes into the groups given) it holds."""
+
+    text: str
+    applied: list[int] = field(default_factory=list)
+
+
 def apply_edits(text: str, edit_groups: Iterable[Sequence[Edit]]) -> tuple[str, int]:
-    """Apply non-overlapping groups of edits (a group is one finding's fix, all or nothing).
-    Returns the new text and how many groups were applied."""
-    lines = text.splitlines(keepends=True)
+    """`combine`, as (new text, how many groups were applied)."""
+    combined = combine(text, list(edit_groups))
+    return combined.text, len(combined.applied)
+
+
+def combine(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Combined:
+    """Apply a file's fixes together on the exact text they were computed on.
+
+    A group is one finding's fix (all or nothing). Groups are taken in the order of
+    their first edit; one that overlaps a group already taken (an insertion at the
+    start of another edit counts: the order of the two would be a guess) is left for
+    the next run, as ruff does. Blocks the combined removals leave empty get one
+    `pass`. The result must parse: otherwise the groups are taken one by one, each
+    kept only if the text still parses with it."""
+    lines = split_lines(text, keepends=True)
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
@@ -62,19 +115,127 @@ def apply_edits(text: str, edit_groups: Iterable[Sequence[Edit]]) -> tuple[str, 
     def offset(line: int, column: int) -> int:
         if line - 1 >= len(lines):
             return len(text)
-        return offsets[line - 1] + column - 1
+        return min(offsets[line - 1] + column - 1, len(text))
 
-    chosen: list[tuple[int, int, str]] = []
-    applied = 0
-    for group in edit_groups:
-        spans = [(offset(e.line, e.column), offset(e.end_line, e.end_column), e.text) for e in group]
-        if any(not (end <= s or start >= e) or (start == s == end == e) for start, end, _ in spans for s, e, _ in chosen):
+    spans = [
+        [_Span(offset(e.line, e.column), offset(e.end_line, e.end_column), e.text) for e in group]
+        for group in edit_groups
+    ]
+    order = sorted((i for i, group in enumerate(spans) if group), key=lambda i: min((s.start, s.end) for s in spans[i]))
+    chosen: list[_Span] = []
+    taken: list[int] = []
+    for index in order:
+        group = spans[index]
+        if any(_conflict(a, b) for a in group for b in chosen) or any(
+            _conflict(a, b) for i, a in enumerate(group) for b in group[i + 1 :]
+        ):
             continue  # overlaps a fix already chosen: the next run picks it up
-        chosen.extend(spans)
-        applied += 1
-    for start, end, new in sorted(chosen, key=lambda span: span[0], reverse=True):
-        text = text[:start] + new + text[end:]
-    return text, applied
+        chosen.extend(group)
+        taken.append(index)
+    if not taken:
+        return Combined(text)
+    candidate = _apply(text, chosen)
+    if _parses(candidate):
+        return Combined(candidate, sorted(taken))
+    # Something in the combination does not parse: keep what parses, one group at a time.
+    kept_spans: list[_Span] = []
+    kept: list[int] = []
+    result = text
+    for index in taken:
+        trial = _apply(text, kept_spans + spans[index])
+        if _parses(trial):
+            kept_spans.extend(spans[index])
+            kept.append(index)
+            result = trial
+    return Combined(result, sorted(kept))
+
+
+def _conflict(a: _Span, b: _Span) -> bool:
+    if a.start < b.end and b.start < a.end:
+        return True
+    return a.start == b.start and (a.start == a.end or b.start == b.end)
+
+
+def _apply(text: str, spans: list[_Span]) -> str:
+    """Apply non-conflicting spans, then give every block they emptied one `pass`."""
+    pieces = []
+    removed: list[tuple[int, str]] = []  # (offset in the result, text removed there)
+    position = 0
+    out_length = 0
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        keep = text[position : span.start]
+        pieces.append(keep)
+        out_length += len(keep)
+        if span.end > span.start:
+            removed.append((out_length, text[span.start : span.end]))
+        pieces.append(span.text)
+        out_length += len(span.text)
+        position = span.end
+    pieces.append(text[position:])
+    return _fill_empty_blocks("".join(pieces), removed)
+
+
+_EMPTY_BLOCK = re.compile(r"expected an indented block after .* on line (?P<header>\d+)")
+
+
+def _fill_empty_blocks(text: str, removed: list[tuple[int, str]]) -> str:
+    """Insert `pass` where removals left a block with no statement (each fix adds `pass`
+    only when it alone empties a block; together they can empty one none of them did)."""
+    for _ in range(200):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile(text, "<fixed>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            return text
+        except SyntaxError as err:  # IndentationError included
+            match = _EMPTY_BLOCK.match(str(err.msg))
+            if match is None or err.lineno is None:
+                return text  # another problem: the parse check decides
+            lines = split_lines(text, keepends=True)
+            header = int(match["header"])
+            if not 0 < header <= len(lines):
+                return text
+            at = min(err.lineno, len(lines) + 1)  # the line where the block was expected
+            start = sum(len(line) for line in lines[: at - 1])
+            header_start = sum(len(line) for line in lines[: header - 1])
+            where, indent = _removed_at(removed, header_start, start)
+            if where is not None and (where == 0 or text[where - 1] in "\r\n"):
+                start = where  # where the removed statements were (before blank lines and comments after them)
+            header_indent = lines[header - 1][: len(lines[header - 1]) - len(lines[header - 1].lstrip(" \t"))]
+            if indent is None or len(indent) <= len(header_indent):
+                indent = header_indent + ("\t" if "\t" in header_indent else "    ")
+            newline = _newline_of(lines[header - 1])
+            if start == len(text) and text and not text.endswith(("\n", "\r")):
+                text += newline
+                start = len(text)
+            inserted = indent + "pass" + newline
+            text = text[:start] + inserted + text[start:]
+            removed = [(at + len(inserted) if at >= start else at, old) for at, old in removed if at != where]
+    return text
+
+
+def _removed_at(removed: list[tuple[int, str]], low: int, high: int) -> tuple[Optional[int], Optional[str]]:
+    """(offset, indentation) of the first removal between a header and the line where
+    its block was expected."""
+    for at, old in removed:
+        if low < at <= high:
+            for line in split_lines(old):
+                if line.strip():
+                    return at, line[: len(line) - len(line.lstrip(" \t"))]
+    return None, None
+
+
+def _newline_of(line: str) -> str:
+    for ending in ("\r\n", "\r", "\n"):
+        if line.endswith(ending):
+            return ending
+    return "\n"
+
+
+def _parses(text: str) -> bool:
+    from ftlint.source import ParseFailure, parse
+
+    return not isinstance(parse(text), ParseFailure)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -82,6 +243,6 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
     return "".join(
         difflib.unified_diff(
-            before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+            split_lines(before, keepends=True), split_lines(after, keepends=True), f"a/{path}", f"b/{path}"
         )
     )

@@ -1,18 +1,44 @@
-"""`check --fix` / `--diff`: lint, apply every non-overlapping fix, lint again until
-nothing more applies (like ruff, at most a few rounds)."""
+"""`check --fix` / `--diff`: lint, combine every file's fixes on the exact text that was
+linted, write the files back safely, lint again until nothing more applies (like ruff,
+at most a few rounds).
+
+Each file is read through writeback.read_source (its codec, BOM and newlines kept) and
+must still hold the text the findings were computed on; the combined text must parse
+(fixes.combine); writeback.write_back replaces the file atomically or says why not.
+"""
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from ftlint import fixes
 from ftlint.config import Config
 from ftlint.engine import LintResult, lint_paths
+from ftlint.finding import Finding
+from ftlint.source import ParseFailure
+from ftlint.writeback import WriteProblem, read_source, write_back
 
-MAX_ROUNDS = 4
+MAX_ROUNDS = 10  # fixes that touch are applied one per round (ruff: 100 rounds)
+
+
+@dataclass
+class FixOutcome:
+    """What fixing did besides the findings left: problems per file and what was fixed."""
+
+    problems: list[WriteProblem] = field(default_factory=list)
+    fixed_findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(problem.error for problem in self.problems)
+
+
+def applicable(finding: Finding, unsafe: bool) -> bool:
+    return bool(finding.fix) and (unsafe or finding.fix_applicability != "unsafe")
 
 
 def fix_paths(
@@ -21,34 +47,55 @@ def fix_paths(
     selected,
     *,
     write: bool,
+    unsafe: bool = False,
     exhaustive: bool = False,
     force_exclude: bool = False,
+    outcome: FixOutcome | None = None,
 ) -> tuple[LintResult, str]:
-    """Returns the findings left after fixing, and the unified diff of all fixes."""
+    """Returns the findings left after fixing, and the unified diff of all fixes.
+    Per-file problems (a file changed since it was linted, refused or failed writes)
+    go to `outcome`; the other files are still fixed."""
+    outcome = outcome if outcome is not None else FixOutcome()
     originals: dict[str, str] = {}
     current: dict[str, str] = {}
+    given_up: set[str] = set()
     applied_total = 0
     result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)
     for _ in range(MAX_ROUNDS):
-        by_file = defaultdict(list)
+        by_file: dict[str, list[Finding]] = defaultdict(list)
         for finding in result.findings:
-            if finding.fix:
-                by_file[finding.path].append(finding.fix)
+            if applicable(finding, unsafe) and finding.path not in given_up:
+                by_file[finding.path].append(finding)
         if not by_file:
             break
         changed = False
-        for path, groups in by_file.items():
-            text = current.get(path)
-            if text is None:
-                text = Path(path).read_text(encoding="utf-8")
-                originals[path] = text
-            new_text, applied = fixes.apply_edits(text, groups)
-            if applied and new_text != text:
-                current[path] = new_text
-                applied_total += applied
-                changed = True
-                if write:
-                    _write(Path(path), new_text)
+        for path, findings in sorted(by_file.items()):
+            source = read_source(Path(path))
+            if isinstance(source, ParseFailure):
+                outcome.problems.append(WriteProblem(Path(path), f"not fixed: {source.message}", True))
+                given_up.add(path)
+                continue
+            linted = result.texts.get(os.path.abspath(path))
+            if linted is None or source.text != linted:
+                outcome.problems.append(
+                    WriteProblem(Path(path), "skipped: the file changed since it was linted (run ftlint again)", False)
+                )
+                given_up.add(path)
+                continue
+            combined = fixes.combine(source.text, [f.fix for f in findings])
+            if not combined.applied or combined.text == source.text:
+                continue
+            if write:
+                problem = write_back(source, combined.text)
+                if problem is not None:
+                    outcome.problems.append(problem)
+                    given_up.add(path)
+                    continue
+            originals.setdefault(path, source.text)
+            current[path] = combined.text
+            applied_total += len(combined.applied)
+            outcome.fixed_findings.extend(findings[i] for i in combined.applied)
+            changed = True
         if not changed or not write:
             break
         result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)
@@ -57,13 +104,6 @@ def fix_paths(
     result.fixes_applied = applied_total
     if not write:
         # --diff: what remains is what the fixes would not remove
-        fixed_paths = set(current)
-        result.findings = [f for f in result.findings if not (f.fix and f.path in fixed_paths)]
+        fixed = {id(f) for f in outcome.fixed_findings}
+        result.findings = [f for f in result.findings if id(f) not in fixed]
     return result, diff
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.ftlint-fix.{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, path)

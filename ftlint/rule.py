@@ -144,6 +144,7 @@ class Report:
     message: str
     fix: tuple[Replacement, ...] = ()
     fix_title: str = ""
+    unsafe_fix: bool = False  # applied only with --unsafe-fixes (it may change what the code does)
 
 
 @dataclass(frozen=True)
@@ -246,8 +247,9 @@ class Rule(cst.BatchableCSTVisitor):
         *,
         fix: Sequence[Replacement] = (),
         fix_title: str = "",
+        unsafe_fix: bool = False,
     ) -> None:
-        self.reports.append(Report(node, message or self.MESSAGE, tuple(fix), fix_title))
+        self.reports.append(Report(node, message or self.MESSAGE, tuple(fix), fix_title, unsafe_fix))
 
     # -- documentation -------------------------------------------------------
     @classmethod

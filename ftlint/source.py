@@ -15,6 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PARSE_ERROR_CODE = "FT000"
+
+#: A physical line as Python counts them: ended by \r\n, \r or \n only. str.splitlines also
+#: breaks at \f, \v, \x1c-\x1e, \x85, U+2028 and U+2029, which can sit in a docstring or a
+#: comment: line numbers (and a fix's edits) would drift from LibCST's and Python's.
+_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """The physical lines of `text` as Python numbers them (never str.splitlines)."""
+    lines = _PHYSICAL_LINE.findall(text)
+    if keepends:
+        return lines
+    return [line.rstrip("\r\n") for line in lines]
 PARSE_ERROR_NAME = "parse-error"
 
 
@@ -46,6 +59,13 @@ def read_bytes(path: Path) -> bytes | ParseFailure:
 
 def decode(data: bytes) -> str | ParseFailure:
     """Decode as Python does (BOM, PEP 263 coding cookie, default UTF-8)."""
+    decoded = decode_with_encoding(data)
+    return decoded if isinstance(decoded, ParseFailure) else decoded[0]
+
+
+def decode_with_encoding(data: bytes) -> tuple[str, str] | ParseFailure:
+    """(text, codec) as Python decodes `data`; the codec ("utf-8-sig" when a BOM leads)
+    encodes a fixed text back to the same bytes on every line it did not change."""
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
         return ParseFailure("source contains NUL bytes (binary file with a .py name?)", line)
@@ -70,7 +90,7 @@ def decode(data: bytes) -> str | ParseFailure:
     if encoding == "utf-8" and data.startswith(codecs.BOM_UTF8):
         encoding = "utf-8-sig"
     try:
-        return data.decode(encoding)
+        return data.decode(encoding), encoding
     except UnicodeDecodeError as err:
         return _decode_failure(data, err)
 
@@ -231,7 +251,7 @@ def parse(text: str):
         where = _ERROR_AT.match(message)
         if where is not None:
             line, column, message = int(where["line"]), int(where["column"]) + 1, where["rest"]
-            lines = text.splitlines()
+            lines = split_lines(text)
             if line > len(lines):  # stopped at the end of the file: point at the last line's end
                 message = f"unexpected end of file: {message}"
                 line = max(len(lines), 1)

@@ -1,7 +1,9 @@
 """`# noqa` comments: line-based, read from comment tokens (no parent walk).
 
-- `# noqa: FT001, FT005` on the reported line, or on the first line of the statement
-  holding it, suppresses those codes; a bare `# noqa` suppresses everything there.
+- `# noqa: FT001, FT005` on the reported line, or on the first or last line of the
+  statement holding it (as flake8; the last line is where `--add-noqa` puts it when the
+  reported line ends inside a string or with a backslash), suppresses those codes; a
+  bare `# noqa` suppresses everything there.
 - `# ftlint: noqa` on a line of its own suppresses the whole file;
   `# ftlint: noqa: FT001` only those codes.
 """
@@ -12,6 +14,8 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+
+from ftlint.source import split_lines
 
 _NOQA = r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
 _FILE_NOQA = r"#\s*ftlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
@@ -28,12 +32,13 @@ def _codes(text: str | None) -> frozenset[str]:
 class Suppressions:
     by_line: dict[int, frozenset[str]] = field(default_factory=dict)
     statement_start: dict[int, int] = field(default_factory=dict)  # physical line -> first line of its statement
+    statement_end: dict[int, int] = field(default_factory=dict)  # physical line -> last line of its statement
     file_codes: frozenset[str] = frozenset()
 
     def suppresses(self, code: str, line: int) -> bool:
         if ALL in self.file_codes or code in self.file_codes:
             return True
-        for candidate in {line, self.statement_start.get(line, line)}:
+        for candidate in {line, self.statement_start.get(line, line), self.statement_end.get(line, line)}:
             codes = self.by_line.get(candidate)
             if codes and (ALL in codes or code in codes):
                 return True
@@ -49,7 +54,7 @@ def parse_suppressions(text: str) -> Suppressions:
     file_codes: set[str] = set()
     logical_start = None
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
             if logical_start is None and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
                 logical_start = tok.start[0]
             if tok.type == tokenize.COMMENT:
@@ -65,10 +70,11 @@ def parse_suppressions(text: str) -> Suppressions:
                 if logical_start is not None:
                     for line in range(logical_start, tok.end[0] + 1):
                         result.statement_start[line] = logical_start
+                        result.statement_end[line] = tok.end[0]
                 logical_start = None
     except (tokenize.TokenError, IndentationError, SyntaxError):
         # A file that parsed with LibCST but not with tokenize: fall back to plain lines.
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(split_lines(text), 1):
             match = noqa.search(line)
             if match:
                 result.by_line[number] = _codes(match.group("codes"))

@@ -184,6 +184,38 @@ class StaleOutputDiscard(Rule):
         ),
         Invalid(
             """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.scheduler
+                    self._evict_tails()
+                    while sched.running:
+                        # one at a time
+                        sched._preempt_request(sched.running.pop(), 0.0, drop_stale_output=True)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((7, 13),),
+            # unsafe fix (--unsafe-fixes): the request is popped once, then named
+            fixed="""
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.scheduler
+                    self._evict_tails()
+                    while sched.running:
+                        # one at a time
+                        preempted = sched.running.pop()
+                        sched._preempt_request(preempted, 0.0)
+                        preempted.num_in_flight_tokens = 0
+                        preempted.num_stale_output_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="request-expression-bound-first",
+        ),
+        Invalid(
+            """
             def resume_all(scheduler):
                 for r in scheduler.running:
                     scheduler.preempt_request(r, 0.0, True)
@@ -255,9 +287,19 @@ def resume_all(scheduler):
             return
         if not self.in_fault_path(node):
             return
-        self.report(node, fix=self._preempt_fix(node), fix_title="Remove `drop_stale_output=True` and reset the counters")
+        fix, unsafe = self._preempt_fix(node)
+        self.report(
+            node,
+            fix=fix,
+            fix_title="Remove `drop_stale_output=True` and reset the counters"
+            + (" (binds the request to a name first)" if unsafe else ""),
+            unsafe_fix=unsafe,
+        )
 
-    def _preempt_fix(self, call: cst.Call) -> list[Replacement]:
+    def _preempt_fix(self, call: cst.Call) -> tuple[list[Replacement], bool]:
+        """(replacements, unsafe). The resets name the request again: in place when that
+        evaluates nothing (a name, an attribute chain); otherwise the request is first
+        bound to a fresh name, an unsafe fix (`running.pop()` must not pop twice)."""
         parent_of = self.parent
         args = list(call.args)
         positional = [a for a in args if a.keyword is None and a.star == ""]
@@ -271,9 +313,16 @@ def resume_all(scheduler):
         line = cstedits.enclosing_statement(call, parent_of)
         request = ir.request_argument(call)
         if not isinstance(line, cst.SimpleStatementLine) or request is None:
-            return [Replacement(call, new_call)]
+            return [Replacement(call, new_call)], False
+        new_line = line.deep_replace(call, new_call)
+        if not cstedits.side_effect_free(request.value):
+            bound_line = cstedits.bindable_call_line(call, parent_of)
+            if bound_line is None:
+                return [], False
+            name = cstedits.fresh_name(cstedits.enclosing_function(call, parent_of) or self.context.module)
+            resets = cstedits.counter_resets(name)
+            return [cstedits.bind_then(line, new_line, request.value, name, resets)], True
         var = ir.code_of(request.value)
         missing = cstedits.missing_resets_after(line, var, parent_of)
-        new_line = line.deep_replace(call, new_call)
         resets = [s for s in cstedits.counter_resets(var) if s.body[0].targets[0].target.attr.value in missing]
-        return [cstedits.insert_after(line, new_line, resets)]
+        return [cstedits.insert_after(line, new_line, resets)], False

@@ -138,6 +138,36 @@ class StaleCountersNotReset(Rule):
         ),
         Invalid(
             """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    preempted = None
+                    while self.scheduler.running:
+                        self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((6, 13),),
+            # unsafe fix (--unsafe-fixes): `running.pop()` is evaluated once, under a fresh name
+            fixed="""
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    preempted = None
+                    while self.scheduler.running:
+                        preempted_1 = self.scheduler.running.pop()
+                        self.scheduler._preempt_request(preempted_1, 0.0)
+                        preempted_1.num_in_flight_tokens = 0
+                        preempted_1.num_stale_output_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="request-expression-bound-first",
+        ),
+        Invalid(
+            """
             from resume import preempt_for_resume
 
             class Sentinel:
@@ -181,24 +211,41 @@ class StaleCountersNotReset(Rule):
             return
         for effect, var in analysis.unreset_preempts:
             where = " (inside the helper)" if effect.kind == "call" else ""
+            fix, unsafe = self._fix(effect, var, node)
             self.report(
                 effect.node,
                 f"{ir.describe(effect)} preempts `{var}` for resume{where} but `{var}.num_in_flight_tokens` and "
                 f"`{var}.num_stale_output_tokens` are not both reset to 0 afterwards: the scheduler waits forever "
                 "for the failed step's output",
-                fix=self._fix(effect, var),
-                fix_title=f"Reset `{var}.num_in_flight_tokens` and `{var}.num_stale_output_tokens` after the preempt",
+                fix=fix,
+                fix_title=f"Reset `{var}.num_in_flight_tokens` and `{var}.num_stale_output_tokens` after the preempt"
+                + (" (binds the request to a name first)" if unsafe else ""),
+                unsafe_fix=unsafe,
             )
 
-    def _fix(self, effect: ir.Effect, var: str):
+    def _fix(self, effect: ir.Effect, var: str, function: cst.FunctionDef):
+        """(replacements, unsafe): the resets after the preempt, in place when the request
+        expression evaluates nothing; otherwise (`running.pop()`) an unsafe fix that binds
+        it to a fresh name first."""
         line = effect.statement
         if not isinstance(line, cst.SimpleStatementLine):
-            return ()
+            return (), False
         parent_of = self.parent
         if not isinstance(parent_of(line), (cst.IndentedBlock, cst.Module)):
-            return ()
+            return (), False
+        call = effect.node
+        request = None
+        if isinstance(call, cst.Call):
+            request = next((a.value for a in call.args if ir.code_of(a.value) == var), None)
+        if request is not None and not cstedits.side_effect_free(request):
+            if cstedits.bindable_call_line(call, parent_of) is not line:
+                return (), False
+            name = cstedits.fresh_name(function)
+            return [cstedits.bind_then(line, line, request, name, cstedits.counter_resets(name))], True
+        if request is None and "(" in var:
+            return (), False  # the request expression is not an argument here: no name to bind
         missing = cstedits.missing_resets_after(line, var, parent_of)
         if not missing:
-            return ()
+            return (), False
         resets = [s for s in cstedits.counter_resets(var) if s.body[0].targets[0].target.attr.value in missing]
-        return [cstedits.insert_after(line, line, resets)]
+        return [cstedits.insert_after(line, line, resets)], False

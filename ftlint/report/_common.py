@@ -36,6 +36,8 @@ class ReportContext:
     information_uri: str | None = None
     # ANSI colours in the text format (the CLI decides: a TTY, NO_COLOR, FORCE_COLOR).
     color: bool = False
+    # `--unsafe-fixes`: unsafe fixes count as fixable (text marks them [*]); otherwise hidden
+    unsafe_fixes: bool = False
 
 
 # --------------------------------------------------------------------------- findings

@@ -47,5 +47,5 @@ def render_statistics(format_name: str, findings: Sequence[Finding], ctx: Report
         marker = paint("[*]", CYAN, ctx.color) if r["fixable"] else "[ ]"
         code = paint(r["code"].ljust(code_width), BOLD + RED, ctx.color)
         lines.append(f"{str(r['count']).rjust(count_width)}\t{code}\t{marker} {r['name']}")
-    lines += summary(list(findings), ctx.color)
+    lines += summary(list(findings), ctx.color, ctx.unsafe_fixes)
     return "\n".join(lines) + "\n"

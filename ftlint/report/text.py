@@ -31,8 +31,9 @@ def format_location(finding: Finding, color: bool = False) -> str:
     return ""
 
 
-def format_finding(finding: Finding, color: bool = False) -> str:
-    marker = " " + paint("[*]", CYAN, color) if finding.fix else ""
+def format_finding(finding: Finding, color: bool = False, unsafe_fixes: bool = False) -> str:
+    fixable = finding.has_safe_fix or (bool(finding.fix) and unsafe_fixes)
+    marker = " " + paint("[*]", CYAN, color) if fixable else ""
     message = (
         finding.message.replace("\r\n", "\n")
         .replace("\r", "\n")
@@ -42,12 +43,19 @@ def format_finding(finding: Finding, color: bool = False) -> str:
     return f"{format_location(finding, color)}{code}{marker} {message}"
 
 
-def summary(items: Sequence[Finding], color: bool = False) -> list[str]:
+def summary(items: Sequence[Finding], color: bool = False, unsafe_fixes: bool = False) -> list[str]:
+    """"Found N errors." and ruff's fix hints: how many are fixable, how many unsafe fixes
+    ``--unsafe-fixes`` would add."""
     n = len(items)
     lines = [f"Found {n} error{'' if n == 1 else 's'}."]
-    fixable = sum(1 for f in items if f.fix)
+    fixable = sum(1 for f in items if f.has_safe_fix or (f.fix and unsafe_fixes))
+    hidden = sum(1 for f in items if f.fix and not f.has_safe_fix and not unsafe_fixes)
+    command = FIX_COMMAND + (" --unsafe-fixes" if unsafe_fixes else "")
+    hint = f"{hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the `--unsafe-fixes` option"
     if fixable:
-        lines.append(f"{paint('[*]', CYAN, color)} {fixable} fixable with `{FIX_COMMAND}`.")
+        lines.append(f"{paint('[*]', CYAN, color)} {fixable} fixable with `{command}`" + (f" ({hint})." if hidden else "."))
+    elif hidden:
+        lines.append(f"No fixes available ({hint}).")
     return lines
 
 
@@ -55,6 +63,6 @@ def render_text(findings: Sequence[Finding], ctx: ReportContext) -> str:
     items = sorted_findings(findings)
     if not items:
         return "All checks passed!\n"
-    lines = [format_finding(f, ctx.color) for f in items]
-    lines += summary(items, ctx.color)
+    lines = [format_finding(f, ctx.color, ctx.unsafe_fixes) for f in items]
+    lines += summary(items, ctx.color, ctx.unsafe_fixes)
     return "\n".join(lines) + "\n"

@@ -68,7 +68,7 @@ def _check(project: Path, user: Path, *args: str, timeout: int = 300):
     env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
     env["XDG_CACHE_HOME"] = os.fspath(user)
     proc = subprocess.run(
-        [sys.executable, "-m", "ftlint", "check", "--format", "json", "--statistics", *args],
+        [sys.executable, "-m", "ftlint", "check", "--format", "json", "--scan-stats", *args],
         cwd=project, env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=_limit_memory,
     )
     assert "Traceback" not in proc.stderr, proc.stderr

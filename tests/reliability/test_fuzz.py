@@ -103,3 +103,88 @@ def test_arbitrary_bytes_never_crash(ftlint, data):
         assert "internal error" not in run.err
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+# -- `--fix` on handlers built to need many fixes at once (issue 16) -------------------------------
+# Neighbouring fixes, fixes that empty a block together, an unsafe fix, line breaks Python does
+# not count above the handler, and the three newline conventions. Every fixed file must parse
+# and re-lint with no fixable finding left.
+FIX_SNIPPETS = [
+    "self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)",
+    "self.scheduler._preempt_request(req, 0.0)",
+    "self.scheduler.preempt_request(req, 0.0, True)",
+    "self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0, drop_stale_output=True)",
+    "self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)",
+    "req.async_tokens_to_discard = 1",
+    "req.async_tokens_to_discard += req.num_output_placeholders",
+    "req.drop_stale_output = True",
+    "x = 1; req.async_tokens_to_discard = 2",
+    "if req.num_computed_tokens:\n    req.drop_stale_output = True\n    req.async_tokens_to_discard = 3",
+    "# a comment between fixes",
+    "",
+]
+ODD_BREAKS = ["", "\f", "\v", "\x1c", "\x85", "\u2028", "\u2029"]
+
+
+def fix_handler(parts: list[str], odd: str, newline: str, prefix: str) -> str:
+    body = "\n".join(parts) or "pass"
+    loop = "\n".join("            " + line if line.strip() else "" for line in body.split("\n"))
+    text = (
+        f'"""Recovery helpers {odd} for the scheduler."""\n'
+        f"{prefix}\n"
+        "class Sentinel:\n"
+        "    def on_fault(self, exc):\n"
+        "        self._evict_tails()\n"
+        "        for req in list(self.scheduler.running):\n"
+        f"{loop}\n"
+        "        return None\n"
+        "\n"
+        "    def _evict_tails(self):\n"
+        "        self.kv.evict_blocks(set())\n"
+    )
+    return text.replace("\n", newline)
+
+
+fix_programs = st.builds(
+    fix_handler,
+    st.lists(st.sampled_from(FIX_SNIPPETS), min_size=1, max_size=8),
+    st.sampled_from(ODD_BREAKS),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.one_of(st.just(""), hypothesmith.from_grammar().filter(lambda s: "\r" not in s and "\\" not in s)),
+)
+
+
+# each example lints, fixes and re-lints: fewer by default than the other properties
+FIX_FUZZ = settings(FUZZ, max_examples=int(os.environ.get("FTLINT_FUZZ_EXAMPLES", "60")))
+
+
+@FIX_FUZZ
+@given(source=fix_programs, unsafe=st.booleans())
+def test_fix_output_parses_and_relints_without_fixable_findings(ftlint, source, unsafe):
+    import json
+
+    workdir = fresh_dir()
+    try:
+        (workdir / "prog.py").write_text(source, encoding="utf-8", newline="")
+        before = lint(ftlint, workdir)
+        assert before.code in (0, 1), before.err
+        flags = ["--fix", "--unsafe-fixes"] if unsafe else ["--fix"]
+        fixed = lint(ftlint, workdir, *flags)
+        assert fixed.code in (0, 1), fixed.err
+        data = (workdir / "prog.py").read_bytes()
+        after_text = data.decode("utf-8")
+        if after_text != source:
+            cst.parse_module(after_text)  # the fixed file still parses
+            # and keeps the file's newline convention on every line
+            if "\r\n" in source:
+                assert "\r" not in after_text.replace("\r\n", "") and "\n" not in after_text.replace("\r\n", "")
+            elif "\r" in source:
+                assert "\n" not in after_text
+            else:
+                assert "\r" not in after_text
+        after = lint(ftlint, workdir)
+        assert after.code in (0, 1), after.err
+        left = [f for f in json.loads(after.out or "[]") if f["fix"] and (unsafe or f["fix_applicability"] == "safe")]
+        assert left == [], left
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

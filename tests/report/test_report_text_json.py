@@ -66,7 +66,8 @@ def test_json_exact(ctx):
         '    "line_text": "        evict_blocks(ids)",\n'
         '    "end_line_text": "        evict_blocks(ids)",\n'
         '    "fix": [],\n'
-        '    "fix_title": ""\n'
+        '    "fix_title": "",\n'
+        '    "fix_applicability": ""\n'
         "  }\n"
         "]\n"
     )
@@ -93,7 +94,7 @@ def test_jsonl_exact(ctx):
         == (
             '{"path": "", "line": 0, "column": 0, "end_line": 0, "end_column": 0, "code": "PR001", '
             '"name": "fault-path-without-test", "message": "PR-level", "severity": "warning", '
-            '"line_text": "", "end_line_text": "", "fix": [], "fix_title": ""}\n'
+            '"line_text": "", "end_line_text": "", "fix": [], "fix_title": "", "fix_applicability": ""}\n'
         )
         * 2
     )
