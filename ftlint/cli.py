@@ -70,6 +70,8 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     check.add_argument("--cache-dir", type=Path, help="result cache location (default: .ftlint_cache in the project root)")
     check.add_argument("--statistics", action="store_true", help="print files walked/parsed to stderr")
+    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                       help="with `-` (or no PATH): lint stdin as if it were the file PATH; --fix writes the fixed text to stdout")
 
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
     rule.add_argument("code", nargs="?", help="e.g. FT004")
@@ -84,6 +86,9 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         add_arguments(review)
         add_output_options(review, default="markdown")
         add_selection_options(review)
+
+    server = sub.add_parser("server", help="run the language server on stdin/stdout (needs `pip install 'ftlint[lsp]'`)")
+    server.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default and only transport)")
 
     verify = sub.add_parser("verify", help="run the runtime verifier's demo on vLLM's real scheduler (CPU)")
     verify.add_argument("--demo", action="store_true", required=True, help="run the demo")
@@ -178,6 +183,13 @@ def run_check(args) -> int:
     from ftlint.engine import lint_paths
 
     config, selected = load_settings(args)
+    reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
+    if reads_stdin or args.stdin_filename is not None:
+        if not reads_stdin or len(args.paths) > 1:
+            raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
+        from ftlint.stdin import run_stdin_check
+
+        return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
     if args.fix or args.diff:
         from ftlint.fixing import fix_paths  # imports LibCST: only when fixing
 
@@ -288,6 +300,23 @@ def run_review(args) -> int:
     return run(args)
 
 
+def run_server(args) -> int:
+    try:
+        from ftlint.lsp import server  # noqa: F401 - imports pygls: fails here when the extra is missing
+    except ImportError as err:
+        missing = (err.name or "").split(".")[0]
+        if missing not in ("pygls", "lsprotocol", "cattrs", "attrs"):
+            raise  # a bug of ours, not a missing extra
+        print(
+            f"ftlint: the language server needs pygls ({missing} is not installed): pip install 'ftlint[lsp]'",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    from ftlint.lsp import serve
+
+    return serve()
+
+
 def run_verify(args) -> int:
     try:
         from ftlint.runtime.demo import main as demo_main
@@ -297,7 +326,7 @@ def run_verify(args) -> int:
     return demo_main(list(args.rest))
 
 
-COMMANDS = {"check": run_check, "rule": run_rule, "review": run_review, "verify": run_verify}
+COMMANDS = {"check": run_check, "rule": run_rule, "review": run_review, "verify": run_verify, "server": run_server}
 
 
 if __name__ == "__main__":  # pragma: no cover
