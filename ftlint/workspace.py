@@ -43,6 +43,8 @@ class Workspace:
         self._linter = None
         self._scope_stale = True
         self._load_errors: list[str] = []
+        self._imports_of: dict = {}  # module path -> (its imports, the files they name)
+        self._previous: dict = {}  # file -> its ModuleInfo before the change not linted yet
 
     # -- texts ----------------------------------------------------------------------
     def set_text(self, path: Path | str, text: str) -> None:
@@ -75,6 +77,9 @@ class Workspace:
 
     def _changed(self, key: str) -> None:
         if self._linter is not None:
+            previous = self._linter.project.loaded_module(Path(key))
+            if previous is not None and key in self.lint_set:
+                self._previous.setdefault(key, previous)  # its parsed functions may be carried over
             self._linter.project.forget(Path(key))
             if key in self.overlays:
                 self._linter.project.overlays[Path(key)] = self.overlays[key]
@@ -140,11 +145,25 @@ class Workspace:
         modules = {info, *(fn.module for fn in seen)}
         files = {os.fspath(m.path) for m in modules}
         for module in modules:
-            for ref in module.imports.values():
-                for dotted in (ref.module, ".".join(filter(None, [ref.module, ref.name]))):
-                    found = project.find_module_file(dotted, module.path, ref.level) if dotted or ref.level else None
-                    if found is not None:
-                        files.add(os.path.abspath(found))
+            files |= self._imported_files(module)
+        return files
+
+    def _imported_files(self, module) -> set[str]:
+        """The files `module`'s imports name (kept while its imports stay the same: a stat
+        per import and root is the dearest part of reached_files). Files created since
+        are seen when the imports change or the workspace starts again."""
+        refs = frozenset(module.imports.items())
+        known = self._imports_of.get(module.path)
+        if known is not None and known[0] == refs:
+            return known[1]
+        project = self._linter.project
+        files = set()
+        for ref in module.imports.values():
+            for dotted in (ref.module, ".".join(filter(None, [ref.module, ref.name]))):
+                found = project.find_module_file(dotted, module.path, ref.level) if dotted or ref.level else None
+                if found is not None:
+                    files.add(os.path.abspath(found))
+        self._imports_of[module.path] = (refs, files)
         return files
 
     # -- internals ------------------------------------------------------------------
@@ -168,6 +187,15 @@ class Workspace:
         files = self._scan(key)
         roots = [Path(f) for f, is_root in files.items() if is_root]
         roots.extend(Path(f) for f in sorted(self.lint_set) if not files.get(f))
+        if self._previous:
+            from ftlint.outline import carry_over
+
+            project = self._linter.project
+            for file, old in self._previous.items():
+                new = project.module_at(Path(file)) if file in self.lint_set else None
+                if new is not None:
+                    carry_over(old, new)
+            self._previous.clear()
         self._linter.reset_scope()
         self._load_errors = self._linter.load(roots)
         self._scope_stale = False
