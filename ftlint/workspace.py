@@ -47,13 +47,20 @@ class Workspace:
         self._previous: dict = {}  # file -> its ModuleInfo before the change not linted yet
 
     # -- texts ----------------------------------------------------------------------
-    def set_text(self, path: Path | str, text: str) -> None:
-        """`text` stands for the file at `path` from now on (an open editor buffer)."""
+    def set_text(self, path: Path | str, text: str) -> bool:
+        """`text` stands for the file at `path` from now on (an open editor buffer).
+        Returns whether that changed what the file holds for the next lint (a buffer
+        opened with the text already read from disk changes nothing)."""
         key = _abs(path, self.cwd)
-        if self.overlays.get(key) == text:
-            return
+        before = self.overlays.get(key)
+        if before == text:
+            return False
         self.overlays[key] = text
+        if before is None and self._linter is not None and self._linter.project.text_at(Path(key)) == text:
+            self._linter.project.overlays[Path(key)] = text
+            return False
         self._changed(key)
+        return True
 
     def drop_text(self, path: Path | str) -> None:
         """The file's own contents count again (the buffer was closed)."""

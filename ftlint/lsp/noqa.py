@@ -56,7 +56,7 @@ def _edit(lines: list[str], number: int, comment: Optional[tokenize.TokenInfo], 
         found = _NOQA.search(comment.string)
         if found is not None:
             if not found.group("colon"):
-                return None  # a bare `# noqa` suppresses every code already
+                return None  # a bare noqa comment suppresses every code already
             codes = {c.upper() for c in re.split(r"[\s,]+", found.group("codes")) if c}
             if code in codes:
                 return None

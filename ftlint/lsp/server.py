@@ -13,12 +13,11 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Optional
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import to_fs_path
 
 from ftlint import __version__
 from ftlint.finding import Edit, Finding, Severity
@@ -106,9 +105,8 @@ class FtlintLanguageServer(LanguageServer):
         if path is None:
             return
         document = self.workspace.get_text_document(uri)
-        for workspace in self.workspaces.values():
-            workspace.set_text(path, document.source)
-        self.queue(uri, path)
+        changed = [workspace.set_text(path, document.source) for workspace in self.workspaces.values()]
+        self.queue(uri, path if any(changed) else None)
 
     def text_closed(self, uri: str) -> None:
         path = _path_of(uri)
@@ -390,4 +388,4 @@ def create_server() -> FtlintLanguageServer:
     return server
 
 
-__all__ = ["create_server", "FtlintLanguageServer", "to_diagnostic", "from_fs_path"]
+__all__ = ["create_server", "FtlintLanguageServer", "to_diagnostic"]

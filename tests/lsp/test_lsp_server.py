@@ -203,3 +203,64 @@ def test_server_without_pygls_says_how_to_install_it():
     assert proc.returncode == 2
     assert "pip install 'ftlint[lsp]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+HELPER_DROPS_FRAME = """
+def resume_all(scheduler, requests):
+    for request in requests:
+        scheduler._preempt_request(request, 0.0, drop_stale_output=True)
+        request.num_in_flight_tokens = 0
+        request.num_stale_output_tokens = 0
+"""
+
+HANDLER_RESUMES = """
+from pkg.resume import resume_all
+
+
+class EngineCoreSentinel:
+    def on_fault(self, exc):
+        running = list(self.engine.scheduler.running)
+        self._evict_unconfirmed_tails(running)
+        resume_all(self.engine.scheduler, running)
+""" + EVICT_TAILS
+
+
+@pytest.mark.asyncio
+async def test_a_helper_opened_alone_is_linted_as_fault_path_code(client: LanguageClient, project):
+    """Only the helper is open; the handler that reaches it is found on disk."""
+    write(project, "pkg/sentinel.py", HANDLER_RESUMES)
+    helper_uri = open_file(client, write(project, "pkg/resume.py", HELPER_DROPS_FRAME))
+    assert [(d.code, d.range.start.line) for d in await published_after(client, helper_uri, 0)] == [("FT001", 2)]
+    # a file no handler reaches is not fault-path code: nothing to report
+    other_uri = open_file(client, write(project, "pkg/other.py", HELPER_DROPS_FRAME))
+    assert await published_after(client, other_uri, 0) == []
+
+
+@pytest.mark.asyncio
+async def test_save_and_close(client: LanguageClient, project):
+    path = write(project, "pkg/sentinel.py", HANDLER_DROPS_FRAME)
+    uri = open_file(client, path)
+    assert [d.code for d in await published_after(client, uri, 0)] == ["FT001"]
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert [d.code for d in await published_after(client, uri, 1)] == ["FT001"]
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert await published_after(client, uri, 2) == []  # a closed file keeps no diagnostics
+
+
+@pytest.mark.asyncio
+async def test_fix_all_action_and_file_watchers(client: LanguageClient, project):
+    text = _dedent(HANDLER_DROPS_FRAME)
+    uri = open_file(client, write(project, "pkg/sentinel.py", text))
+    (diagnostic,) = await published_after(client, uri, 0)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.ftlint"]),
+        )
+    )
+    (fix_all,) = actions
+    assert apply_text_edits(text, fix_all.edit.changes[uri]) == text.replace(", drop_stale_output=True", "")
+    # VS Code's capabilities allow dynamic registration: the server asked it to watch files
+    watchers = [w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]]
+    assert "**/*.py" in watchers and "**/pyproject.toml" in watchers
