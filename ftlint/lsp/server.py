@@ -28,6 +28,7 @@ from ftlint.workspace import Workspace
 log = logging.getLogger("ftlint.lsp")
 
 SOURCE = "ftlint"
+CONFIG_FILES = ("pyproject.toml", "ftlint.toml")
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.ftlint"
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -105,6 +106,8 @@ class FtlintLanguageServer(LanguageServer):
         if path is None:
             return
         document = self.workspace.get_text_document(uri)
+        if not _is_python(path, document.language_id):
+            return
         changed = [workspace.set_text(path, document.source) for workspace in self.workspaces.values()]
         self.queue(uri, path if any(changed) else None)
 
@@ -124,7 +127,7 @@ class FtlintLanguageServer(LanguageServer):
         """Files changed on disk (the client's file watcher)."""
         open_paths = {_path_of(uri) for uri in self.linted}
         for path in paths:
-            if os.path.basename(path) in ("pyproject.toml", "ftlint.toml"):
+            if os.path.basename(path) in CONFIG_FILES:
                 self.reset_configs()
                 return
             if path in open_paths:
@@ -179,9 +182,17 @@ class FtlintLanguageServer(LanguageServer):
         return workspace.reached_files(path) if workspace is not None else set()
 
     def lint_and_publish(self, uri: str) -> None:
+        try:
+            self._lint_and_publish(uri)
+        except Exception as err:  # noqa: BLE001 - one file's failure must not stop the server
+            log.exception("linting %s failed", uri)
+            message = f"ftlint: internal error while linting {uri}: {err.__class__.__name__}: {err}"
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
+
+    def _lint_and_publish(self, uri: str) -> None:
         path = _path_of(uri)
         document = self.workspace.text_documents.get(uri)
-        if path is None or document is None:
+        if path is None or document is None or not _is_python(path, document.language_id):
             return
         workspace = self.workspace_for(path)
         if workspace is None:
@@ -322,6 +333,12 @@ def _fix_all(uri: str, linted: Linted, encoding: str) -> Optional[types.CodeActi
     )
 
 
+def _is_python(path: str, language_id: Optional[str]) -> bool:
+    """Documents ftlint lints: Python by the client's language id, or by the file name
+    (a generic client may send every document it opens)."""
+    return language_id == "python" or path.endswith((".py", ".pyi"))
+
+
 def _path_of(uri: str) -> Optional[str]:
     if not uri.startswith("file:"):
         return None
@@ -342,7 +359,11 @@ def create_server() -> FtlintLanguageServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: FtlintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.text_changed(params.text_document.uri)
+        path = _path_of(params.text_document.uri)
+        if path is not None and os.path.basename(path) in CONFIG_FILES:
+            ls.reset_configs()  # a configuration saved from the editor
+        else:
+            ls.text_changed(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FtlintLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
