@@ -55,3 +55,16 @@ def test_noqa_goes_only_where_a_comment_can_end_the_line():
     assert _apply(text, noqa_edit(text, 2, "FT007")) == "x = a + \\\n    free(b)  # noqa: FT007\n"
     text = "free(\n    a,\n)\n"
     assert _apply(text, noqa_edit(text, 1, "FT007")) == "free(  # noqa: FT007\n    a,\n)\n"
+
+
+def test_a_diagnostic_links_to_a_rule_page_only_when_a_docs_url_is_configured():
+    from ftlint.finding import Finding
+    from ftlint.lsp.server import to_diagnostic
+
+    line = "    scheduler.finish_requests(None, ABORTED)"
+    finding = Finding("h.py", 1, 5, 1, len(line) + 1, "FT007", "missing-dirty-eviction", "frees", line_text=line)
+    lines = positions.split_lines(line + "\n")
+    plain = to_diagnostic(finding, lines)
+    assert plain.code_description is None and plain.code == "FT007" and plain.source == "ftlint"
+    linked = to_diagnostic(finding, lines, docs_url="https://docs.example.org/rules/{code}-{name}")
+    assert linked.code_description.href == "https://docs.example.org/rules/FT007-missing-dirty-eviction"
