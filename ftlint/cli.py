@@ -158,8 +158,9 @@ def run() -> None:
     os._exit(code)
 
 
-def load_settings(args):
-    """(config, selected codes) from pyproject.toml and the command line; errors exit 2."""
+def load_settings(args, start: Optional[Path] = None):
+    """(config, selected codes) from pyproject.toml and the command line; errors exit 2.
+    The pyproject is searched from `start` (default: the current directory) upwards."""
     from ftlint.config import ConfigError, load_config, select_codes
     from ftlint.registry import known_codes
 
@@ -167,7 +168,7 @@ def load_settings(args):
     try:
         if args.config is not None and not args.config.is_file():
             raise UsageError(f"--config {args.config}: no such file")
-        config = load_config(cwd, args.config)
+        config = load_config(start if start is not None and args.config is None else cwd, args.config)
         known = known_codes()
         config.validate_codes(known)
         if args.select:
@@ -182,14 +183,17 @@ def load_settings(args):
 def run_check(args) -> int:
     from ftlint.engine import lint_paths
 
-    config, selected = load_settings(args)
     reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
     if reads_stdin or args.stdin_filename is not None:
         if not reads_stdin or len(args.paths) > 1:
             raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
         from ftlint.stdin import run_stdin_check
 
+        # the configuration that applies to PATH: the nearest [tool.ftlint] above it
+        start = Path.cwd().joinpath(args.stdin_filename).parent if args.stdin_filename is not None else None
+        config, selected = load_settings(args, start)
         return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
+    config, selected = load_settings(args)
     if args.fix or args.diff:
         from ftlint.fixing import fix_paths  # imports LibCST: only when fixing
 

@@ -1,8 +1,9 @@
 """`ftlint check - --stdin-filename PATH`: lint the text piped in as if it were the file at
 PATH (what editors and formatters pipe). PATH decides what the CLI decides from a path:
 excludes (with --force-exclude), per-file-ignores, `fault-paths`, and where its imports
-resolve; the helpers it calls are read from disk. The configuration is found as for
-`ftlint check PATH`. With --fix the fixed text goes to stdout and the report to stderr
+resolve; the helpers it calls are read from disk. The configuration is the nearest
+`[tool.ftlint]` pyproject above PATH (--config overrides it), as the language server
+finds it for an open file: editors pipe from any directory. With --fix the fixed text goes to stdout and the report to stderr
 (ruff's convention), so an editor can replace its buffer with stdout.
 """
 

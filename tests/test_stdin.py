@@ -159,3 +159,17 @@ def test_stdin_with_other_paths_is_a_usage_error(tmp_path):
     assert proc.returncode == 2 and b"stdin" in proc.stderr and b"Traceback" not in proc.stderr
     proc = pipe(b"", "a.py", "--stdin-filename", "b.py", cwd=tmp_path)
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+
+
+def test_the_configuration_is_the_nearest_one_above_the_name(tmp_path):
+    """Editors pipe from anywhere: a nested project's [tool.ftlint] applies to its files."""
+    write_project(tmp_path, {"pkg/__init__.py": ""})
+    (tmp_path / "sub").mkdir()
+    write_project(tmp_path / "sub", {}, config='ignore = ["FT001"]\n')
+    nested = pipe(DROPS_FRAME.encode(), "-", "--stdin-filename", "sub/x.py", cwd=tmp_path)
+    assert nested.returncode == 0, nested.stdout.decode()
+    top = pipe(DROPS_FRAME.encode(), "-", "--stdin-filename", "pkg/x.py", cwd=tmp_path)
+    assert top.returncode == 1 and b"pkg/x.py:6:13: FT001" in top.stdout
+    # --config overrides the search
+    chosen = pipe(DROPS_FRAME.encode(), "-", "--stdin-filename", "sub/x.py", "--config", "pyproject.toml", cwd=tmp_path)
+    assert chosen.returncode == 1 and b"sub/x.py:6:13: FT001" in chosen.stdout
