@@ -75,13 +75,6 @@ class Workspace:
         if key not in self.overlays:
             self._changed(key)
 
-    def text(self, path: Path | str) -> Optional[str]:
-        """The text the last lint of `path` read (its overlay or the file)."""
-        key = _abs(path, self.cwd)
-        if key in self.overlays:
-            return self.overlays[key]
-        return self._linter.project.text_at(Path(key)) if self._linter is not None else None
-
     def _changed(self, key: str) -> None:
         if self._linter is not None:
             previous = self._linter.project.loaded_module(Path(key))
