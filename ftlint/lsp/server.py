@@ -87,7 +87,7 @@ class FtlintLanguageServer(LanguageServer):
             workspace = Workspace(config, selected, cwd=config.root)
             for other in self.workspace.text_documents.values():  # open buffers of its files
                 other_path = _path_of(other.uri)
-                if other_path is not None:
+                if other_path is not None and _is_python(other_path, other.language_id):
                     workspace.set_text(other_path, other.source)
             self.workspaces[key] = workspace
         return workspace
