@@ -73,6 +73,12 @@ class FileLinter:
             lambda info: in_fault_path_file(info.path),
         )
 
+    def reset_scope(self) -> None:
+        """Forget the handlers and scope found so far (the project's modules stay loaded):
+        after a file changed, load() the roots again (workspace.py)."""
+        self._loaded.clear()
+        self.paths = FaultPaths(self.project, self.paths.is_handler, self.paths.in_fault_path_file)
+
     @property
     def files_parsed(self) -> int:
         return len(self.project.read_paths)

@@ -85,6 +85,8 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         "--show-settings", action="store_true",
         help="print the resolved configuration (the file it came from and every setting) and exit",
     )
+    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                       help="with `-` (or no PATH): lint stdin as if it were the file PATH; --fix writes the fixed text to stdout")
 
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
     rule.add_argument("code", nargs="?", help="e.g. FT004")
@@ -99,6 +101,9 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         add_arguments(review)
         add_output_options(review, default="markdown")
         add_selection_options(review)
+
+    server = sub.add_parser("server", help="run the language server on stdin/stdout (needs `pip install 'ftlint[lsp]'`)")
+    server.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default and only transport)")
 
     verify = sub.add_parser("verify", help="run the runtime verifier's demo on vLLM's real scheduler (CPU)")
     verify.add_argument("--demo", action="store_true", required=True, help="run the demo")
@@ -168,8 +173,9 @@ def run() -> None:
     os._exit(code)
 
 
-def load_settings(args):
-    """(config, selected codes) from pyproject.toml and the command line; errors exit 2."""
+def load_settings(args, start: Optional[Path] = None):
+    """(config, selected codes) from pyproject.toml and the command line; errors exit 2.
+    The pyproject is searched from `start` (default: the current directory) upwards."""
     from ftlint.config import ConfigError, load_config, select_codes
     from ftlint.registry import known_codes
 
@@ -177,7 +183,7 @@ def load_settings(args):
     try:
         if args.config is not None and not args.config.is_file():
             raise UsageError(f"--config {args.config}: no such file")
-        config = load_config(cwd, args.config)
+        config = load_config(start if start is not None and args.config is None else cwd, args.config)
         known = known_codes()
         config.validate_codes(known)
         if args.select:
@@ -190,7 +196,16 @@ def load_settings(args):
 
 
 def run_check(args) -> int:
-    config, selected = load_settings(args)
+    reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
+    start = None
+    if reads_stdin or args.stdin_filename is not None:
+        if not reads_stdin or len(args.paths) > 1:
+            raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
+        if args.add_noqa:
+            raise UsageError("--add-noqa edits files: it cannot read stdin")
+        if args.stdin_filename is not None:  # the configuration that applies to PATH: the nearest [tool.ftlint] above it
+            start = Path.cwd().joinpath(args.stdin_filename).parent
+    config, selected = load_settings(args, start)
     if args.show_settings:
         from ftlint.settings_view import render_settings
 
@@ -198,6 +213,10 @@ def run_check(args) -> int:
         return EXIT_CLEAN
     if args.statistics and args.format not in STATISTICS_FORMATS:
         raise UsageError(f"--statistics prints --format text or json, not {args.format}")
+    if reads_stdin:
+        from ftlint.stdin import run_stdin_check
+
+        return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
     from ftlint.engine import lint_paths
 
     if args.add_noqa:
@@ -437,6 +456,23 @@ def run_review(args) -> int:
     return run(args)
 
 
+def run_server(args) -> int:
+    try:
+        from ftlint.lsp import server  # noqa: F401 - imports pygls: fails here when the extra is missing
+    except ImportError as err:
+        missing = (err.name or "").split(".")[0]
+        if missing not in ("pygls", "lsprotocol", "cattrs", "attrs"):
+            raise  # a bug of ours, not a missing extra
+        print(
+            f"ftlint: the language server needs pygls ({missing} is not installed): pip install 'ftlint[lsp]'",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    from ftlint.lsp import serve
+
+    return serve()
+
+
 def run_verify(args) -> int:
     try:
         from ftlint.runtime.demo import main as demo_main
@@ -446,7 +482,7 @@ def run_verify(args) -> int:
     return demo_main(list(args.rest))
 
 
-COMMANDS = {"check": run_check, "rule": run_rule, "review": run_review, "verify": run_verify}
+COMMANDS = {"check": run_check, "rule": run_rule, "review": run_review, "verify": run_verify, "server": run_server}
 
 
 if __name__ == "__main__":  # pragma: no cover

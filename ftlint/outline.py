@@ -347,3 +347,37 @@ def _from_whole_file(fn: "Function") -> cst.FunctionDef:
     else:
         fn.module.cst_failure = module
     return cst.FunctionDef(name=cst.Name(fn.name), params=cst.Parameters(), body=cst.IndentedBlock(body=[]))
+
+
+def carry_over(old: "ModuleInfo", new: "ModuleInfo") -> int:
+    """Give the outline of an edited file (`new`) the parsed trees, and their IR, of the
+    outermost functions whose lines did not change since `old` (the same file before the
+    edit), shifted to where they are now: the language server re-parses only the
+    functions an edit touched. Returns how many outermost functions were carried over."""
+    if old.module is not None or new.module is not None:
+        return 0
+    if old.lines is None:
+        old.lines = _LINE.findall(old.text)
+    if new.lines is None:
+        new.lines = _LINE.findall(new.text)
+    parsed: dict = {}
+    for fn in old.functions:
+        if fn.cst_node is not None and fn.segment is not None and fn.span and _outermost(fn) is fn:
+            parsed.setdefault((fn.qualname, "".join(old.lines[fn.span[0] - 1 : fn.span[1]])), fn)
+    carried = 0
+    for fn in new.functions:
+        if not fn.span or fn.cst_node is not None or _outermost(fn) is not fn:
+            continue
+        before = parsed.get((fn.qualname, "".join(new.lines[fn.span[0] - 1 : fn.span[1]])))
+        if before is None:
+            continue
+        inner_old = [f for f in old.functions if f.span and _within(f.span, before.span)]
+        inner_new = [f for f in new.functions if f.span and _within(f.span, fn.span)]
+        if len(inner_old) != len(inner_new) or any(f.cst_node is None or f.segment is not before.segment for f in inner_old):
+            continue
+        segment = Segment(before.segment.module, before.segment.text, before.segment.line_offset + fn.span[0] - before.span[0])
+        for was, now in zip(inner_old, inner_new):
+            now.cst_node, now.segment, now._ir = was.cst_node, segment, was._ir
+            new.by_node[id(was.cst_node)] = now
+        carried += 1
+    return carried

@@ -281,6 +281,9 @@ class Project:
         self._modules: dict[Path, Union[ModuleInfo, ParseFailure]] = {}
         self._texts: dict[Path, Optional[str]] = {}
         self.read_paths: set[Path] = set()  # every file whose contents a result depended on
+        #: texts read instead of the files at these (absolute) paths: unsaved editor
+        #: buffers, stdin (see workspace.py); forget() a path when its text changes
+        self.overlays: dict[Path, str] = {}
 
     # -- modules -------------------------------------------------------------
     def add(self, path: Path, text: str, module: cst.Module) -> ModuleInfo:
@@ -288,6 +291,13 @@ class Project:
         info = index_module(key, text, module)
         self._modules[key] = info
         return info
+
+    def forget(self, path: Path) -> None:
+        """Drop what is known of one file (its text changed); it is loaded again when asked.
+        Other modules hold no references into it: calls resolve through module_at."""
+        key = Path(os.path.abspath(path))
+        self._modules.pop(key, None)
+        self._texts.pop(key, None)
 
     def module_at(self, path: Path) -> Optional[ModuleInfo]:
         key = Path(os.path.abspath(path))
@@ -298,8 +308,9 @@ class Project:
         return found if isinstance(found, ModuleInfo) else None
 
     def _load(self, key: Path) -> Union[ModuleInfo, ParseFailure]:
+        overlay = self.overlays.get(key)
         if self.outline_only is not None and self.outline_only(key):
-            text = read_text(key)
+            text = overlay if overlay is not None else read_text(key)
             if isinstance(text, ParseFailure):
                 self._texts[key] = None
                 return text
@@ -308,6 +319,9 @@ class Project:
             if info is not None:
                 return info
             result = parse(text)
+        elif overlay is not None:
+            text, result = overlay, parse(overlay)
+            self._texts[key] = text
         else:
             text, result = load_module(key)
             self._texts[key] = text
@@ -350,7 +364,7 @@ class Project:
         for base in bases:
             candidate = base.joinpath(*parts) if parts else base
             for file in (candidate.with_suffix(".py") if parts else None, candidate / "__init__.py"):
-                if file is not None and file.is_file():
+                if file is not None and (file in self.overlays or file.is_file()):
                     return file
         return None
 

@@ -1,0 +1,139 @@
+"""`ftlint check - --stdin-filename PATH`: lint the text piped in as if it were the file at
+PATH (what editors and formatters pipe). PATH decides what the CLI decides from a path:
+excludes (with --force-exclude), per-file-ignores, `fault-paths`, and where its imports
+resolve; the helpers it calls are read from disk. The configuration is the nearest
+`[tool.ftlint]` pyproject above PATH (--config overrides it), as the language server
+finds it for an open file: editors pipe from any directory. With --fix the fixed text goes to stdout and the report to stderr
+(ruff's convention), so an editor can replace its buffer with stdout.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import tokenize
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Optional
+
+from ftlint.source import ParseFailure, decode, display_path
+
+#: the name reported for stdin read without --stdin-filename (ruff's too)
+PLACEHOLDER = "-"
+
+
+def read_stdin() -> bytes:
+    stream = sys.stdin
+    if stream is None:
+        return b""
+    return stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+
+
+def run_stdin_check(args, config, selected, *, emit, stdin_filename: Optional[Path]) -> int:
+    """The `check` command on stdin; returns the exit code (as run_check's)."""
+    from ftlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+
+    data = read_stdin()
+    cwd = Path.cwd()
+    if stdin_filename is not None:
+        path = Path(cwd, stdin_filename)
+        shown = display_path(path, cwd)
+    else:
+        path, shown = Path(cwd, PLACEHOLDER), PLACEHOLDER
+    fixing = args.fix or args.diff
+
+    if stdin_filename is not None and (args.force_exclude or config.force_exclude) and config.is_excluded(path):
+        if args.fix:
+            sys.stdout.buffer.write(data)  # an excluded file passes through unchanged
+        return EXIT_CLEAN
+
+    text = decode(data)
+    errors: list[str] = []
+    fixed_text = None
+    applied = 0
+    if isinstance(text, ParseFailure):
+        from ftlint.engine import _failure_finding
+
+        findings = [_failure_finding(shown, text)] if "FT000" in selected else []
+    else:
+        from ftlint.workspace import Workspace
+
+        workspace = Workspace(config, selected, cwd=cwd)
+        workspace.set_text(path, text)
+        result = workspace.lint(path, shown)
+        findings, errors = result.findings, result.internal_errors
+        if fixing:
+            fixed_text, applied, findings, errors = _fix(workspace, path, shown, text, result, args)
+
+    if args.diff and not args.fix:
+        if fixed_text is not None and fixed_text != text:
+            from ftlint.fixes import unified_diff
+
+            sys.stdout.write(unified_diff(shown, text, fixed_text))
+        for error in errors:
+            print(f"ftlint: {error}", file=sys.stderr)
+        if errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if applied else EXIT_CLEAN
+
+    if args.fix:
+        out = data if fixed_text is None or fixed_text == text else _encode_like(fixed_text, data)
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+        with redirect_stdout(sys.stderr):
+            emit(args, findings, config)
+        if applied:
+            print(f"ftlint: fixed {applied} finding(s)", file=sys.stderr)
+    else:
+        emit(args, findings, config)
+    for error in errors:
+        print(f"ftlint: {error}", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _fix(workspace, path: Path, shown: str, text: str, result, args):
+    """Apply the fixes round by round (as fixing.fix_paths does to files) on the text;
+    returns (fixed text, fixes applied, findings left, internal errors)."""
+    from ftlint import fixes
+    from ftlint.fixing import MAX_ROUNDS
+
+    unsafe_ok = bool(getattr(args, "unsafe_fixes", False))
+    current, applied_total = text, 0
+    for _ in range(MAX_ROUNDS):
+        groups = [f.fix for f in result.findings if f.fix and (unsafe_ok or _is_safe(f))]
+        if not groups:
+            break
+        new_text, applied = fixes.apply_edits(current, groups)
+        if not applied or new_text == current:
+            break
+        current, applied_total = new_text, applied_total + applied
+        workspace.set_text(path, current)
+        result = workspace.lint(path, shown)
+    findings = result.findings
+    if args.diff and not args.fix:
+        findings = [f for f in findings if not f.fix]
+    return current, applied_total, findings, result.internal_errors
+
+
+def _is_safe(finding) -> bool:
+    """Whether --fix applies this finding's fix: all fixes are safe unless the finding says
+    otherwise (`fix_applicability`, ruff's applicability)."""
+    return getattr(finding, "fix_applicability", "safe") != "unsafe"
+
+
+def _encode_like(text: str, original: bytes) -> bytes:
+    """`text` in the encoding the original bytes were in (its BOM and coding cookie)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(original).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    if encoding == "utf-8" and original.startswith(b"\xef\xbb\xbf"):
+        encoding = "utf-8-sig"
+    try:
+        return text.encode(encoding)
+    except (LookupError, UnicodeEncodeError):
+        return text.encode("utf-8")

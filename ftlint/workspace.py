@@ -1,0 +1,237 @@
+"""Lint text that is not on disk (yet) as if it were at a path, with the project index
+kept between lints: the language server's unsaved buffers and `ftlint check -`.
+
+A `Workspace` is the engine's per-file lint path (analysis.FileLinter, the same project
+scan and scope as `ftlint check PATH`) held open: the project's modules stay loaded
+(helpers outlined, their fault-path functions parsed once), and a changed text only
+drops that file's module, so the next lint re-outlines that one file and LibCST parses
+only its fault-path functions. The scope (handlers and what they reach) is rebuilt after
+every change from the warm modules: it is a few dictionary look-ups per function.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ftlint.config import Config
+from ftlint.finding import Finding
+from ftlint.prefilter import Prefilter
+from ftlint.source import display_path
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
+
+
+class Workspace:
+    """One project (one configuration) and the texts that stand in for its files."""
+
+    def __init__(self, config: Config, selected: Iterable[str], *, cwd: Optional[Path] = None) -> None:
+        self.config = config
+        self.selected = set(selected)
+        self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
+        self.overlays: dict[str, str] = {}  # absolute path -> text read instead of the file
+        self.lint_set: set[str] = set()  # files linted so far (parsed as the CLI parses the files given)
+        self._prefilter = Prefilter(config.handler_patterns())
+        self._project_files: Optional[dict[str, bool]] = None  # scanned file -> is a root (may define a handler)
+        self._walked_root: Optional[str] = None
+        self._linter = None
+        self._scope_stale = True
+        self._load_errors: list[str] = []
+        self._imports_of: dict = {}  # module path -> (its imports, the files they name)
+        self._previous: dict = {}  # file -> its ModuleInfo before the change not linted yet
+
+    # -- texts ----------------------------------------------------------------------
+    def set_text(self, path: Path | str, text: str) -> bool:
+        """`text` stands for the file at `path` from now on (an open editor buffer).
+        Returns whether that changed what the file holds for the next lint (a buffer
+        opened with the text already read from disk changes nothing)."""
+        key = _abs(path, self.cwd)
+        before = self.overlays.get(key)
+        if before == text:
+            return False
+        self.overlays[key] = text
+        if before is None and self._linter is not None and self._linter.project.text_at(Path(key)) == text:
+            self._linter.project.overlays[Path(key)] = text
+            return False
+        self._changed(key)
+        return True
+
+    def drop_text(self, path: Path | str) -> None:
+        """The file's own contents count again (the buffer was closed)."""
+        key = _abs(path, self.cwd)
+        if self.overlays.pop(key, None) is not None:
+            self._changed(key)
+        self.lint_set.discard(key)
+
+    def file_changed(self, path: Path | str) -> None:
+        """The file changed on disk (created, edited or deleted)."""
+        key = _abs(path, self.cwd)
+        if key not in self.overlays:
+            self._changed(key)
+
+    def _changed(self, key: str) -> None:
+        if self._linter is not None:
+            previous = self._linter.project.loaded_module(Path(key))
+            if previous is not None and key in self.lint_set:
+                self._previous.setdefault(key, previous)  # its parsed functions may be carried over
+            self._linter.project.forget(Path(key))
+            if key in self.overlays:
+                self._linter.project.overlays[Path(key)] = self.overlays[key]
+            else:
+                self._linter.project.overlays.pop(Path(key), None)
+        if self._project_files is not None and (key in self._project_files or self._in_walk(key)):
+            if os.path.exists(key) or key in self.overlays:
+                self._project_files[key] = self._is_root(key)
+            else:
+                self._project_files.pop(key, None)
+        self._scope_stale = True
+
+    # -- linting --------------------------------------------------------------------
+    def lint(self, path: Path | str, display: Optional[str] = None) -> FileResult:
+        """Findings of the file at `path` (its overlay text if it has one), as `ftlint check
+        PATH` reports them, named `display` (default: relative to the working directory)."""
+        key = _abs(path, self.cwd)
+        linter = self._ensure_linter()
+        if key not in self.lint_set:
+            self.lint_set.add(key)
+            if not linter.segmented:  # the files linted are parsed whole: drop an outline of it
+                linter.project.forget(Path(key))
+            self._scope_stale = True
+        errors: list[str] = []
+        if self._scope_stale:
+            self._rebuild_scope(key)
+        errors.extend(e for e in self._load_errors if e.startswith(key))
+        shown = display if display is not None else display_path(Path(key), self.cwd)
+        try:
+            findings, lint_errors = linter.lint_file(Path(key), shown, must_parse=True)
+        except Exception as err:  # noqa: BLE001 - reported, as the CLI does, not raised into the editor
+            return FileResult([], [*errors, f"{shown}: internal error: {err.__class__.__name__}: {err}"])
+        findings.sort(key=lambda f: f.sort_key)
+        return FileResult(findings, [*errors, *lint_errors])
+
+    def reached_files(self, path: Path | str) -> set[str]:
+        """Files whose contents the findings of `path` depend on: where the functions its
+        fault-path code reaches live, and where its (and their) imports point."""
+        from ftlint import ir
+
+        linter = self._linter
+        if linter is None:
+            return set()
+        key = _abs(path, self.cwd)
+        if self._scope_stale:
+            self._rebuild_scope(key)
+        project, paths = linter.project, linter.paths
+        info = project.loaded_module(Path(key))
+        if info is None:
+            return set()
+        seen = set()
+        frontier = [fn for fn in info.functions if fn in paths.in_scope]
+        while frontier:
+            fn = frontier.pop()
+            if fn in seen:
+                continue
+            seen.add(fn)
+            for effect in ir.iter_effects(fn.ir):
+                if effect.kind == "call":
+                    target = paths.target(fn, effect)
+                    if target is not None:
+                        frontier.append(target[0])
+        modules = {info, *(fn.module for fn in seen)}
+        files = {os.fspath(m.path) for m in modules}
+        for module in modules:
+            files |= self._imported_files(module)
+        return files
+
+    def _imported_files(self, module) -> set[str]:
+        """The files `module`'s imports name (kept while its imports stay the same: a stat
+        per import and root is the dearest part of reached_files). Files created since
+        are seen when the imports change or the workspace starts again."""
+        refs = frozenset(module.imports.items())
+        known = self._imports_of.get(module.path)
+        if known is not None and known[0] == refs:
+            return known[1]
+        project = self._linter.project
+        files = set()
+        for ref in module.imports.values():
+            for dotted in (ref.module, ".".join(filter(None, [ref.module, ref.name]))):
+                found = project.find_module_file(dotted, module.path, ref.level) if dotted or ref.level else None
+                if found is not None:
+                    files.add(os.path.abspath(found))
+        self._imports_of[module.path] = (refs, files)
+        return files
+
+    # -- internals ------------------------------------------------------------------
+    def _ensure_linter(self):
+        if self._linter is None:
+            from ftlint.analysis import FileLinter  # imports LibCST
+
+            self._linter = FileLinter(
+                self.config,
+                self.selected,
+                cwd=self.cwd,
+                in_fault_path_file=self.config.is_fault_path,
+                lint_set=self.lint_set,  # the live set: files join it as they are linted
+            )
+            self._linter.project.overlays.update({Path(k): v for k, v in self.overlays.items()})
+        return self._linter
+
+    def _rebuild_scope(self, key: str) -> None:
+        """Handlers and scope from the roots: every project file that may define a handler
+        (the byte prefilter, or `fault-paths`), and the files linted."""
+        files = self._scan(key)
+        roots = [Path(f) for f, is_root in files.items() if is_root]
+        roots.extend(Path(f) for f in sorted(self.lint_set) if not files.get(f))
+        if self._previous:
+            from ftlint.outline import carry_over
+
+            project = self._linter.project
+            for file, old in self._previous.items():
+                new = project.module_at(Path(file)) if file in self.lint_set else None
+                if new is not None:
+                    carry_over(old, new)
+            self._previous.clear()
+        self._linter.reset_scope()
+        self._load_errors = self._linter.load(roots)
+        self._scope_stale = False
+
+    def _scan(self, key: str) -> dict[str, bool]:
+        """The project's Python files (walked once, as `ftlint check PATH` walks them when
+        the project has a root: a `[tool.ftlint]` pyproject or a git top-level) and whether
+        each may define a handler; kept up to date by _changed."""
+        from ftlint.engine import _project_root_to_walk, _walk_project
+
+        if self._project_files is None:
+            self._project_files = {}
+            root = _project_root_to_walk([key], self.config, [key], os.fspath(self.cwd))
+            self._walked_root = root
+            for file in _walk_project(root, set(), self.config, None):
+                self._project_files[file] = self._is_root(file)
+        return self._project_files
+
+    def _in_walk(self, key: str) -> bool:
+        root = self._walked_root
+        if root is None or not key.endswith((".py", ".pyi")):
+            return False
+        return key.startswith(root.rstrip(os.sep) + os.sep) and not self.config.is_excluded(key)
+
+    def _is_root(self, file: str) -> bool:
+        if self.config.fault_paths and self.config.is_fault_path(Path(file)):
+            return True
+        text = self.overlays.get(file)
+        if text is not None:
+            return self._prefilter.matches(text.encode("utf-8", "surrogatepass"))
+        try:
+            with open(file, "rb") as fh:
+                return self._prefilter.matches(fh.read())
+        except OSError:
+            return True  # unreadable: loading it reports why
+
+
+def _abs(path: Path | str, cwd: Path) -> str:
+    return os.path.abspath(os.path.join(cwd, os.fspath(path)))

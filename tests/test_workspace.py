@@ -1,0 +1,115 @@
+"""workspace.Workspace: linting unsaved texts with the project index kept warm gives
+exactly what a fresh lint of the same text gives (positions, fixes, helpers), however
+the edits moved the functions it carried over."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from ftlint.config import load_config, select_codes
+from ftlint.registry import known_codes
+from ftlint.workspace import Workspace
+
+SENTINEL = textwrap.dedent(
+    '''
+    from pkg.helpers import abort_all
+
+
+    class EngineCoreSentinel:
+        def on_fault(self, exc):
+            running = list(self.engine.scheduler.running)
+            self._evict_unconfirmed_tails(running)
+            self._resume(running)
+
+        def _resume(self, running):
+            for request in running:
+                self.engine.scheduler._preempt_request(request, 0.0, drop_stale_output=True)
+                request.num_in_flight_tokens = 0
+                request.num_stale_output_tokens = 0
+
+        def _evict_unconfirmed_tails(self, requests):
+            kv = self.engine.scheduler.kv_cache_manager
+            for request in requests:
+                confirmed = request.num_computed_tokens - request.num_in_flight_tokens
+                for group in kv.coordinator.single_type_managers:
+                    tail = group.req_to_blocks[request.request_id][confirmed // group.block_size :]
+                    kv.evict_blocks({block.block_id for block in tail if not block.is_null})
+    '''
+).lstrip("\n")
+
+HELPERS = textwrap.dedent(
+    """
+    from vllm.v1.request import RequestStatus
+
+
+    def abort_all(scheduler, requests):
+        scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+    """
+).lstrip("\n")
+
+
+def _project(root: Path) -> Path:
+    (root / ".git").mkdir()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text(HELPERS)
+    (root / "pkg" / "sentinel.py").write_text(SENTINEL)
+    return root / "pkg" / "sentinel.py"
+
+
+def _workspace(root: Path) -> Workspace:
+    config = load_config(root)
+    return Workspace(config, select_codes(config, [], known_codes()), cwd=root)
+
+
+def _fresh(root: Path, path: Path, text: str):
+    workspace = _workspace(root)
+    workspace.set_text(path, text)
+    return workspace.lint(path).findings
+
+
+def test_warm_lints_after_edits_equal_fresh_lints(tmp_path):
+    path = _project(tmp_path)
+    warm = _workspace(tmp_path)
+    warm.set_text(path, SENTINEL)
+    assert [(f.line, f.code) for f in warm.lint(path).findings] == [(12, "FT001")]
+    edits = [
+        "# a comment above everything\n\n" + SENTINEL,  # every function moves down two lines
+        SENTINEL.replace("running = list(", "running = list(  # edited\n            "),  # the handler changes
+        SENTINEL.replace("    def _resume", "    def _unused(self):\n        pass\n\n    def _resume"),
+        SENTINEL.replace("self._resume(running)", "self._resume(running)\n        abort_all(self.engine.scheduler, running)"),
+        SENTINEL,
+        SENTINEL.replace(", drop_stale_output=True", ""),
+    ]
+    for text in edits:
+        warm.set_text(path, text)
+        assert warm.lint(path).findings == _fresh(tmp_path, path, text)
+    # the carried-over method's finding moved with it, and its fix still applies where it is
+    warm.set_text(path, edits[0])
+    (finding,) = warm.lint(path).findings
+    assert (finding.line, finding.code) == (14, "FT001")
+    assert finding.fix and finding.fix[0].line == 14
+
+
+def test_open_helper_buffer_is_read_instead_of_the_file(tmp_path):
+    path = _project(tmp_path)
+    workspace = _workspace(tmp_path)
+    handler = SENTINEL.replace("self._resume(running)", "abort_all(self.engine.scheduler, running)")
+    workspace.set_text(path, handler)
+    assert [f.code for f in workspace.lint(path).findings] == []  # evicts first, then frees in the helper
+    helpers = tmp_path / "pkg" / "helpers.py"
+    assert str(helpers) in workspace.reached_files(path)
+    # without its own eviction the handler frees through the helper: reported at the call
+    unguarded = handler.replace("        self._evict_unconfirmed_tails(running)\n", "")
+    workspace.set_text(path, unguarded)
+    assert [(f.line, f.code) for f in workspace.lint(path).findings] == [(7, "FT007")]
+    # the helper's unsaved buffer evicts before it frees: that is what counts, not the file
+    evicting = HELPERS.replace(
+        "    scheduler.finish_requests", "    scheduler.kv_cache_manager.evict_blocks(set())\n    scheduler.finish_requests"
+    )
+    workspace.set_text(helpers, evicting)
+    assert workspace.lint(path).findings == []
+    assert helpers.read_text() == HELPERS
+    workspace.drop_text(helpers)  # closed unsaved: the file on disk counts again
+    assert [f.code for f in workspace.lint(path).findings] == ["FT007"]
