@@ -112,8 +112,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return _dispatch(argv)[0]
 
 
+#: Python frames a run may nest. LibCST's visitors recurse three frames per `elif` (and FT004
+#: one walk per helper of a chain), so the default 1,000 ends a 400-elif handler in
+#: RecursionError. Python-to-Python calls do not grow the C stack; frames entered from C do
+#: (a few hundred bytes each), so the limit is kept to a fraction of the C stack.
+RECURSION_LIMIT = 10_000
+
+
+def _allow_deep_recursion() -> None:
+    try:
+        import resource
+
+        stack = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    except (ImportError, OSError, ValueError):
+        stack = -1
+    limit = RECURSION_LIMIT if stack < 0 else min(RECURSION_LIMIT, stack // 800)
+    if limit > sys.getrecursionlimit():
+        sys.setrecursionlimit(limit)
+
+
 def _dispatch(argv: Optional[Sequence[str]]) -> tuple[int, Optional[str]]:
     """(exit code, the command that ran or None)."""
+    _allow_deep_recursion()
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         command = next((a for a in argv if not a.startswith("-")), None)
