@@ -61,3 +61,12 @@ def test_helper_chain_that_evicts_first_is_clean(tmp_path):
     _helper_chain(tmp_path, 150, [EVICT, FREE])
     code, found, _ = _check(tmp_path)
     assert (code, found) == (0, [])
+
+
+def test_elif_chain_past_the_limit_is_ft000_not_a_crash(tmp_path):
+    # 10,000 elifs crash LibCST's native parser (SIGSEGV); the pre-check refuses the file first
+    (tmp_path / "handler.py").write_text(_elif_handler(10_000, "x"))
+    (tmp_path / "other.py").write_text(f"def on_fault(engine):\n    {FREE}\n")
+    code, found, _ = _check(tmp_path)
+    first_elif_past_limit = 2 * 2001 + 2
+    assert (code, found) == (1, [("handler.py", first_elif_past_limit, "FT000"), ("other.py", 2, "FT007")])
