@@ -149,6 +149,23 @@ def _dispatch(argv: Optional[Sequence[str]]) -> tuple[int, Optional[str]]:
         return 130, None
     except BrokenPipeError:
         return EXIT_CLEAN, None
+    except Exception as err:  # noqa: BLE001 - anything unforeseen is exit 2, never "findings" (1)
+        _report_internal_error(err)
+        return EXIT_ERROR, None
+
+
+def _report_internal_error(err: BaseException) -> None:
+    """One line on stderr (the traceback too with FTLINT_DEBUG=1)."""
+    if os.environ.get("FTLINT_DEBUG"):
+        import traceback
+
+        traceback.print_exception(err, file=sys.stderr)
+    message = " ".join(str(err).split())
+    detail = f"{err.__class__.__name__}: {message}" if message else err.__class__.__name__
+    try:
+        print(f"ftlint: internal error: {detail}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
 
 
 #: Commands after which the process leaves without tearing the interpreter down: they
