@@ -132,8 +132,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return _dispatch(argv)[0]
 
 
+#: Python frames a run may nest. LibCST's visitors recurse three frames per `elif` (and FT004
+#: one walk per helper of a chain), so the default 1,000 ends a 400-elif handler in
+#: RecursionError. Python-to-Python calls do not grow the C stack; frames entered from C do
+#: (a few hundred bytes each), so the limit is kept to a fraction of the C stack.
+RECURSION_LIMIT = 10_000
+
+
+def _allow_deep_recursion() -> None:
+    try:
+        import resource
+
+        stack = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    except (ImportError, OSError, ValueError):
+        stack = -1
+    limit = RECURSION_LIMIT if stack < 0 else min(RECURSION_LIMIT, stack // 800)
+    if limit > sys.getrecursionlimit():
+        sys.setrecursionlimit(limit)
+
+
 def _dispatch(argv: Optional[Sequence[str]]) -> tuple[int, Optional[str]]:
     """(exit code, the command that ran or None)."""
+    _allow_deep_recursion()
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         command = next((a for a in argv if not a.startswith("-")), None)
@@ -149,6 +169,23 @@ def _dispatch(argv: Optional[Sequence[str]]) -> tuple[int, Optional[str]]:
         return 130, None
     except BrokenPipeError:
         return EXIT_CLEAN, None
+    except Exception as err:  # noqa: BLE001 - anything unforeseen is exit 2, never "findings" (1)
+        _report_internal_error(err)
+        return EXIT_ERROR, None
+
+
+def _report_internal_error(err: BaseException) -> None:
+    """One line on stderr (the traceback too with FTLINT_DEBUG=1)."""
+    if os.environ.get("FTLINT_DEBUG"):
+        import traceback
+
+        traceback.print_exception(err, file=sys.stderr)
+    message = " ".join(str(err).split())
+    detail = f"{err.__class__.__name__}: {message}" if message else err.__class__.__name__
+    try:
+        print(f"ftlint: internal error: {detail}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
 
 
 #: Commands after which the process leaves without tearing the interpreter down: they

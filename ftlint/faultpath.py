@@ -11,7 +11,7 @@ look inside a helper that is not itself reported on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, NamedTuple, Optional
+from typing import Callable, Iterable, Iterator, NamedTuple, Optional
 
 from ftlint import ir
 from ftlint.config import handler_name_matcher
@@ -146,9 +146,34 @@ class FaultPaths:
 
     # -- effects -------------------------------------------------------------
     def summary(self, fn: Function) -> Optional[Summary]:
+        """What calling ``fn`` does. Callees are summarised first, depth first in call order,
+        with an explicit stack (a helper chain through 300 modules must not recurse); a
+        function still in progress reads as None: recursion is opaque."""
         if fn in self._summaries:
-            return self._summaries[fn]  # None while in progress: recursion is opaque
+            return self._summaries[fn]
         self._summaries[fn] = None
+        stack = [(fn, self._callees(fn))]
+        while stack:
+            current, callees = stack[-1]
+            for callee in callees:
+                if callee not in self._summaries:
+                    self._summaries[callee] = None
+                    stack.append((callee, self._callees(callee)))
+                    break
+            else:
+                stack.pop()
+                self._summaries[current] = self._summarize(current)
+        return self._summaries[fn]
+
+    def _callees(self, fn: Function) -> Iterator[Function]:
+        for effect in ir.iter_effects(fn.ir):
+            if effect.kind == "call":
+                target = self.target(fn, effect)
+                if target is not None:
+                    yield target[0]
+
+    def _summarize(self, fn: Function) -> Summary:
+        """``fn``'s summary once its callees' are known (or in progress)."""
         may_evict = may_free = False
         first_free = None
         resets = set()
@@ -182,7 +207,6 @@ class FaultPaths:
             preempted_params=tuple(analysis.param_preempts),
             reset_params=frozenset(resets),
         )
-        self._summaries[fn] = summary
         return summary
 
     def free_origin(self, fn: Function, effect: ir.Effect, *, unguarded: bool) -> ir.Effect:

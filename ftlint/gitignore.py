@@ -109,6 +109,17 @@ def _class_regex(body: str) -> str:
     return "(?!/)[" + inner + "]"
 
 
+#: At most this many patterns from one glob's ``{a,b}`` alternatives (``{a,b}{c,d}`` is four).
+MAX_BRACE_ALTERNATIVES = 256
+
+# Tokens of a translated glob besides fixed-width regex atoms (one character each).
+_STAR = "\x00*"  # `*` inside a component
+_GLOBSTAR_SLASH = "\x00**/"  # `**/` as whole components
+_TAIL_ANY = ".*"  # a final `**`
+_TAIL_DIR_SELF = "(?:/.*)?"  # a final `/**` that also matches the directory itself
+_SEPARATORS = frozenset(("/", _TAIL_ANY, _TAIL_DIR_SELF))
+
+
 def glob_to_regex(pattern: str, *, strict: bool = True, braces: bool = True, dir_self: bool = True) -> str:
     """Translate a glob to a regex source (no anchors; match it with ``fullmatch``).
 
@@ -117,7 +128,39 @@ def glob_to_regex(pattern: str, *, strict: bool = True, braces: bool = True, dir
     ``dir_self``: a trailing ``/**`` also matches the directory itself (``build/**`` matches
     ``build``), which lets the walker prune it; off for gitignore, where ``dir/**`` plus a later
     ``!dir/keep.py`` must still descend into ``dir``.
+
+    The regex cannot backtrack catastrophically (a pattern comes from a repository's
+    pyproject or .gitignore): ``{a,b}`` is expanded first; a ``**/`` between components
+    commits to the leftmost place the components after it match, repeated ones collapse;
+    inside a component every ``*`` but the last commits to the leftmost match of the text
+    after it (atomic groups). Both are exact: what follows starts with a wildcard that can
+    skip whatever a later choice would. So matching is about linear in the path per pattern.
     """
+    try:
+        alternatives = _alternatives(pattern, strict=strict, braces=braces, dir_self=dir_self)
+    except _TooManyAlternatives:
+        if strict:
+            raise GlobError(f"more than {MAX_BRACE_ALTERNATIVES} alternatives from '{{...}}'") from None
+        alternatives = _alternatives(pattern, strict=strict, braces=False, dir_self=dir_self)
+    sources = [_assemble(tokens) for tokens in alternatives]
+    source = sources[0] if len(sources) == 1 else "(?:" + "|".join(sources) + ")"
+    if strict:
+        try:
+            re.compile(source)
+        except re.error as err:
+            raise GlobError(err.msg) from None
+    return source
+
+
+class _TooManyAlternatives(Exception):
+    pass
+
+
+def _alternatives(pattern: str, *, strict: bool, braces: bool, dir_self: bool) -> list[list[str]]:
+    """The glob as token lists, one per ``{a,b}`` alternative: regex atoms (each matches one
+    character, never ``/``), ``/``, and the wildcard tokens above. Each alternative inside
+    braces is read as a glob of its own (as before: ``{**,x}``'s ``**`` is whole)."""
+    prefixes: list[list[str]] = [[]]  # the alternatives up to the last brace group
     out: list[str] = []
     i = 0
     n = len(pattern)
@@ -133,18 +176,18 @@ def glob_to_regex(pattern: str, *, strict: bool = True, braces: bool = True, dir
             if stars >= 2 and at_component_start and component_end:
                 if j == n:
                     if i == 0:
-                        out.append(".*")
+                        out.append(_TAIL_ANY)
                     elif dir_self and out and out[-1] == "/":
                         out.pop()
-                        out.append("(?:/.*)?")
+                        out.append(_TAIL_DIR_SELF)
                     else:
-                        out.append(".*")
+                        out.append(_TAIL_ANY)
                     i = j
                 else:  # "**/"
-                    out.append("(?:.*/)?")
+                    out.append(_GLOBSTAR_SLASH)
                     i = j + 1
                 continue
-            out.append("[^/]*")
+            out.append(_STAR)
             i = j
             continue
         if ch == "?":
@@ -165,8 +208,11 @@ def glob_to_regex(pattern: str, *, strict: bool = True, braces: bool = True, dir
                     raise GlobError("unclosed '{'")
                 out.append(re.escape(ch))
             else:
-                alts = [glob_to_regex(p, strict=strict, braces=braces, dir_self=dir_self) for p in parts]
-                out.append("(?:" + "|".join(alts) + ")")
+                alts = [alt for part in parts for alt in _alternatives(part, strict=strict, braces=braces, dir_self=dir_self)]
+                if len(prefixes) * len(alts) > MAX_BRACE_ALTERNATIVES:
+                    raise _TooManyAlternatives
+                prefixes = [prefix + out + alt for prefix in prefixes for alt in alts]
+                out = []
                 i = end
         elif ch == "\\":
             if i + 1 == n:
@@ -181,13 +227,61 @@ def glob_to_regex(pattern: str, *, strict: bool = True, braces: bool = True, dir
         else:
             out.append(re.escape(ch))
         i += 1
-    source = "".join(out)
-    if strict:
-        try:
-            re.compile(source)
-        except re.error as err:
-            raise GlobError(err.msg) from None
+    return [prefix + out for prefix in prefixes]
+
+
+def _assemble(tokens: list[str]) -> str:
+    """The regex source of a token list: the part before the first ``**/`` anchored, each part
+    between two of them found at its leftmost place (atomic: it ends at a component boundary it
+    fixes, and a later ``**/`` can skip to any later one), the last one anchored at the end."""
+    parts: list[list[str]] = [[]]
+    for token in tokens:
+        if token == _GLOBSTAR_SLASH:
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    source = _fixed(parts[0])
+    if len(parts) > 1:
+        for part in parts[1:-1]:
+            if not part:
+                continue  # "**/**/" is "**/"
+            if part[-1] == "/" and _TAIL_ANY not in part and _TAIL_DIR_SELF not in part:
+                source += "(?>(?:[^/]*+/)*?" + _fixed(part) + ")"
+            else:
+                source += "(?:[^/]*+/)*" + _fixed(part)
+        source += "(?:[^/]*+/)*" + _fixed(parts[-1])
     return source
+
+
+def _fixed(tokens: list[str]) -> str:
+    """Tokens without ``**/``, component by component: in a component with several ``*``, the
+    text between two of them is matched at its leftmost place and kept (atomic group)."""
+    out: list[str] = []
+    component: list[str] = []
+    for token in [*tokens, "/"]:
+        if token not in _SEPARATORS:
+            component.append(token)
+            continue
+        stars = component.count(_STAR)
+        if stars < 2:
+            out.extend("[^/]*" if t == _STAR else t for t in component)
+        else:
+            segments: list[list[str]] = [[]]
+            for t in component:
+                if t == _STAR:
+                    segments.append([])
+                else:
+                    segments[-1].append(t)
+            out.extend(segments[0])
+            for segment in segments[1:-1]:
+                if segment:
+                    out.append("(?>[^/]*?" + "".join(segment) + ")")
+            out.append("[^/]*")
+            out.extend(segments[-1])
+        out.append(token)
+        component = []
+    out.pop()  # the "/" added above
+    return "".join(out)
 
 
 def compile_glob(pattern: str, **kwargs) -> re.Pattern[str]:

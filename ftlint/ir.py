@@ -250,18 +250,7 @@ def _statement(statement: cst.CSTNode, seq: Seq) -> None:
         for small in statement.body:
             _small(small, statement, seq)
     elif isinstance(statement, cst.If):
-        seq.items.extend(_effects_in(statement.test, statement))
-        branches = [_suite(statement.body)]
-        orelse = statement.orelse
-        if isinstance(orelse, cst.If):
-            nested = Seq()
-            _statement(orelse, nested)
-            branches.append(nested)
-        elif isinstance(orelse, cst.Else):
-            branches.append(_suite(orelse.body))
-        else:
-            branches.append(Seq())
-        seq.items.append(Choice(branches))
+        _if_chain(statement, seq)
     elif isinstance(statement, (cst.For, cst.While)):
         header = statement.iter if isinstance(statement, cst.For) else statement.test
         seq.items.extend(_effects_in(header, statement))
@@ -291,6 +280,26 @@ def _statement(statement: cst.CSTNode, seq: Seq) -> None:
             branches.append(Seq())
         seq.items.append(Choice(branches))
     # FunctionDef / ClassDef bodies do not run where they are defined.
+
+
+def _if_chain(statement: cst.If, seq: Seq) -> None:
+    """An if/elif/else chain, built in a loop (a chain of 1,000 elifs must not recurse):
+    one Choice for the elifs whose tests call nothing (exactly one branch runs); an elif
+    whose test has effects opens a nested Choice after them, as `else: if ...` would."""
+    seq.items.extend(_effects_in(statement.test, statement))
+    choice = Choice([_suite(statement.body)])
+    seq.items.append(choice)
+    orelse = statement.orelse
+    while isinstance(orelse, cst.If):
+        effects = _effects_in(orelse.test, orelse)
+        if effects:
+            nested = Seq(list(effects))
+            choice.branches.append(nested)
+            choice = Choice([])
+            nested.items.append(choice)
+        choice.branches.append(_suite(orelse.body))
+        orelse = orelse.orelse
+    choice.branches.append(_suite(orelse.body) if isinstance(orelse, cst.Else) else Seq())
 
 
 def iter_effects(node: Node):

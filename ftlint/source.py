@@ -118,6 +118,7 @@ MAX_BRACKET_DEPTH = 200
 BRACKET_CHECK_DEPTH = 50
 MAX_NESTING_DEPTH = 100
 MAX_CONCATENATED_STRINGS = 200
+MAX_ELIF_CHAIN = 2000  # LibCST nests each elif in the one before: ~3 visitor frames apiece
 _NATIVE_SAFE_OPERATORS = 2000  # chains LibCST's native parser is known to survive
 
 _SCAN_RE = re.compile(
@@ -142,6 +143,10 @@ def nesting_failure(text: str) -> ParseFailure | None:
     """A ParseFailure when ``text`` nests deeper than ftlint can parse and visit safely."""
     if len(text) <= MAX_NESTING_DEPTH:
         return None
+    if text.count("elif") > MAX_ELIF_CHAIN:
+        too_long = _elif_chain_failure(text)
+        if too_long is not None:
+            return too_long
     openers = text.count("(") + text.count("[") + text.count("{")
     if openers <= BRACKET_CHECK_DEPTH and len(text) <= 4 * MAX_NESTING_DEPTH:
         return None
@@ -187,6 +192,29 @@ def nesting_failure(text: str) -> ParseFailure | None:
     if max_depth <= BRACKET_CHECK_DEPTH and operators <= MAX_NESTING_DEPTH:
         return None
     return _ast_nesting_failure(text, operators)
+
+
+_LINE_START_RE = re.compile(r"^([ \t]*)([^\s#(:]*)", re.MULTILINE)
+
+
+def _elif_chain_failure(text: str) -> ParseFailure | None:
+    """An if/elif chain longer than MAX_ELIF_CHAIN (counted per indentation by line starts:
+    CPython's own parser gives up near 4,000, LibCST's native one crashes near 10,000)."""
+    chains: dict[int, int] = {}
+    for m in _LINE_START_RE.finditer(text):
+        indent, word = len(m.group(1).expandtabs()), m.group(2)
+        if not word:
+            continue  # blank, comment or bracket-continued line
+        for deeper in [k for k in chains if k > indent]:
+            del chains[deeper]
+        chains[indent] = chains.get(indent, 0) + 1 if word == "elif" else 0
+        if chains[indent] > MAX_ELIF_CHAIN:
+            return _too_deep(
+                f"too deeply nested: an if/elif chain of more than {MAX_ELIF_CHAIN} branches (ftlint's limit)",
+                text,
+                m.start(2),
+            )
+    return None
 
 
 def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:

@@ -21,11 +21,11 @@ def write_project(root: Path, files: dict[str, str], config: str = "") -> Path:
     return root
 
 
-def run_ftlint(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_ftlint(*args: str, cwd: Path, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     """The real command line, as a user runs it (python -m ftlint)."""
     full_env = {**os.environ, "FTLINT_NO_CACHE": "1", **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "ftlint", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "ftlint", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout
     )
 
 

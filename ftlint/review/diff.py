@@ -80,6 +80,13 @@ class Diff:
 # running git
 
 
+#: Options before every git command. A repository's own config must not make review run its
+#: programs: ``core.fsmonitor`` (a hook git runs when it refreshes the index, as ``git diff``
+#: against the working tree does) is switched off here; external diff and textconv drivers by
+#: ``--no-ext-diff``/``--no-textconv``. What still runs is listed in docs/review.md.
+GIT_OPTIONS = ("-c", "core.quotePath=false", "-c", "core.fsmonitor=false")
+
+
 def git(args: Sequence[str], cwd: Path, *, what: str = "") -> str:
     """Run ``git ARGS`` in ``cwd`` and return stdout (UTF-8, undecodable bytes kept as escapes)."""
     env = dict(os.environ)
@@ -88,7 +95,7 @@ def git(args: Sequence[str], cwd: Path, *, what: str = "") -> str:
     env.pop("GIT_EXTERNAL_DIFF", None)
     try:
         proc = subprocess.run(
-            ["git", "-c", "core.quotePath=false", *args],
+            ["git", *GIT_OPTIONS, *args],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -145,7 +152,7 @@ def merge_base(commit: str, root: Path) -> str:
 def show_file(commit: str, path: str, root: Path) -> Optional[str]:
     """The text of ``path`` at ``commit`` (None when it does not exist there)."""
     try:
-        return git(["show", f"{commit}:{path}"], root)
+        return git(["show", "--no-textconv", f"{commit}:{path}"], root)
     except GitError:
         return None
 

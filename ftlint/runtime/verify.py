@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -22,9 +23,12 @@ class FaultObservation:
 
     ``lock``: the fault handler's own lock, if it has one.  The snapshot and the
     checks run while holding it (never during the handler), so they do not
-    interleave with another thread that takes the same lock.  If it cannot be
-    taken within ``lock_timeout`` seconds (e.g. a non-reentrant lock already
-    held by the caller), that step reports "cannot verify" instead of blocking.
+    interleave with another thread that takes the same lock.  It must be a
+    threading.Lock/RLock-like lock (``acquire(timeout=...)`` returning a bool);
+    any other (an ``asyncio.Lock``), or one not taken within ``lock_timeout``
+    seconds (e.g. a non-reentrant lock already held by the caller), is reported
+    as "cannot verify" (once: the checks do not wait again) and the handler
+    still runs.
     """
 
     def __init__(self, scheduler: Any, *, strict: bool = False, raise_: bool = True,
@@ -38,26 +42,56 @@ class FaultObservation:
         self.warn = raise_ if warn is None else warn
         self.report = FaultReport()
         self._snap: Snapshot | None = None
+        self._lock_failed = False
 
     # -- locking ---------------------------------------------------------
     def _locked(self, what: str, fn: Callable[[], None]) -> None:
+        """Run ``fn`` holding ``self.lock``. Only a lock whose ``acquire(timeout=...)``
+        returns a bool (threading.Lock/RLock-like) is taken, with one timed wait; any other
+        lock, or one not taken in time, is "cannot verify", reported once: a step after a
+        failed one does not wait again (so a held lock costs one timeout, not two)."""
         if self.lock is None:
             fn()
             return
-        try:
-            acquired = self.lock.acquire(timeout=self.lock_timeout)
-        except TypeError:  # a lock-like object without timeout support
-            acquired = self.lock.acquire()
-        if not acquired:
-            self.report.cannot_verify.append(
-                f"{what}: could not take the fault handler's lock within "
-                f"{self.lock_timeout:g}s (held elsewhere, or by this thread)"
-            )
+        if self._lock_failed:
+            return
+        problem = self._acquire(what)
+        if problem is not None:
+            self._lock_failed = True
+            self.report.cannot_verify.append(problem)
             return
         try:
             fn()
         finally:
             self.lock.release()
+
+    def _acquire(self, what: str) -> str | None:
+        """None once the lock is held; else why it was not taken."""
+        lock = self.lock
+        kind = type(lock).__name__
+        unusable = (
+            f"{what}: the fault handler's lock ({kind}) is not a lock whose "
+            "acquire(timeout=...) returns a bool (threading.Lock/RLock-like)"
+        )
+        acquire = getattr(lock, "acquire", None)
+        if not callable(acquire) or not callable(getattr(lock, "release", None)):
+            return unusable
+        if inspect.iscoroutinefunction(acquire):  # asyncio.Lock: awaiting it here cannot work
+            return unusable
+        try:
+            acquired = acquire(timeout=self.lock_timeout)
+        except TypeError:  # no timeout parameter
+            return unusable
+        if not isinstance(acquired, bool):
+            if inspect.iscoroutine(acquired):
+                acquired.close()
+            return unusable
+        if not acquired:
+            return (
+                f"{what}: could not take the fault handler's lock within "
+                f"{self.lock_timeout:g}s (held elsewhere, or by this thread)"
+            )
+        return None
 
     def _take(self) -> None:
         try:

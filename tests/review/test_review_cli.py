@@ -274,3 +274,20 @@ def test_missing_path(pr_repo: Repo):
 
 def test_worktree_unchanged_sentinel_still_matches(pr_repo: Repo):
     assert (pr_repo.path / SENTINEL).read_text(encoding="utf-8") == PR_SENTINEL
+
+
+def test_repository_fsmonitor_hook_never_runs(pr_repo: Repo, tmp_path: Path):
+    """A repository's `core.fsmonitor` names a program git runs when it refreshes the index
+    (`git diff` against the working tree does): review must not run it (issue 16, item 15)."""
+    marker = tmp_path / "fsmonitor-ran"
+    hook = tmp_path / "fsmonitor-hook.sh"
+    hook.write_text(f"#!/bin/sh\necho \"$@\" >> '{marker}'\nexit 1\n")
+    hook.chmod(0o755)
+    git(pr_repo.path, "config", "core.fsmonitor", str(hook))
+    git(pr_repo.path, "status", "--porcelain")  # git itself runs it: the hook works
+    assert marker.exists()
+    marker.unlink()
+    pr_repo.write("vllm/extra.py", "x = 1\n")  # a change and an untracked file: diff + ls-files
+    proc = run_cli(pr_repo.path, "review", "--base", pr_repo.base, "--merge-base", "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    assert not marker.exists(), marker.read_text()

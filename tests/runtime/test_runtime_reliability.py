@@ -5,6 +5,7 @@ device check."""
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 from types import SimpleNamespace as NS
 
@@ -289,6 +290,64 @@ def test_lock_held_elsewhere_is_cannot_verify_not_a_hang(h, prompt):
     finally:
         lock.release()
     assert not report.verified and "lock" in report.cannot_verify[0]
+
+
+def test_held_lock_costs_one_timeout_not_two(h, prompt):
+    """Issue 16 item 15: the snapshot waits once; the checks, with no snapshot to check,
+    do not wait again."""
+    sched = h.build_scheduler()
+    h.prefill_fault(sched, {"r0": prompt})
+    lock = threading.Lock()
+    timeout = 0.5
+    ran = []
+    lock.acquire()
+    try:
+        start = time.monotonic()
+        with pytest.warns(FaultVerificationWarning, match="lock"):
+            with verify_fault_handling(sched, lock=lock, lock_timeout=timeout) as report:
+                ran.append(True)
+                good.abort_all_evicting_tail(sched)
+        waited = time.monotonic() - start
+    finally:
+        lock.release()
+    assert ran == [True]
+    assert timeout * 0.9 <= waited < timeout * 1.8, waited
+    assert report.cannot_verify == [
+        "snapshot: could not take the fault handler's lock within 0.5s (held elsewhere, or by this thread)"
+    ]
+    assert not report.verified and not report.violations
+
+
+def test_asyncio_lock_is_cannot_verify_and_the_handler_runs(h, prompt):
+    """An asyncio.Lock has no timed, blocking acquire: it was taken for one (acquire()
+    returned an un-awaited coroutine, release() raised RuntimeError before the handler)."""
+    import asyncio
+
+    sched = h.build_scheduler()
+    h.prefill_fault(sched, {"r0": prompt})
+    lock = asyncio.Lock()
+    ran = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no "coroutine was never awaited"
+        with pytest.warns(FaultVerificationWarning, match="asyncio|Lock"):
+            with verify_fault_handling(sched, lock=lock) as report:
+                ran.append(True)
+                good.abort_all_evicting_tail(sched)
+    assert ran == [True] and not lock.locked()
+    assert report.cannot_verify == [
+        "snapshot: the fault handler's lock (Lock) is not a lock whose acquire(timeout=...) "
+        "returns a bool (threading.Lock/RLock-like)"
+    ]
+    assert not report.verified
+
+
+def test_rlock_is_accepted(h, prompt):
+    sched = h.build_scheduler()
+    h.prefill_fault(sched, {"r0": prompt})
+    lock = threading.RLock()
+    with verify_fault_handling(sched, lock=lock) as report:
+        good.abort_all_evicting_tail(sched)
+    assert report.ok() and report.verified and not report.cannot_verify
 
 
 # -- device check -----------------------------------------------------------------
