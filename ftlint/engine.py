@@ -132,7 +132,9 @@ def lint_discovered(
     lint_set = set(lint_files)
 
     def is_forced(file: str) -> bool:
-        return file in explicit_files or bool(config.fault_paths and in_fault_path_file(Path(file)))
+        # files passed explicitly follow the walk's rule (issue 15): parsed only when they may
+        # define a handler (prefilter), match `fault-paths`, or a handler reaches them
+        return bool(config.fault_paths and in_fault_path_file(Path(file)))
 
     walk_root = _project_root_to_walk(lint_files, config, explicit or [cwd], cwd_str)
     linter = None
@@ -158,6 +160,10 @@ def lint_discovered(
             # is not done first); without one the child reads every file and is the
             # longer side, so the files given are outlined here.
             given = sorted(explicit_files & lint_set)
+            if len(given) <= EARLY_LOAD_LIMIT:  # a commit's few files: prefilter them here
+                given = [file for file in given if facts.candidate(file, is_forced(file))]
+            else:  # pre-commit's --all-files batches: the child's scan tells which to parse
+                given = []
             for_child = given if cache is not None else []
             join = parallel_scan.start(
                 lambda: _scan_and_save(
@@ -166,7 +172,7 @@ def lint_discovered(
             )
         if join is not None:
             linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, cache=cache)
-            if not join.ready():
+            if given and not join.ready():
                 # rather than wait: the files given are candidates whatever the scan finds,
                 # so load them (outline, parse their handlers, follow their helpers) now
                 with recorder or nullcontext():
@@ -293,6 +299,12 @@ def _scan_and_save(lint_files, walk_root, lint_set, is_forced, facts, config, li
                 store.save(text, ops)
             outlines.append((text, ops))
     return len(scan), candidates, facts.delta(), outlines
+
+
+#: Up to this many files given, the parent prefilters them before the project scan
+#: starts, and loads the ones that may hold a handler while the scan runs; more (pre-commit
+#: passing a batch of `--all-files`) are left to the scan, which reads them anyway.
+EARLY_LOAD_LIMIT = 64
 
 
 def _parse_likely(files: set[str], facts) -> bool:
