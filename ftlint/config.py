@@ -253,6 +253,8 @@ class Config:
     extend_fault_handlers: tuple[str, ...] = ()
     fault_paths: tuple[str, ...] = ()
     cache_dir: str = ".ftlint_cache"
+    #: --exhaustive parses files up to this size whole with LibCST (bigger: FT000, outlined)
+    exhaustive_max_mb: float = 2.0
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict, hash=False)
     #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
     #: used to word error messages
@@ -558,6 +560,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "extend-fault-handlers",
     "fault-paths",
     "cache-dir",
+    "exhaustive-max-mb",
     "options",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
@@ -644,6 +647,10 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
             if not value:
                 raise v.error(key, "expected a non-empty path")
             kwargs[attr] = value
+        elif key == "exhaustive-max-mb":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise v.error(key, f"expected a positive number of megabytes, got {value!r}")
+            kwargs[attr] = float(value)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")
