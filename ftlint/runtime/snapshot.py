@@ -11,7 +11,9 @@ queried with ``contain``/``get`` only.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -149,8 +151,7 @@ class ManagerRecord:
     records_zeroing: bool
 
 
-@dataclass
-class RequestRecord:
+class RequestRecord(NamedTuple):
     request_id: str
     request: Any
     num_computed_tokens: Any
@@ -221,10 +222,29 @@ def zeroing_required(scheduler: Any, reader: Reader, managers: list[Any]) -> boo
     return False
 
 
+@contextmanager
+def gc_paused():
+    """The cyclic GC off while the verifier records or checks (thousands of small tuples
+    would trigger collections that walk all of vLLM's and torch's objects: more than the
+    reads themselves at 1,000 requests); back on, if it was, afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def take_snapshot(scheduler: Any) -> Snapshot:
     """Record, for every running request and KV-cache group, which blocks are
     dirty (index >= confirmed // block_size, not null, hashed) and which are
     clean and cached (index < confirmed // block_size, hashed, in the map)."""
+    with gc_paused():
+        return _take_snapshot(scheduler)
+
+
+def _take_snapshot(scheduler: Any) -> Snapshot:
     snap = Snapshot(scheduler=scheduler)
     r = snap.reader
     running = r.get(scheduler, "running", "Scheduler", ALL)
@@ -251,8 +271,12 @@ def take_snapshot(scheduler: Any) -> Snapshot:
             if m.records_zeroing and is_missing(r.opt(m.manager, "new_block_ids")):
                 r.miss("SingleTypeKVCacheManager.new_block_ids", ("FTR05",))
 
-    cache_ok = snap.cache is not None and snap.cache.ok
-    getters: list[Any] | None = None  # per manager: req_to_blocks.get (read once), or None
+    cache = snap.cache
+    cache_ok = cache is not None and cache.ok
+    if cache_ok:
+        secondary = cache.secondary
+        contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
+    plan: list[tuple] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
     requests = snap.requests
     for request in running:
         try:  # the usual case in one go; anything odd is read again, guarded
@@ -268,16 +292,56 @@ def take_snapshot(scheduler: Any) -> Snapshot:
                 continue
             computed = r.int_(request, "num_computed_tokens", "Request", BLOCKS)
             in_flight = r.int_(request, "num_in_flight_tokens", "Request", BLOCKS)
-        rr = RequestRecord(str(rid), request, computed, in_flight)
+        rid = str(rid)
+        rr = _new_record(RequestRecord, (rid, request, computed, in_flight))
         requests.append(rr)
         if not cache_ok or is_missing(computed) or is_missing(in_flight):
             continue
         confirmed = max(computed - in_flight, 0)
-        if getters is None:
-            getters = [_blocks_getter(r, m) for m in snap.managers]
-        for m, getter in zip(snap.managers, getters):
-            if getter is not None:
-                _record_blocks(snap, rr, m, confirmed, getter)
+        if plan is None:
+            plan = []
+            for m in snap.managers:
+                getter = _blocks_getter(r, m)
+                if getter is not None:
+                    plan.append((m, getter, snap.seen.setdefault(m.group, set()), m.group, m.block_size))
+        # The request's dirty tail (index >= confirmed // block_size, not null, hashed) and
+        # its clean prefix blocks that are in the prefix cache, each block once per group,
+        # in plain reads; a block with a missing or odd field makes the guarded loop redo
+        # this request and group, so it reports what is missing exactly as before.
+        for m, getter, seen, group, block_size in plan:
+            blocks = getter(rid)  # .get(): never insert into the defaultdict
+            if not blocks:
+                continue
+            boundary = confirmed // block_size
+            dirty: list[BlockRecord] = []
+            clean: list[BlockRecord] = []
+            mine: set[int] = set()
+            try:
+                for index, block in enumerate(blocks):
+                    is_null = block.is_null
+                    key = block.block_hash
+                    block_id = block.block_id
+                    if type(block_id) is not int:
+                        raise _Odd
+                    if is_null or key is None or block_id in seen or block_id in mine:
+                        continue
+                    extra = secondary.get(block_id) if secondary else None
+                    keys = cache.keys_of(block_id, key) if extra else (key,)
+                    if index >= boundary:
+                        dirty.append(_new_record(BlockRecord, (rid, group, index, block_id, block, keys, block_size)))
+                        mine.add(block_id)
+                    elif any(contains(k, block_id) for k in keys) if extra else contains(key, block_id):
+                        clean.append(_new_record(BlockRecord, (rid, group, index, block_id, block, keys, block_size)))
+                        mine.add(block_id)
+            except Exception:  # a missing field (or a property that raises), an odd type
+                _record_blocks_guarded(snap, rr, m, blocks, boundary)
+                continue
+            if mine:
+                seen |= mine
+                if dirty:
+                    snap.dirty += dirty
+                if clean:
+                    snap.clean += clean
     return snap
 
 
@@ -294,51 +358,6 @@ def _blocks_getter(r: Reader, m: ManagerRecord) -> Any:
 
 class _Odd(Exception):
     """A block the fast loop cannot read plainly: read the request's blocks again, guarded."""
-
-
-def _record_blocks(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
-                   confirmed: int, getter: Any) -> None:
-    """The request's dirty tail (index >= confirmed // block_size, not null, hashed) and
-    its clean prefix blocks that are in the prefix cache, each block once per group.
-    Plain attribute reads in one pass; a block with a missing or odd field makes the
-    guarded loop (_record_blocks_guarded) redo this request, so it reports what is
-    missing exactly as before."""
-    blocks = getter(rr.request_id)
-    if not blocks:
-        return
-    cache = snap.cache
-    assert cache is not None
-    boundary = confirmed // m.block_size
-    seen = snap.seen.setdefault(m.group, set())
-    secondary = cache.secondary
-    contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
-    request_id, group, block_size = rr.request_id, m.group, m.block_size
-    dirty: list[BlockRecord] = []
-    clean: list[BlockRecord] = []
-    mine: set[int] = set()
-    try:
-        for index, block in enumerate(blocks):
-            is_null = block.is_null
-            key = block.block_hash
-            block_id = block.block_id
-            if type(block_id) is not int:
-                raise _Odd
-            if is_null or key is None or block_id in seen or block_id in mine:
-                continue
-            extra = secondary.get(block_id) if secondary else None
-            keys = cache.keys_of(block_id, key) if extra else (key,)
-            if index >= boundary:
-                dirty.append(_new_record(BlockRecord, (request_id, group, index, block_id, block, keys, block_size)))
-                mine.add(block_id)
-            elif any(contains(k, block_id) for k in keys) if extra else contains(key, block_id):
-                clean.append(_new_record(BlockRecord, (request_id, group, index, block_id, block, keys, block_size)))
-                mine.add(block_id)
-    except Exception:  # a missing field (or a property that raises), an odd type
-        _record_blocks_guarded(snap, rr, m, blocks, boundary)
-        return
-    seen |= mine
-    snap.dirty += dirty
-    snap.clean += clean
 
 
 def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
