@@ -63,8 +63,13 @@ def _blocked(missing: dict[str, set[str]]) -> set[str]:
 def _check_cache(snap: Snapshot, report: FaultReport, blocked: set[str]) -> None:
     cache = snap.cache
     assert cache is not None
+    contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
     for rec in snap.dirty:
-        still = [k for k in rec.keys if cache.contains(k, rec.block_id)]
+        keys = rec.keys
+        if len(keys) == 1:
+            still = keys if contains(keys[0], rec.block_id) else ()
+        else:
+            still = [k for k in keys if contains(k, rec.block_id)]
         if not still:
             report.dirty_evicted += 1
         elif "FTR01" not in blocked:
@@ -76,7 +81,7 @@ def _check_cache(snap: Snapshot, report: FaultReport, blocked: set[str]) -> None
                 "prefix would reuse KV that was never computed",
             ))
     for rec in snap.clean:
-        if cache.contains(rec.keys[0], rec.block_id):
+        if contains(rec.keys[0], rec.block_id):
             continue
         report.clean_evicted += 1
         if "FTR02" not in blocked:
