@@ -13,6 +13,16 @@ package's parent directory). Runs, alternately in each round:
   file-edited  the same with the cache, FILE edited just before    (pre-commit after an edit)
   libcst   `python -c "import libcst"`                         (the single-file yardstick)
 
+  batches      every tracked .py/.pyi file passed explicitly, in pre-commit's own partitions
+               (pre_commit.xargs.partition, one at a time as with `require_serial: true`),
+               `ftlint check --no-cache`, one process per partition; ruff-batches: ruff the same way
+  pre-commit   `pre-commit run --all-files` with a local hook running this venv's ftlint
+               (`check --force-exclude`, a fresh cache dir each round: cold), against
+               pre-commit-ruff, a local hook running the installed ruff (`check --force-exclude
+               --isolated --select E9,F`, a fresh cache dir each round); both `language: system`,
+               `require_serial: true` (as ruff-pre-commit's hook), so nothing is fetched
+               (needs a git tree whose files are committed or staged)
+
 then `ftlint check --no-cache --exhaustive` (--exhaustive-rounds times), and prints the
 medians, the ratios against the targets, files parsed vs walked, peak RSS of each
 command (ru_maxrss of that child, via os.wait4), and whether cold, warm and exhaustive
@@ -89,11 +99,13 @@ def run_reaped(cmd: list[str], cwd: Path, env: dict) -> dict:
 
 
 def parsed_walked(stderr: str) -> tuple[int, int]:
+    """(parsed, linted) from --statistics, summed over the runs of a batched case."""
+    parsed = linted = -1
     for line in stderr.splitlines():
         if line.startswith("ftlint: ") and " files linted, " in line:
             words = line.split()
-            return int(words[4]), int(words[1])  # (parsed, linted)
-    return -1, -1
+            parsed, linted = max(parsed, 0) + int(words[4]), max(linted, 0) + int(words[1])
+    return parsed, linted
 
 
 def findings(result: dict) -> list:
@@ -102,6 +114,51 @@ def findings(result: dict) -> list:
     except ValueError:
         return [f"unparsable output: {result['out'][:200]!r} {result['err'][-500:]!r}"]
     return sorted((f["path"], f["line"], f["column"], f["code"], f["message"]) for f in data)
+
+
+def run_batches(cmds: list[list[str]], cwd: Path, env: dict) -> dict:
+    """Several commands one after the other (pre-commit's partitions): total wall time,
+    the largest peak RSS, the worst exit code, the outputs' findings joined."""
+    runs = [run_reaped(cmd, cwd, env) for cmd in cmds]
+    joined = []
+    for r in runs:
+        joined.extend(json.loads(r["out"] or "[]") if r["out"].lstrip().startswith("[") else [])
+    return {
+        "wall": sum(r["wall"] for r in runs),
+        "rss_mb": max(r["rss_mb"] for r in runs),
+        "code": max(r["code"] for r in runs),
+        "out": json.dumps(joined),
+        "err": "".join(r["err"] for r in runs),
+        "batches": len(runs),
+    }
+
+
+def tracked_python_files(tree: Path) -> list[str]:
+    """What pre-commit passes with --all-files (git ls-files), Python files only."""
+    proc = subprocess.run(
+        ["git", "ls-files", "-z", "--", "*.py", "*.pyi"], cwd=tree, capture_output=True, check=False
+    )
+    return [name for name in proc.stdout.decode().split("\0") if name] if proc.returncode == 0 else []
+
+
+def pre_commit_batches(prefix: list[str], files: list[str]) -> list[list[str]]:
+    """pre-commit's own split of `files` after `prefix` (its xargs, `require_serial: true`)."""
+    from pre_commit.xargs import partition
+
+    return [list(part) for part in partition(tuple(prefix), files, 1)]
+
+
+PRE_COMMIT_CONFIG = """\
+repos:
+  - repo: local
+    hooks:
+      - id: {id}
+        name: {id}
+        entry: {entry}
+        language: system
+        types_or: [python, pyi]
+        require_serial: true
+"""
 
 
 def median(results: list[dict], key: str = "wall") -> float:
@@ -116,6 +173,8 @@ def main(argv=None) -> int:
     parser.add_argument("--file", default=DEFAULT_FILE, help="the single file (relative to the tree)")
     parser.add_argument("--python", default=sys.executable, help="the Python that has ftlint installed")
     parser.add_argument("--ruff", default=None, help="ruff executable (default: next to --python, then PATH)")
+    parser.add_argument("--no-pre-commit", dest="pre_commit", action="store_false",
+                        help="skip the batch and `pre-commit run --all-files` cases")
     args = parser.parse_args(argv)
 
     tree = args.tree.resolve()
@@ -146,11 +205,43 @@ def main(argv=None) -> int:
     if ruff:
         cases = {"ruff": [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "."], **cases}
 
+    # pre-commit's way: every tracked file passed explicitly, in its partitions
+    try:
+        import pre_commit  # noqa: F401 - its partitioning and its CLI
+    except ImportError:
+        args.pre_commit = False
+    tracked = tracked_python_files(tree) if args.pre_commit else []
+    batch_cases: dict[str, list[list[str]]] = {}
+    fresh_dirs: dict[str, list[Path]] = {}  # emptied before each run of that case (cold)
+    work = Path(tempfile.mkdtemp(prefix="ftlint-bench-pre-commit-"))
+    if tracked:
+        batch_cases["batches"] = pre_commit_batches(ftlint + ["--no-cache"], tracked)
+        if ruff:
+            ruff_batch = [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "--output-format", "json"]
+            batch_cases["ruff-batches"] = pre_commit_batches(ruff_batch, tracked)
+        pre_commit = shutil.which("pre-commit", path=str(Path(py).parent)) or shutil.which("pre-commit")
+        if pre_commit:
+            ftlint_exe = shutil.which("ftlint", path=str(Path(py).parent)) or "ftlint"
+            hooks = {"pre-commit": f"{ftlint_exe} check --force-exclude --cache-dir {work / 'ftlint-cache'}"}
+            if ruff:
+                hooks["pre-commit-ruff"] = (
+                    f"{ruff} check --force-exclude --isolated --select E9,F --cache-dir {work / 'ruff-cache'}"
+                )
+            for name, entry in hooks.items():
+                config = work / f"{name}.yaml"
+                config.write_text(PRE_COMMIT_CONFIG.format(id=name, entry=entry))
+                cases[name] = [pre_commit, "run", "--all-files", "--config", str(config)]
+                fresh_dirs[name] = [work / "ftlint-cache", work / "ruff-cache"]
+    env = {**env, "PRE_COMMIT_HOME": str(work / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"}
+    for name in batch_cases:
+        cases[name] = batch_cases[name][0]  # keeps the order; run_batches runs them all
+
     # byte-compile ftlint as `pip install` does (PYTHONDONTWRITEBYTECODE would otherwise make
     # every run compile ftlint's modules again)
     subprocess.run([py, "-c", COMPILE_FTLINT], check=False, capture_output=True)
     try:
-        for prime in ("warm", "file-warm", "warm-engine", "file-engine", "file-edited"):  # fill the caches once
+        # fill the caches once (pre-commit: its own store, PRE_COMMIT_HOME, is made on first use)
+        for prime in ("warm", "file-warm", "warm-engine", "file-engine", "file-edited", "pre-commit", "pre-commit-ruff"):
             if prime in cases:
                 run_reaped(cases[prime], tree, env)
         results: dict[str, list[dict]] = {name: [] for name in cases}
@@ -159,8 +250,13 @@ def main(argv=None) -> int:
             for name in order:
                 if name == "file-edited":
                     target.write_bytes(original + f"# edited by bench_tree.py, round {i}\n".encode())
+                for fresh in fresh_dirs.get(name, ()):
+                    shutil.rmtree(fresh, ignore_errors=True)
                 try:
-                    results[name].append(run_reaped(cases[name], tree, env))
+                    if name in batch_cases:
+                        results[name].append(run_batches(batch_cases[name], tree, env))
+                    else:
+                        results[name].append(run_reaped(cases[name], tree, env))
                 finally:
                     if name == "file-edited":
                         target.write_bytes(original)
@@ -172,9 +268,16 @@ def main(argv=None) -> int:
             target.write_bytes(original)
         shutil.rmtree(cache_dir, ignore_errors=True)
         shutil.rmtree(edited_cache, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
     print(f"tree: {tree}  ({walked} .py files under it)  rounds: {args.rounds}  cpus: {os.cpu_count()}")
-    print(f"python: {py}\nruff: {ruff or 'not installed'}\n")
+    print(f"python: {py}\nruff: {ruff or 'not installed'}")
+    if batch_cases:
+        sizes = ", ".join(f"{name}: {len(cmds)} partitions" for name, cmds in batch_cases.items())
+        print(f"tracked Python files: {len(tracked)}  ({sizes}, run one after the other)")
+    elif args.pre_commit:
+        print("no tracked Python files (not a git tree, or nothing added): batch and pre-commit cases skipped")
+    print()
     print(f"{'case':12} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MiB':>13} {'parsed':>7} {'linted':>7}")
     rows = dict(results)
     if exhaustive:
@@ -201,6 +304,11 @@ def main(argv=None) -> int:
         check("cold / ruff", median(results["cold"]) / r, 1.5, 1.0)
         check("warm / ruff", median(results["warm"]) / r, 0.5)
         check("warm-engine / ruff (no registry import)", median(results["warm-engine"]) / r, 0.5)
+        if "batches" in results and "ruff-batches" in results:
+            check("batches / ruff-batches (explicit, cold)", median(results["batches"]) / median(results["ruff-batches"]), 1.0)
+        if "pre-commit" in results and "pre-commit-ruff" in results:
+            check("pre-commit / pre-commit-ruff (--all-files, cold)",
+                  median(results["pre-commit"]) / median(results["pre-commit-ruff"]), 1.5)
     lib = median(results["libcst"])
     if single:
         check("file (cold) / import libcst", median(results["file"]) / lib, 1.5)
@@ -212,7 +320,8 @@ def main(argv=None) -> int:
     print("\nsame findings:")
     base = findings(results["cold"][-1])
     for name, rs in rows.items():
-        if name in ("ruff", "libcst", "file", "file-warm", "file-engine", "file-edited"):
+        if name in ("ruff", "ruff-batches", "pre-commit", "pre-commit-ruff", "libcst", "file", "file-warm",
+                    "file-engine", "file-edited"):
             continue
         same = all(findings(r) == base for r in rs)
         ok &= same
@@ -223,7 +332,7 @@ def main(argv=None) -> int:
             ok &= same
             print(f"  {name:10} {'==' if same else '!='} file   ({len(findings(results['file'][-1]))} findings)")
     for name, rs in rows.items():
-        bad = [r for r in rs if "Traceback" in r["err"] or (name != "ruff" and r["code"] not in (0, 1))]
+        bad = [r for r in rs if "Traceback" in r["err"] or ("ruff" not in name and r["code"] not in (0, 1))]
         if bad:
             ok = False
             print(f"  {name}: exit {bad[0]['code']}: {bad[0]['err'][-800:]}")

@@ -41,29 +41,34 @@ class FileLinter:
         lint_set: Optional[set[str]] = None,
         outline_lint_set: bool = True,
         outline_store=None,
+        outline_always=(),
     ) -> None:
         """`lint_set`: the absolute paths findings are reported for; other files a handler
         reaches are only outlined (see outline.py), and so are the lint set's own files
         unless `outline_lint_set` is False (--exhaustive parses them whole). None: every
         file is parsed whole. `outline_store`: cache.OutlineStore, outlines made
-        already (by the forked scan, by earlier runs)."""
+        already (by the forked scan, by earlier runs). `outline_always`: files outlined
+        even so (--exhaustive's files past its size limit)."""
         self.config = config
         self.selected = selected
         self.rules: list[type[Rule]] = [r for code, r in all_rules().items() if code in selected]
         # Files in the lint set are outlined too (only their fault-path functions parsed)
         # when every rule reports only in fault-path code and asks for no metadata
         # provider, and the file is not a `fault-paths` file (whole file in scope).
-        self.segmented = lint_set is not None and outline_lint_set and all(
+        outlinable = lint_set is not None and all(
             rule.FAULT_PATH_ONLY and not rule.get_inherited_dependencies() for rule in self.rules
         )
+        self.segmented = outlinable and outline_lint_set
         outline_only = None
         if lint_set is not None:
             segmented = self.segmented
+            always = set(outline_always) if outlinable else set()
 
             def outline_only(path: Path) -> bool:
-                if os.fspath(path) not in lint_set:
+                name = os.fspath(path)
+                if name not in lint_set:
                     return True
-                return segmented and not in_fault_path_file(Path(path))
+                return (segmented or name in always) and not in_fault_path_file(Path(path))
 
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store)
         self._loaded: set[Path] = set()

@@ -72,6 +72,11 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     check.add_argument(
         "--exhaustive", action="store_true", help="parse every file instead of prefiltering (slow; same findings)"
     )
+    check.add_argument(
+        "--exhaustive-max-mb", type=float, default=None, metavar="MB",
+        help="with --exhaustive, files larger than this are FT000 instead of parsed whole with LibCST "
+        "(default: exhaustive-max-mb in the config, 2)",
+    )
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths passed explicitly")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     check.add_argument("--cache-dir", type=Path, help="result cache location (default: .ftlint_cache in the project root)")
@@ -256,6 +261,12 @@ def run_check(args) -> int:
         return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
     from ftlint.engine import lint_paths
 
+    if args.exhaustive_max_mb is not None:
+        if not args.exhaustive_max_mb > 0:
+            raise UsageError("--exhaustive-max-mb: expected a positive number")
+        import dataclasses
+
+        config = dataclasses.replace(config, exhaustive_max_mb=args.exhaustive_max_mb)
     if args.add_noqa:
         if args.fix or args.diff:
             raise UsageError("--add-noqa cannot be combined with --fix or --diff")

@@ -255,6 +255,8 @@ class Config:
     cache_dir: str = ".ftlint_cache"
     #: template of a rule's documentation URL ("https://example.org/rules/{code}"); "" = no links
     docs_url: str = ""
+    #: --exhaustive parses files up to this size whole with LibCST (bigger: FT000, outlined)
+    exhaustive_max_mb: float = 2.0
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict, hash=False)
     #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
     #: used to word error messages
@@ -561,6 +563,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "fault-paths",
     "cache-dir",
     "docs-url",
+    "exhaustive-max-mb",
     "options",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
@@ -656,6 +659,10 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
             if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
                 raise v.error(key, f"expected an absolute URL (scheme://...), got {value!r}")
             kwargs[attr] = value
+        elif key == "exhaustive-max-mb":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise v.error(key, f"expected a positive number of megabytes, got {value!r}")
+            kwargs[attr] = float(value)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")

@@ -133,19 +133,29 @@ def lint_discovered(
     lint_set = set(lint_files)
 
     def is_forced(file: str) -> bool:
-        return file in explicit_files or bool(config.fault_paths and in_fault_path_file(Path(file)))
+        # files passed explicitly follow the walk's rule (issue 15): parsed only when they may
+        # define a handler (prefilter), match `fault-paths`, or a handler reaches them
+        return bool(config.fault_paths and in_fault_path_file(Path(file)))
 
     walk_root = _project_root_to_walk(lint_files, config, explicit or [cwd], cwd_str)
     linter = None
     # file-existence tests made while linting are dependencies of the cached result
     recorder = cachemod.ProbeRecorder() if cache is not None else None
     early_errors: list[str] = []
+    too_large: dict[str, int] = {}
     if exhaustive:
         scan = lint_files + _walk_project(walk_root, lint_set, config, None)
         scanned_count = len(scan)
-        screen = _screen(scan, config)  # None: parse everything in this process
+        # files past exhaustive-max-mb are not parsed whole (LibCST takes minutes and GBs on
+        # a 9 MB file): FT000 in the lint set, and handled as a normal run would
+        too_large = _too_large(scan, config.exhaustive_max_mb)
+        screen = _screen([f for f in scan if f not in too_large], config)  # None: parse all here
         candidates = []
         for file in scan:
+            if file in too_large:
+                if facts.candidate(file, is_forced(file)):
+                    candidates.append(file)
+                continue
             status = screen.get(file) if screen is not None else None
             if is_forced(file) or status is None or status == "handler" or (status == "fail" and file in lint_set):
                 candidates.append(file)
@@ -159,6 +169,10 @@ def lint_discovered(
             # is not done first); without one the child reads every file and is the
             # longer side, so the files given are outlined here.
             given = sorted(explicit_files & lint_set)
+            if len(given) <= EARLY_LOAD_LIMIT:  # a commit's few files: prefilter them here
+                given = [file for file in given if facts.candidate(file, is_forced(file))]
+            else:  # pre-commit's --all-files batches: the child's scan tells which to parse
+                given = []
             for_child = given if cache is not None else []
             join = parallel_scan.start(
                 lambda: _scan_and_save(
@@ -167,7 +181,7 @@ def lint_discovered(
             )
         if join is not None:
             linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, cache=cache)
-            if not join.ready():
+            if given and not join.ready():
                 # rather than wait: the files given are candidates whatever the scan finds,
                 # so load them (outline, parse their handlers, follow their helpers) now
                 with recorder or nullcontext():
@@ -214,8 +228,18 @@ def lint_discovered(
             return result
 
     if linter is None:
-        linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive, cache=cache)
+        linter = _new_linter(
+            config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive, cache=cache,
+            outline_always=set(too_large),
+        )
     linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, recorder=recorder, early_errors=early_errors)
+    if too_large:  # one FT000 a file: a parse failure found while linting it comes first
+        failed = {f.path for f in result.findings if f.code == PARSE_ERROR_CODE}
+        for file in lint_files:
+            if file in too_large and PARSE_ERROR_CODE in selected:
+                finding = _too_large_finding(file, too_large[file], config, cwd)
+                if finding.path not in failed and PARSE_ERROR_CODE not in config.ignored_codes_for(Path(file)):
+                    result.findings.append(finding)
     if screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(screen) | linted[2])
     if cache is not None and linted is not None:
@@ -298,12 +322,44 @@ def _scan_and_save(lint_files, walk_root, lint_set, is_forced, facts, config, li
     return len(scan), candidates, facts.delta(), outlines
 
 
+#: Up to this many files given, the parent prefilters them before the project scan
+#: starts, and loads the ones that may hold a handler while the scan runs; more (pre-commit
+#: passing a batch of `--all-files`) are left to the scan, which reads them anyway.
+EARLY_LOAD_LIMIT = 64
+
+
 def _parse_likely(files: set[str], facts) -> bool:
     """Whether these files will be parsed: no cache, or one changed since the stat table."""
     return facts.cache is None or any(facts.changed(file) for file in files)
 
 
-def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False, cache=None):
+def _too_large(files: list[str], max_mb: float) -> dict[str, int]:
+    """file -> size, for the files bigger than `max_mb` megabytes (10**6 bytes)."""
+    limit = max_mb * 1_000_000
+    sizes = {}
+    for file in files:
+        try:
+            size = os.stat(file).st_size
+        except OSError:
+            continue
+        if size > limit:
+            sizes[file] = size
+    return sizes
+
+
+def _too_large_finding(file: str, size: int, config: Config, cwd: Path) -> Finding:
+    limit = config.exhaustive_max_mb
+    return _failure_finding(
+        display_path(Path(file), cwd),
+        ParseFailure(
+            f"too large to parse with LibCST under --exhaustive ({size / 1e6:.1f} MB > {limit:g} MB): "
+            "linted as without --exhaustive (only its fault-path functions parsed); raise the limit "
+            "with --exhaustive-max-mb or exhaustive-max-mb"
+        ),
+    )
+
+
+def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False, cache=None, outline_always=()):
     from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
     from ftlint.cache import OutlineStore
 
@@ -315,6 +371,7 @@ def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhausti
         lint_set=lint_set,
         outline_lint_set=not exhaustive,
         outline_store=OutlineStore(cache),
+        outline_always=outline_always,
     )
 
 

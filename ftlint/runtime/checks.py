@@ -11,6 +11,7 @@ from .snapshot import (
     BlockRecord,
     Reader,
     Snapshot,
+    gc_paused,
     is_missing,
 )
 
@@ -25,6 +26,11 @@ def _block_violation(code: str, rec: BlockRecord, explanation: str) -> Violation
 
 def run_checks(snap: Snapshot, report: FaultReport) -> None:
     """Fill ``report`` from ``snap`` and the scheduler's current state."""
+    with gc_paused():
+        _run_checks(snap, report)
+
+
+def _run_checks(snap: Snapshot, report: FaultReport) -> None:
     exit_reader = Reader()
     report.requests = len(snap.requests)
     report.dirty_total = len(snap.dirty)
@@ -57,8 +63,13 @@ def _blocked(missing: dict[str, set[str]]) -> set[str]:
 def _check_cache(snap: Snapshot, report: FaultReport, blocked: set[str]) -> None:
     cache = snap.cache
     assert cache is not None
+    contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
     for rec in snap.dirty:
-        still = [k for k in rec.keys if cache.contains(k, rec.block_id)]
+        keys = rec.keys
+        if len(keys) == 1:
+            still = keys if contains(keys[0], rec.block_id) else ()
+        else:
+            still = [k for k in keys if contains(k, rec.block_id)]
         if not still:
             report.dirty_evicted += 1
         elif "FTR01" not in blocked:
@@ -70,7 +81,7 @@ def _check_cache(snap: Snapshot, report: FaultReport, blocked: set[str]) -> None
                 "prefix would reuse KV that was never computed",
             ))
     for rec in snap.clean:
-        if cache.contains(rec.keys[0], rec.block_id):
+        if contains(rec.keys[0], rec.block_id):
             continue
         report.clean_evicted += 1
         if "FTR02" not in blocked:
@@ -86,10 +97,29 @@ def _status_name(status: Any) -> str:
     return name if isinstance(name, str) else str(status)
 
 
+def _resume_clean(req: Any) -> bool:
+    """Plain reads for the usual request: not waiting, or waiting with nothing left over.
+    False when unsure (a field missing or odd): the guarded reads decide."""
+    try:
+        name = req.status.name
+        if type(name) is not str:
+            return False
+        if name not in WAITING_STATUSES:
+            return True
+        in_flight, stale = req.num_in_flight_tokens, req.num_stale_output_tokens
+        discard = getattr(req, "async_tokens_to_discard", 0)
+        return (type(in_flight) is int and in_flight == 0 and type(stale) is int and stale <= 0
+                and not (isinstance(discard, int) and discard > 0))
+    except Exception:
+        return False
+
+
 def _check_resume(snap: Snapshot, report: FaultReport, r: Reader) -> None:
     codes = ("FTR03",)
     for rr in snap.requests:
         req = rr.request
+        if _resume_clean(req):
+            continue
         status = r.get(req, "status", "Request", codes)
         if is_missing(status):
             return
@@ -150,6 +180,12 @@ def _check_placeholders(snap: Snapshot, report: FaultReport, r: Reader) -> None:
         if id(req) in seen:
             continue
         seen.add(id(req))
+        try:  # the usual case, read plainly; anything else through the guarded read
+            value = req.num_output_placeholders
+            if type(value) is int and value >= 0:
+                continue
+        except Exception:
+            pass
         value = r.int_(req, "num_output_placeholders", "Request", codes)
         if is_missing(value):
             return

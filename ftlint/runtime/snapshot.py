@@ -11,9 +11,11 @@ queried with ``contain``/``get`` only.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 ALL = ("FTR01", "FTR02", "FTR03", "FTR04", "FTR05")
 BLOCKS = ("FTR01", "FTR02", "FTR05")  # the checks that classify blocks
@@ -117,20 +119,28 @@ class CacheMap:
         return (primary, *(k for k in extra if k != primary))
 
 
-@dataclass
-class BlockRecord:
+class BlockRecord(NamedTuple):
+    """One recorded block: a tuple (one per dirty or clean-cached block, made with
+    ``tuple.__new__``: a dataclass per block cost more than the handler it watches)."""
+
     request_id: str
     group: int
     index: int
     block_id: int
     block: Any
     keys: tuple[Any, ...]
-    token_range: tuple[int, int]
-    cached: bool  # a key mapped to this block at entry
+    block_size: int
 
     @property
     def hash_text(self) -> str:
         return hash_text(self.keys[0])
+
+    @property
+    def token_range(self) -> tuple[int, int]:
+        return (self.index * self.block_size, (self.index + 1) * self.block_size)
+
+
+_new_record = tuple.__new__
 
 
 @dataclass
@@ -141,8 +151,7 @@ class ManagerRecord:
     records_zeroing: bool
 
 
-@dataclass
-class RequestRecord:
+class RequestRecord(NamedTuple):
     request_id: str
     request: Any
     num_computed_tokens: Any
@@ -165,7 +174,7 @@ class Snapshot:
     cache: CacheMap | None = None
     zeroing: bool = False
     reader: Reader = field(default_factory=Reader)
-    seen: set[tuple[int, int]] = field(default_factory=set, repr=False)
+    seen: dict[int, set[int]] = field(default_factory=dict, repr=False)  # group -> block ids recorded
 
     @property
     def missing(self) -> dict[str, set[str]]:
@@ -213,10 +222,29 @@ def zeroing_required(scheduler: Any, reader: Reader, managers: list[Any]) -> boo
     return False
 
 
+@contextmanager
+def gc_paused():
+    """The cyclic GC off while the verifier records or checks (thousands of small tuples
+    would trigger collections that walk all of vLLM's and torch's objects: more than the
+    reads themselves at 1,000 requests); back on, if it was, afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def take_snapshot(scheduler: Any) -> Snapshot:
     """Record, for every running request and KV-cache group, which blocks are
     dirty (index >= confirmed // block_size, not null, hashed) and which are
     clean and cached (index < confirmed // block_size, hashed, in the map)."""
+    with gc_paused():
+        return _take_snapshot(scheduler)
+
+
+def _take_snapshot(scheduler: Any) -> Snapshot:
     snap = Snapshot(scheduler=scheduler)
     r = snap.reader
     running = r.get(scheduler, "running", "Scheduler", ALL)
@@ -243,41 +271,101 @@ def take_snapshot(scheduler: Any) -> Snapshot:
             if m.records_zeroing and is_missing(r.opt(m.manager, "new_block_ids")):
                 r.miss("SingleTypeKVCacheManager.new_block_ids", ("FTR05",))
 
+    cache = snap.cache
+    cache_ok = cache is not None and cache.ok
+    if cache_ok:
+        secondary = cache.secondary
+        contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
+    plan: list[tuple] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
+    requests = snap.requests
     for request in running:
-        rid = r.get(request, "request_id", "Request", ALL)
-        if is_missing(rid):
+        try:  # the usual case in one go; anything odd is read again, guarded
+            rid = request.request_id
+            computed = request.num_computed_tokens
+            in_flight = request.num_in_flight_tokens
+            plain = type(computed) is int and type(in_flight) is int
+        except Exception:
+            plain = False
+        if not plain:
+            rid = r.get(request, "request_id", "Request", ALL)
+            if is_missing(rid):
+                continue
+            computed = r.int_(request, "num_computed_tokens", "Request", BLOCKS)
+            in_flight = r.int_(request, "num_in_flight_tokens", "Request", BLOCKS)
+        rid = str(rid)
+        rr = _new_record(RequestRecord, (rid, request, computed, in_flight))
+        requests.append(rr)
+        if not cache_ok or is_missing(computed) or is_missing(in_flight):
             continue
-        computed = r.int_(request, "num_computed_tokens", "Request", BLOCKS)
-        in_flight = r.int_(request, "num_in_flight_tokens", "Request", BLOCKS)
-        rr = RequestRecord(str(rid), request, computed, in_flight)
-        snap.requests.append(rr)
-        if is_missing(computed) or is_missing(in_flight):
-            continue
-        if snap.cache is None or not snap.cache.ok:
-            continue
-        confirmed = max(rr.confirmed, 0)
-        for m in snap.managers:
-            _record_blocks(snap, rr, m, confirmed)
+        confirmed = max(computed - in_flight, 0)
+        if plan is None:
+            plan = []
+            for m in snap.managers:
+                getter = _blocks_getter(r, m)
+                if getter is not None:
+                    plan.append((m, getter, snap.seen.setdefault(m.group, set()), m.group, m.block_size))
+        # The request's dirty tail (index >= confirmed // block_size, not null, hashed) and
+        # its clean prefix blocks that are in the prefix cache, each block once per group,
+        # in plain reads; a block with a missing or odd field makes the guarded loop redo
+        # this request and group, so it reports what is missing exactly as before.
+        for m, getter, seen, group, block_size in plan:
+            blocks = getter(rid)  # .get(): never insert into the defaultdict
+            if not blocks:
+                continue
+            boundary = confirmed // block_size
+            dirty: list[BlockRecord] = []
+            clean: list[BlockRecord] = []
+            mine: set[int] = set()
+            try:
+                for index, block in enumerate(blocks):
+                    is_null = block.is_null
+                    key = block.block_hash
+                    block_id = block.block_id
+                    if type(block_id) is not int:
+                        raise _Odd
+                    if is_null or key is None or block_id in seen or block_id in mine:
+                        continue
+                    extra = secondary.get(block_id) if secondary else None
+                    keys = cache.keys_of(block_id, key) if extra else (key,)
+                    if index >= boundary:
+                        dirty.append(_new_record(BlockRecord, (rid, group, index, block_id, block, keys, block_size)))
+                        mine.add(block_id)
+                    elif any(contains(k, block_id) for k in keys) if extra else contains(key, block_id):
+                        clean.append(_new_record(BlockRecord, (rid, group, index, block_id, block, keys, block_size)))
+                        mine.add(block_id)
+            except Exception:  # a missing field (or a property that raises), an odd type
+                _record_blocks_guarded(snap, rr, m, blocks, boundary)
+                continue
+            if mine:
+                seen |= mine
+                if dirty:
+                    snap.dirty += dirty
+                if clean:
+                    snap.clean += clean
     return snap
 
 
-def _record_blocks(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
-                   confirmed: int) -> None:
-    r = snap.reader
-    req_to_blocks = r.get(m.manager, "req_to_blocks", "SingleTypeKVCacheManager",
-                          BLOCKS)
+def _blocks_getter(r: Reader, m: ManagerRecord) -> Any:
+    """``req_to_blocks.get`` of one manager (``.get()``: never insert into the defaultdict)."""
+    req_to_blocks = r.get(m.manager, "req_to_blocks", "SingleTypeKVCacheManager", BLOCKS)
     if is_missing(req_to_blocks):
-        return
+        return None
     getter = getattr(req_to_blocks, "get", None)
     if getter is None:
         r.miss("SingleTypeKVCacheManager.req_to_blocks.get", BLOCKS)
-        return
-    blocks = getter(rr.request_id)  # .get(): never insert into the defaultdict
-    if not blocks:
-        return
-    boundary = confirmed // m.block_size
+    return getter
+
+
+class _Odd(Exception):
+    """A block the fast loop cannot read plainly: read the request's blocks again, guarded."""
+
+
+def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
+                           blocks: Any, boundary: int) -> None:
+    r = snap.reader
     cache = snap.cache
     assert cache is not None
+    seen = snap.seen.setdefault(m.group, set())
     for index, block in enumerate(blocks):
         is_null = r.get(block, "is_null", "KVCacheBlock", BLOCKS)
         key = r.get(block, "block_hash", "KVCacheBlock", BLOCKS)
@@ -286,20 +374,13 @@ def _record_blocks(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
             return
         if is_null or key is None:
             continue
-        keys = cache.keys_of(block_id, key)
-        cached = any(cache.contains(k, block_id) for k in keys)
-        rec = BlockRecord(
-            request_id=rr.request_id, group=m.group, index=index, block_id=block_id,
-            block=block, keys=keys,
-            token_range=(index * m.block_size, (index + 1) * m.block_size),
-            cached=cached,
-        )
-        seen = (m.group, block_id)
-        if seen in snap.seen:  # shared by several requests: count it once
+        if block_id in seen:  # shared by several requests: count it once
             continue
+        keys = cache.keys_of(block_id, key)
+        rec = _new_record(BlockRecord, (rr.request_id, m.group, index, block_id, block, keys, m.block_size))
         if index >= boundary:
-            snap.seen.add(seen)
+            seen.add(block_id)
             snap.dirty.append(rec)
-        elif cached:
-            snap.seen.add(seen)
+        elif any(cache.contains(k, block_id) for k in keys):
+            seen.add(block_id)
             snap.clean.append(rec)

@@ -1,8 +1,10 @@
 """Issue 6, the bad-input matrix: every input gives a clean report.
 
-Each bad file passed explicitly gets exactly one FT000 naming the cause (or, for a non-Python
+Each bad file ftlint parses gets exactly one FT000 naming the cause (or, for a non-Python
 file, a clean skip with the reason); good files next to it are still linted; the exit code says
-so (1: findings, 0: clean). No traceback, ever (the `ftlint` fixture asserts that).
+so (1: findings, 0: clean). No traceback, ever (the `ftlint` fixture asserts that). A file is
+parsed when it may define a handler (the byte prefilter: `def on_fault`), when a handler reaches
+it, or with `--exhaustive`, whether it is passed explicitly or found by a walk (issue 15).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pytest
 
 from ftlint import discovery as discovery_mod
 from ftlint import source as source_mod
+from ftlint.prefilter import other_encoding
 from ftlint.source import MAX_BRACKET_DEPTH, MAX_CONCATENATED_STRINGS
 
 
@@ -106,13 +109,26 @@ def write(tmp_path: Path, files: dict[str, bytes]) -> None:
         (tmp_path / name).write_bytes(data)
 
 
+def may_define_handler(data: bytes) -> bool:
+    """The byte prefilter's answer: `def on_fault`, or a coding cookie naming another encoding
+    (the bytes cannot be searched as UTF-8, so such a file is always parsed)."""
+    return b"def on_fault" in data or other_encoding(data)
+
+
 @pytest.mark.parametrize("name", sorted(BAD_FILES))
 def test_each_bad_file_gets_one_ft000_naming_the_cause(tmp_path, ftlint, name):
     data, (line, column, message) = BAD_FILES[name]
     write(tmp_path, {name: data})
-    run = ftlint(tmp_path, name)
+    run = ftlint(tmp_path, "--exhaustive", name)
     assert run.findings == [(name, line, column, "FT000", message)]
     assert run.code == 1
+    assert run.err == ""
+    # passed explicitly without --exhaustive: parsed (so FT000) only if it may define a handler
+    run = ftlint(tmp_path, name)
+    if may_define_handler(data):
+        assert (run.code, run.findings) == (1, [(name, line, column, "FT000", message)])
+    else:
+        assert (run.code, run.findings) == (0, [])
     assert run.err == ""
 
 
@@ -130,22 +146,27 @@ def test_all_bad_files_at_once_and_the_good_ones_still_linted(tmp_path, ftlint):
     write(tmp_path, {name: data for name, (data, _) in BAD_FILES.items()})
     write(tmp_path, GOOD_FILES)
     (tmp_path / "empty.py").write_bytes(b"")
-    run = ftlint(tmp_path, *sorted(BAD_FILES), *sorted(GOOD_FILES), "empty.py")
-    assert sorted(f for f in run.findings if f[3] == "FT000") == sorted(
-        (name, *expected[:2], "FT000", expected[2]) for name, (_, expected) in BAD_FILES.items()
-    )
-    assert sorted(f[0] for f in run.findings if f[3] == "FT005") == sorted(GOOD_FILES)
-    assert run.code == 1
-    # walking the directory instead: bad files that cannot hold a handler are not parsed (the
-    # prefilter), so only the bad files mentioning `def on_fault` get FT000
-    run = ftlint(tmp_path)
-    bad_handlers = {n for n, (data, _) in BAD_FILES.items() if b"def on_fault" in data}
-    walked = {f[0] for f in run.findings if f[3] == "FT000"}
-    assert bad_handlers <= walked <= set(BAD_FILES)
-    # and --exhaustive parses everything: every bad file again
-    run = ftlint(tmp_path, "--exhaustive")
-    assert {f[0] for f in run.findings if f[3] == "FT000"} == set(BAD_FILES)
-    assert run.code == 1
+    every_file = (*sorted(BAD_FILES), *sorted(GOOD_FILES), "empty.py")
+    bad_handlers = {n for n, (data, _) in BAD_FILES.items() if may_define_handler(data)}
+    # passed explicitly and walked alike: bad files that cannot hold a handler are not parsed
+    # (the prefilter), so only the bad files that may define one get FT000
+    for args in (every_file, ()):
+        run = ftlint(tmp_path, *args)
+        assert sorted(f for f in run.findings if f[3] == "FT000") == sorted(
+            (name, *expected[:2], "FT000", expected[2])
+            for name, (_, expected) in BAD_FILES.items()
+            if name in bad_handlers
+        )
+        assert sorted(f[0] for f in run.findings if f[3] == "FT005") == sorted(GOOD_FILES)
+        assert run.code == 1
+    # and --exhaustive parses everything: every bad file, explicit or walked
+    for args in (every_file, ()):
+        run = ftlint(tmp_path, "--exhaustive", *args)
+        assert sorted(f for f in run.findings if f[3] == "FT000") == sorted(
+            (name, *expected[:2], "FT000", expected[2]) for name, (_, expected) in BAD_FILES.items()
+        )
+        assert sorted(f[0] for f in run.findings if f[3] == "FT005") == sorted(GOOD_FILES)
+        assert run.code == 1
 
 
 def test_empty_file_is_clean(tmp_path, ftlint):
