@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     cases = oracle.load_cases()
-    labels = oracle.runtime_labels() if args.rerun else oracle.read_labels()
+    labels = oracle.runtime_labels()[str(oracle.CORPUS)] if args.rerun else oracle.read_labels()
     results = agreement.lint_corpus(cases)
     static = {n: r.verdict for n, r in results.items()}
     runtime = {n: labels[n]["verdict"] for n in static}

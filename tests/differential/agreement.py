@@ -45,28 +45,38 @@ class StaticResult:
         return sorted({RULE_TO_RUNTIME[c] for c in self.rule_codes if c in RULE_TO_RUNTIME})
 
 
-def lint_corpus(cases: Iterable[Case], python: str | None = None) -> dict[str, StaticResult]:
-    """One ``ftlint check`` over every handler directory (each a path argument,
-    run from ``corpus/``); findings grouped by handler.  Each handler resolves
-    its helpers from its own directory (the top-level package parent of its
-    files), so this gives the same findings as linting each directory alone
-    (checked when the corpus was built) in one process instead of 70."""
-    cases = list(cases)
+def _ftlint(args: list[str], cwd: Path, python: str | None) -> subprocess.CompletedProcess:
     env = {**os.environ, "FTLINT_NO_CACHE": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    proc = subprocess.run(
-        [python or sys.executable, "-m", "ftlint", "check", "--no-cache",
-         "--format", "json", "--select", ",".join(SELECT),
-         *(c.path.name for c in cases)],
-        cwd=CORPUS, env=env, capture_output=True, text=True, timeout=600,
-    )
+    proc = subprocess.run([python or sys.executable, "-m", "ftlint", "check", "--no-cache",
+                           "--select", ",".join(SELECT), *args],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     if proc.returncode not in (0, 1) or "Traceback" in proc.stderr:
-        raise RuntimeError(f"ftlint check on the corpus failed (exit "
-                           f"{proc.returncode}):\n{proc.stderr[-4000:]}")
+        raise RuntimeError(f"ftlint check {' '.join(args[:3])} ... in {cwd} failed "
+                           f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return proc
+
+
+def lint_corpus(cases: Iterable[Case], python: str | None = None,
+                corpus: Path | None = None) -> dict[str, StaticResult]:
+    """One ``ftlint check`` over every handler directory (each a path argument,
+    run from the corpus directory); findings grouped by handler.  Each handler
+    resolves its helpers from its own directory (the top-level package parent
+    of its files), so this gives the same findings as linting each directory
+    alone (checked when the corpus was built) in one process instead of 70."""
+    cases = list(cases)
+    proc = _ftlint(["--format", "json", *(c.path.name for c in cases)],
+                   corpus or CORPUS, python)
     results = {c.name: StaticResult([]) for c in cases}
     for finding in json.loads(proc.stdout or "[]"):
         results[Path(finding["path"]).parts[0]].findings.append(finding)
     return results
+
+
+def fix_corpus(corpus: Path, python: str | None = None) -> None:
+    """``ftlint check --fix`` (the safe fixes) over a copy of the corpus, in place."""
+    names = sorted(d.name for d in corpus.iterdir() if (d / "handler.py").is_file())
+    _ftlint(["--fix", "--exit-zero", *names], corpus, python)
 
 
 # -- comparison -------------------------------------------------------------------

@@ -112,3 +112,29 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
         "with drop_stale_output=True (first good frame dropped) and clears the whole "
         "prefix cache",
 }
+
+# name -> what goes wrong when `ftlint check --fix` is applied to the handler and
+# the result is rerun (statically and on the real scheduler); today's fixes.
+_POPS_AGAIN = (
+    "FT008's fix writes the reset on the preempt's argument expression "
+    "(sched.running.pop().num_in_flight_tokens = 0), popping two more requests: the "
+    "fixed handler raises IndexError (and other requests are lost from running)")
+_OLD_API_FIELD = (
+    "on the 0.26 API the fix adds num_stale_output_tokens = 0, a field that "
+    "generation does not have (its counters are num_in_flight_tokens and "
+    "num_output_placeholders)")
+KNOWN_FIX_FAILURES: dict[str, str] = {
+    "old_api_copies_discard":
+        "FT001's fix of `request.async_tokens_to_discard = request.num_output_placeholders` "
+        "leaves the fragment `ns_to_discard = request.num_output_placeholders` at column 0: "
+        "the fixed module no longer imports (IndentationError)",
+    "old_api_counters_left": _OLD_API_FIELD,
+    "old_api_placeholders_left": _OLD_API_FIELD,
+    "old_api_resume_correct": _OLD_API_FIELD,
+    "old_api_setattr_reset": _OLD_API_FIELD,
+    "old_api_switch_discard_on_resume": _OLD_API_FIELD,
+    "resume_counters_left": _POPS_AGAIN,
+    "resume_drop_stale_output": _POPS_AGAIN,
+    "resume_reset_other_queue": _POPS_AGAIN,
+    "switch_resume_counters_left": _POPS_AGAIN,
+}

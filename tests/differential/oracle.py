@@ -16,9 +16,9 @@ that uses that API runs async scheduling and only there is
 ``num_output_placeholders`` non-zero.
 
 Run as a script (one process per vLLM version, every handler of that version):
-``python tests/differential/oracle.py --vllm 0.34 [NAME ...]`` prints JSON
-``{name: {scenario: [codes]}}``.  :func:`runtime_labels` does that for both
-versions from another process.
+``python tests/differential/oracle.py --vllm 0.34 [--corpus DIR ...]`` prints JSON
+``{corpus: {name: {scenario: [codes]}}}``.  :func:`runtime_labels` does that for
+both versions from another process.
 """
 
 from __future__ import annotations
@@ -63,9 +63,9 @@ class Case:
         return [f"{f}/{g}/{p}" for f in FAULTS for g in GROUPS for p in self.paths]
 
 
-def load_cases() -> list[Case]:
+def load_cases(corpus: Path | None = None) -> list[Case]:
     cases = []
-    for d in sorted(CORPUS.iterdir()):
+    for d in sorted((corpus or CORPUS).iterdir()):
         entry = d / "handler.py"
         if not entry.is_file():
             continue
@@ -107,11 +107,17 @@ def _load_handler_class(case: Case):
 
 
 def run_case(case: Case) -> dict[str, list[str]]:
-    """{scenario: sorted FTR codes} for one handler (vLLM already set up)."""
+    """{scenario: sorted FTR codes} for one handler (vLLM already set up).  A
+    handler that cannot be imported, or raises, gets ``"import-error:<type>"``
+    or ``"raised:<type>"`` among its codes (the corpus has none; a broken
+    automatic fix may)."""
     from ftlint.runtime import observe_fault_handling
     from ftlint.runtime import vllm_cpu as h
 
-    cls = _load_handler_class(case)
+    try:
+        cls = _load_handler_class(case)
+    except Exception as exc:
+        return {s: [f"import-error:{type(exc).__name__}"] for s in case.scenarios()}
     asynchronous = case.vllm == "0.26"
     out: dict[str, list[str]] = {}
     for scenario in case.scenarios():
@@ -123,27 +129,37 @@ def run_case(case: Case) -> dict[str, list[str]]:
         handler = cls(engine)
         if case.switch:
             setattr(handler, case.switch, path == "resume")
-        with observe_fault_handling(sched) as report:
-            handler.on_fault(RuntimeError("DP collective failed"))
+        raised = []
+        try:
+            with observe_fault_handling(sched) as report:
+                handler.on_fault(RuntimeError("DP collective failed"))
+        except Exception as exc:
+            raised = [f"raised:{type(exc).__name__}"]
+            report = getattr(exc, "ftlint_report", None)
+            if report is None:
+                out[scenario] = raised
+                continue
         if report.cannot_verify:
             raise RuntimeError(f"{case.name} {scenario}: cannot verify: "
                                f"{report.cannot_verify}")
-        out[scenario] = sorted({v.code for v in report.violations})
+        out[scenario] = sorted({v.code for v in report.violations}) + raised
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vllm", choices=("0.34", "0.26"), default="0.34")
-    ap.add_argument("names", nargs="*", help="handlers to run (default: all of --vllm)")
+    ap.add_argument("--corpus", type=Path, action="append",
+                    help="directory of handler directories (repeatable; default: corpus/)")
     ap.add_argument("--write-labels", action="store_true",
                     help=f"run every handler on both versions (one process each) and "
                          f"write {LABELS.name}")
     args = ap.parse_args(argv)
     if args.write_labels:
-        write_labels(runtime_labels())
+        write_labels(runtime_labels()[str(CORPUS)])
         print(f"wrote {LABELS}")
         return 0
+    corpora = args.corpus or [CORPUS]
     # vLLM 0.26 logs to stdout at import: keep stdout for the JSON only.
     out, sys.stdout = sys.stdout, sys.stderr
     if args.vllm == "0.26":
@@ -163,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"oracle.py: --vllm {args.vllm} but imported vllm {vllm.__version__} "
               f"from {vllm.__file__}", file=sys.stderr)
         return 2
-    cases = [c for c in load_cases() if c.vllm == args.vllm
-             and (not args.names or c.name in args.names)]
-    result = {c.name: run_case(c) for c in cases}
+    result = {str(corpus): {c.name: run_case(c) for c in load_cases(corpus)
+                            if c.vllm == args.vllm}
+              for corpus in corpora}
     out.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
     out.flush()
     return 0
@@ -173,9 +189,10 @@ def main(argv: list[str] | None = None) -> int:
 
 # -- from any process -------------------------------------------------------------
 
-def run_oracle(version: str, names: list[str] | None = None,
-               python: str | None = None) -> dict[str, dict[str, list[str]]]:
-    """Run every handler of vLLM ``version`` in one fresh process; the JSON it prints."""
+def run_oracle(version: str, corpora: list[Path], python: str | None = None
+               ) -> dict[str, dict[str, dict[str, list[str]]]]:
+    """Run every handler of vLLM ``version`` in ``corpora`` in one fresh
+    process: ``{corpus: {name: {scenario: codes}}}``."""
     env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
     if version == "0.26":
@@ -187,7 +204,7 @@ def run_oracle(version: str, names: list[str] | None = None,
             [str(src), str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     proc = subprocess.run(
         [python or sys.executable, str(HERE / "oracle.py"), "--vllm", version,
-         *(names or [])],
+         *(arg for c in corpora for arg in ("--corpus", str(c)))],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )
     if proc.returncode != 0:
@@ -201,15 +218,20 @@ def verdict(scenarios: dict[str, list[str]]) -> list[str]:
     return sorted({c for codes in scenarios.values() for c in codes})
 
 
-def runtime_labels(python: str | None = None) -> dict[str, dict]:
-    """{name: {"vllm", "verdict", "scenarios"}} for the whole corpus, fresh."""
-    cases = load_cases()
-    runs: dict[str, dict[str, list[str]]] = {}
+def runtime_labels(corpora: list[Path] | None = None, python: str | None = None
+                   ) -> dict[str, dict[str, dict]]:
+    """``{corpus: {name: {"vllm", "verdict", "scenarios"}}}`` for every handler of
+    ``corpora`` (default: the corpus), fresh: one process per vLLM version."""
+    corpora = corpora or [CORPUS]
+    cases = {str(c): load_cases(c) for c in corpora}
+    runs: dict[str, dict[str, dict[str, list[str]]]] = {str(c): {} for c in corpora}
     for version in ("0.34", "0.26"):
-        if any(c.vllm == version for c in cases):
-            runs.update(run_oracle(version, python=python))
-    return {c.name: {"vllm": c.vllm, "verdict": verdict(runs[c.name]),
-                     "scenarios": runs[c.name]} for c in cases}
+        if any(case.vllm == version for cs in cases.values() for case in cs):
+            for corpus, result in run_oracle(version, corpora, python).items():
+                runs[corpus].update(result)
+    return {corpus: {c.name: {"vllm": c.vllm, "verdict": verdict(runs[corpus][c.name]),
+                              "scenarios": runs[corpus][c.name]} for c in cs}
+            for corpus, cs in cases.items()}
 
 
 def read_labels() -> dict[str, dict]:

@@ -10,6 +10,12 @@ Three layers, so that a failure says which side moved:
   disagreements.py: LEGITIMATE_DIFFERENCES (the static verdict is held to the one
   documented there) and KNOWN_DISAGREEMENTS (today's static rules are wrong;
   ``xfail(strict=True)``, so a fixed entry fails until it leaves the table).
+- every handler ``ftlint check --fix`` changes is rerun statically and at runtime:
+  the fix must not break it (import error, exception), must not add a runtime
+  code, must remove its FTR03, must leave no FT001/FT008, and on the 0.26 API must
+  not name ``num_stale_output_tokens`` (absent there).  The handlers where a fix
+  fails today are exactly KNOWN_FIX_FAILURES (so that table, too, can only
+  shrink).
 - the corpus keeps its shape (size, correct handlers, both API generations,
   both paths) and the tables name only handlers that exist.
 
@@ -20,6 +26,8 @@ labelled statically.
 
 from __future__ import annotations
 
+import filecmp
+import shutil
 import sys
 from pathlib import Path
 
@@ -30,7 +38,11 @@ sys.path.insert(0, str(HERE))
 
 import agreement  # noqa: E402
 import oracle  # noqa: E402
-from disagreements import KNOWN_DISAGREEMENTS, LEGITIMATE_DIFFERENCES  # noqa: E402
+from disagreements import (  # noqa: E402
+    KNOWN_DISAGREEMENTS,
+    KNOWN_FIX_FAILURES,
+    LEGITIMATE_DIFFERENCES,
+)
 
 # The handlers run bad fault handlers on purpose (in a subprocess, but say so).
 pytestmark = pytest.mark.ftlint_verify(False)
@@ -41,9 +53,34 @@ LABELS = oracle.read_labels()
 
 
 @pytest.fixture(scope="session")
-def fresh_runtime_labels():
-    """Every handler rerun on the real schedulers: once per session."""
-    return oracle.runtime_labels()
+def fixed_corpus(tmp_path_factory):
+    """The handlers ``ftlint check --fix`` changes, fixed: a directory holding only
+    those (fixed on a copy of the whole corpus)."""
+    base = tmp_path_factory.mktemp("differential")
+    whole = base / "corpus"
+    shutil.copytree(oracle.CORPUS, whole, ignore=shutil.ignore_patterns("__pycache__"))
+    agreement.fix_corpus(whole)
+    fixed = base / "fixed"
+    fixed.mkdir()
+    shutil.copy(whole / "pyproject.toml", fixed / "pyproject.toml")
+    for case in CASES:
+        cmp = filecmp.dircmp(case.path, whole / case.name, ignore=["__pycache__"])
+        if cmp.diff_files or cmp.left_only or cmp.right_only or any(
+                sub.diff_files for sub in cmp.subdirs.values()):
+            shutil.copytree(whole / case.name, fixed / case.name)
+    return fixed
+
+
+@pytest.fixture(scope="session")
+def runtime_runs(fixed_corpus):
+    """Every handler, and every fixed handler, rerun on the real schedulers: once
+    per session, one process per vLLM version."""
+    return oracle.runtime_labels([oracle.CORPUS, fixed_corpus])
+
+
+@pytest.fixture(scope="session")
+def fresh_runtime_labels(runtime_runs):
+    return runtime_runs[str(oracle.CORPUS)]
 
 
 @pytest.fixture(scope="session")
@@ -80,6 +117,43 @@ def test_static_verdict_equals_runtime_verdict(name, static_results):
                     for f in result.findings))
 
 
+def fix_problems(root: Path, rerun: dict[str, dict]) -> dict[str, list[str]]:
+    """What is wrong with each fixed handler, rerun statically and at runtime."""
+    changed = sorted(rerun)
+    static = agreement.lint_corpus(oracle.load_cases(root), corpus=root)
+    problems: dict[str, list[str]] = {}
+    for name in changed:
+        why = []
+        codes = rerun[name]["verdict"]
+        broken = [c for c in codes if ":" in c]
+        if broken:
+            why.append(f"the fixed handler fails at runtime: {broken}")
+        if "FTR03" in codes:
+            why.append("FTR03 remains at runtime")
+        added = set(codes) - set(broken) - set(LABELS[name]["verdict"])
+        if added:
+            why.append(f"the fix adds {sorted(added)} at runtime")
+        left = [f"{f['path']}:{f['line']} {f['code']}" for f in static[name].findings
+                if f["code"] in ("FT001", "FT008")]
+        if left:
+            why.append(f"ftlint still reports {left}")
+        if LABELS[name]["vllm"] == "0.26" and any(
+                "num_stale_output_tokens" in p.read_text()
+                for p in (root / name).rglob("*.py")):
+            why.append("the fix names num_stale_output_tokens, which vLLM 0.26 lacks")
+        if why:
+            problems[name] = why
+    return problems
+
+
+def test_fixed_handlers_rerun_statically_and_at_runtime(fixed_corpus, runtime_runs):
+    rerun = runtime_runs[str(fixed_corpus)]
+    assert len(rerun) >= 5  # the corpus exercises the safe fixes
+    problems = fix_problems(fixed_corpus, rerun)
+    assert sorted(problems) == sorted(KNOWN_FIX_FAILURES), "\n".join(
+        f"{n}: {'; '.join(w)}" for n, w in sorted(problems.items()))
+
+
 def test_corpus_shape():
     assert len(CASES) >= 60
     assert sorted(LABELS) == sorted(NAMES), "labels.json does not match corpus/: " \
@@ -94,10 +168,14 @@ def test_corpus_shape():
         assert case.intended.startswith("Intended:"), f"{case.name}: header comment"
         assert LABELS[case.name]["vllm"] == case.vllm
         assert sorted(LABELS[case.name]["scenarios"]) == sorted(case.scenarios())
+        assert all(code.startswith("FTR") for code in LABELS[case.name]["verdict"]), \
+            f"{case.name}: the handler itself fails: {LABELS[case.name]['verdict']}"
 
 
 def test_difference_tables_name_existing_handlers_once():
     assert set(KNOWN_DISAGREEMENTS) <= set(NAMES)
+    assert set(KNOWN_FIX_FAILURES) <= set(NAMES)
+    assert all(reason.strip() for reason in KNOWN_FIX_FAILURES.values())
     assert set(LEGITIMATE_DIFFERENCES) <= set(NAMES)
     assert not set(KNOWN_DISAGREEMENTS) & set(LEGITIMATE_DIFFERENCES)
     assert all(reason.strip() for reason in KNOWN_DISAGREEMENTS.values())
