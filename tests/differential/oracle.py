@@ -29,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,8 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     # vLLM 0.26 logs to stdout at import: keep stdout for the JSON only.
     out, sys.stdout = sys.stdout, sys.stderr
     if args.vllm == "0.26":
-        sys.path.insert(0, str(HERE))
-        import vllm026
+        import vllm026  # beside this file, which is on sys.path
 
         vllm026.prepare_process()
     import logging
@@ -196,8 +196,7 @@ def run_oracle(version: str, corpora: list[Path], python: str | None = None
     env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
     if version == "0.26":
-        sys.path.insert(0, str(HERE))
-        import vllm026
+        import vllm026  # beside this file, which is on sys.path
 
         src = vllm026.python_sources(python or sys.executable)
         env["PYTHONPATH"] = os.pathsep.join(
@@ -225,9 +224,12 @@ def runtime_labels(corpora: list[Path] | None = None, python: str | None = None
     corpora = corpora or [CORPUS]
     cases = {str(c): load_cases(c) for c in corpora}
     runs: dict[str, dict[str, dict[str, list[str]]]] = {str(c): {} for c in corpora}
-    for version in ("0.34", "0.26"):
-        if any(case.vllm == version for cs in cases.values() for case in cs):
-            for corpus, result in run_oracle(version, corpora, python).items():
+    versions = [v for v in ("0.34", "0.26")
+                if any(case.vllm == v for cs in cases.values() for case in cs)]
+    # The two processes are independent: run them side by side.
+    with ThreadPoolExecutor(max_workers=len(versions) or 1) as pool:
+        for done in pool.map(lambda v: run_oracle(v, corpora, python), versions):
+            for corpus, result in done.items():
                 runs[corpus].update(result)
     return {corpus: {c.name: {"vllm": c.vllm, "verdict": verdict(runs[corpus][c.name]),
                               "scenarios": runs[corpus][c.name]} for c in cs}
