@@ -1,5 +1,5 @@
 # The two set-up commands (see README): both build or reuse the environment first.
-.PHONY: demo test test-static
+.PHONY: demo test test-static lint
 
 # Main job on an embedded default: lint the bundled bad fault handler, then run the
 # runtime verifier's demo on vLLM's real scheduler (CPU).
@@ -24,3 +24,14 @@ test-static:
 	@venv=$$(bash scripts/bootstrap-env --static) || exit 2; \
 	"$$venv/bin/python" -m pytest -m "not vllm" $(PYTEST_ARGS)
 
+# The project checks its own code: ruff (lint and format), mypy, and ftlint on itself
+# (configured in pyproject.toml; the tools are pinned in requirements/dev.txt). Runs every
+# tool and fails if any failed.
+lint:
+	@venv=$$(bash scripts/bootstrap-env --static) || exit 2; \
+	status=0; \
+	"$$venv/bin/ruff" check . || status=1; \
+	"$$venv/bin/ruff" format --check . || status=1; \
+	"$$venv/bin/python" -m mypy ftlint rules || status=1; \
+	"$$venv/bin/python" -m ftlint check . || status=1; \
+	exit $$status
