@@ -54,7 +54,7 @@ class Example:
 
 def examples(rules: Optional[Mapping[str, type["Rule"]]] = None) -> list[Example]:
     """Every example of `rules` (default: every registered rule), in code order."""
-    found = []
+    found: list[Example] = []
     for _code, rule in sorted((rules if rules is not None else all_rules()).items()):
         for kind, cases in (("VALID", rule.VALID), ("INVALID", rule.INVALID)):
             found.extend(Example(rule, kind, index, case) for index, case in enumerate(cases, 1))
