@@ -18,9 +18,10 @@ pytest is imported only by `example_params` (the linter itself needs only libcst
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any
 
 from ftlint import fixes
 from ftlint.config import load_config
@@ -41,10 +42,10 @@ class Example:
     """One example of one rule; `id` names it like FT004-INVALID-2 (plus `-name` when the
     example has a name)."""
 
-    rule: type["Rule"]
+    rule: type[Rule]
     kind: str  # "VALID" or "INVALID"
     index: int  # 1-based, within the rule's VALID or INVALID list
-    case: "Case"
+    case: Case
 
     @property
     def id(self) -> str:
@@ -52,7 +53,7 @@ class Example:
         return label + (f"-{self.case.name}" if self.case.name else "")
 
 
-def examples(rules: Optional[Mapping[str, type["Rule"]]] = None) -> list[Example]:
+def examples(rules: Mapping[str, type[Rule]] | None = None) -> list[Example]:
     """Every example of `rules` (default: every registered rule), in code order."""
     found: list[Example] = []
     for _code, rule in sorted((rules if rules is not None else all_rules()).items()):
@@ -61,7 +62,7 @@ def examples(rules: Optional[Mapping[str, type["Rule"]]] = None) -> list[Example
     return found
 
 
-def example_params(rules: Optional[Mapping[str, type["Rule"]]] = None) -> list[Any]:
+def example_params(rules: Mapping[str, type[Rule]] | None = None) -> list[Any]:
     """`examples(rules)` as pytest parameters with readable ids."""
     import pytest
 
@@ -75,11 +76,11 @@ class Expected:
 
     path: str
     line: int
-    column: Optional[int]
+    column: int | None
     message: str
 
     @classmethod
-    def parse(cls, item: tuple) -> "Expected":
+    def parse(cls, item: tuple) -> Expected:
         rest = list(item)
         path = rest.pop(0) if len(rest) > 1 and isinstance(rest[0], str) and isinstance(rest[1], int) else MAIN
         message = rest.pop() if rest and isinstance(rest[-1], str) else ""
@@ -87,7 +88,7 @@ class Expected:
             raise ValueError(f"bad expect entry {item!r}: use ([path,] line[, column][, message])")
         return cls(path, rest[0], rest[1] if len(rest) == 2 else None, message)
 
-    def matches(self, finding: "Finding") -> bool:
+    def matches(self, finding: Finding) -> bool:
         return (
             finding.path == self.path
             and finding.line == self.line
@@ -96,7 +97,7 @@ class Expected:
         )
 
 
-def write_example(case: "Case", directory: Path) -> list[Path]:
+def write_example(case: Case, directory: Path) -> list[Path]:
     """Write the example's project into `directory`; returns the files to lint (relative)."""
     (directory / "pyproject.toml").write_text("[tool.ftlint]\n" + textwrap.dedent(case.config))
     (directory / MAIN).write_text(case.code)
@@ -107,7 +108,7 @@ def write_example(case: "Case", directory: Path) -> list[Path]:
     return [Path(name) for name in (case.lint or (MAIN, *case.files))]
 
 
-def lint_example(directory: Path, files: Iterable[Path]) -> list["Finding"]:
+def lint_example(directory: Path, files: Iterable[Path]) -> list[Finding]:
     """Lint as `ftlint check` does, every rule selected; an internal error fails the case."""
     result = lint_paths(list(files), load_config(directory), set(known_codes()), cwd=directory)
     assert not result.internal_errors, result.internal_errors
@@ -124,7 +125,7 @@ def check_example(example: Example, directory: Path) -> None:
         return
     assert mine, f"{code} reported nothing for an INVALID example"
     if case.message:
-        wrong = [s for f, s in zip(mine, shown) if case.message not in f.message]
+        wrong = [s for f, s in zip(mine, shown, strict=True) if case.message not in f.message]
         assert not wrong, f"{code} messages lack {case.message!r}: {wrong}"
     expected = [Expected.parse(item) for item in case.expect]
     if expected:
@@ -133,7 +134,7 @@ def check_example(example: Example, directory: Path) -> None:
         _check_fix(example, directory, mine)
 
 
-def _check_positions(code: str, expected: list[Expected], mine: list["Finding"]) -> None:
+def _check_positions(code: str, expected: list[Expected], mine: list[Finding]) -> None:
     """Each expected entry matches its own finding, and every finding is expected."""
     left = list(mine)
     for entry in expected:
@@ -143,7 +144,7 @@ def _check_positions(code: str, expected: list[Expected], mine: list["Finding"])
     assert not left, f"{code}: findings that no expect entry names: {_show(left)}"
 
 
-def _check_fix(example: Example, directory: Path, mine: list["Finding"]) -> None:
+def _check_fix(example: Example, directory: Path, mine: list[Finding]) -> None:
     fixable = [f for f in mine if f.path == MAIN and f.fix]
     assert fixable, "the example declares `fixed` but no finding offers a fix"
     text = (directory / MAIN).read_text()
@@ -155,5 +156,5 @@ def _check_fix(example: Example, directory: Path, mine: list["Finding"]) -> None
     assert again == [], f"re-linting the fixed code still reports the rule: {_show(again)}"
 
 
-def _show(findings: list["Finding"]) -> list[str]:
+def _show(findings: list[Finding]) -> list[str]:
     return [f"{f.path}:{f.line}:{f.column} {f.message}" for f in findings]

@@ -13,7 +13,6 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator
-from pathlib import Path
 
 from tests.helpers import ROOT
 
@@ -70,7 +69,9 @@ def test_every_cited_file_exists():
         for citation in cited(text)
         if (doc, citation) not in NOT_CITATIONS and not exists(citation)
     }
-    assert not (missing - KNOWN_STALE), "cited files that do not exist:\n" + "\n".join(sorted(map(str, missing - KNOWN_STALE)))
+    assert not (missing - KNOWN_STALE), "cited files that do not exist:\n" + "\n".join(
+        sorted(map(str, missing - KNOWN_STALE))
+    )
     fixed = KNOWN_STALE - missing
     assert not fixed, "fixed, delete from KNOWN_STALE: " + str(sorted(fixed))
 
