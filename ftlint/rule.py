@@ -2,8 +2,8 @@
 may ask about the file it visits, and the examples each rule carries.
 
 A rule declares CODE, NAME, MESSAGE, a ruff-style docstring (What it does / Why is
-this bad? / Example / Use instead) and VALID/INVALID examples; the generic test in
-tests/test_rule_examples.py runs every example of every rule.
+this bad? / Example / Use instead) and VALID/INVALID examples; ftlint.testing turns
+every example of every rule into a pytest case (tests/test_rule_examples.py runs them).
 """
 
 from __future__ import annotations
@@ -153,7 +153,10 @@ class Case:
     example can put a helper in another module; `expect` lists the (line, column) of
     each finding (1-based, column optional; a leading path names another file of the
     example); `lint` names the files passed to ftlint (default: all of them, so helpers
-    in other modules are linted too); `fixed` is the example's code after `--fix`."""
+    in other modules are linted too); `fixed` is the example's code after `--fix`;
+    `message` is a text every finding of the example's rule must contain (a trailing
+    string in an `expect` entry does the same for that one finding). ftlint.testing
+    checks all of it."""
 
     code: str
     files: dict = field(default_factory=dict)
@@ -162,6 +165,7 @@ class Case:
     expect: tuple = ()
     fixed: Optional[str] = None
     name: str = ""
+    message: str = ""
 
 
 def Valid(code: str, **kwargs) -> Case:  # noqa: N802 - reads like Fixit's examples

@@ -159,7 +159,7 @@ def evict_unconfirmed_tail(kv, request):
                         request.num_in_flight_tokens = 0
                         request.num_stale_output_tokens = 0
             """,
-            expect=((8, 22), (9, 13)),
+            expect=((8, 22, "collects block ids (`.req_to_blocks`)"), (9, 13, "calls `evict_blocks()`")),
             name="collect-and-evict-inline",
         ),
         Invalid(
@@ -201,7 +201,11 @@ def evict_unconfirmed_tail(kv, request):
                         drop(request)
                     self.engine.scheduler.finish_requests(None, "aborted")
             """,
-            expect=((7, 26), (8, 28), (10, 17)),
+            expect=(
+                (7, 26, "collects block ids (`get_blocks()`)"),
+                (8, 28, "collects block ids (`.block_id`)"),
+                (10, 17, "calls `_maybe_evict_cached_block()`"),
+            ),
             name="nested-def-is-the-handlers-own-body",
         ),
         Invalid(

@@ -65,6 +65,7 @@ class PrefixCacheReset(Rule):
                     self.engine.scheduler.reset_prefix_cache(reset_running_requests=True)
             """,
             expect=((3, 9),),
+            message="Fault path calls `reset_prefix_cache()`",
             name="direct",
         ),
         Invalid(

@@ -2,6 +2,8 @@
 
 import json
 import re
+import subprocess
+import sys
 
 from tests.helpers import ROOT, codes_at, findings_json, run_ftlint, write_project
 
@@ -177,7 +179,9 @@ def test_cached_check_does_not_import_libcst(tmp_path):
     first = run_ftlint("check", "a.py", cwd=tmp_path, env=env)
     assert first.returncode == 1
     probe = "import sys; from ftlint.cli import main; code = main(['check', 'a.py']); print('LIBCST', 'libcst' in sys.modules); sys.exit(code)"
-    import subprocess, sys, os
+    import os
+    import subprocess
+    import sys
 
     proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={**os.environ, "FTLINT_NO_CACHE": ""}, capture_output=True, text=True)
     assert proc.returncode == 1, proc.stderr
@@ -189,8 +193,6 @@ def test_the_command_leaves_quickly_with_all_its_output(tmp_path):
     """`check`, `rule` and `review` end with os._exit (no interpreter teardown): output
     on a pipe and in --output-file is complete, exit codes are kept; `verify` exits
     normally (vLLM's exit handlers must run)."""
-    from ftlint import cli
-
     handlers = "".join(
         f"class S{i}:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n\n" for i in range(400)
     )
@@ -201,4 +203,12 @@ def test_the_command_leaves_quickly_with_all_its_output(tmp_path):
     assert proc.returncode == 1 and len(json.loads((tmp_path / "out.json").read_text())) == 400
     listing = run_ftlint("rule", "--all", cwd=tmp_path)
     assert listing.returncode == 0 and listing.stdout.splitlines()[-1].startswith("FT008")
-    assert cli._QUICK_EXIT_COMMANDS == {"check", "rule", "review"}
+    # no interpreter teardown: an atexit handler never runs after `check` or `rule`
+    for command in (["check", "many.py"], ["rule", "FT001"]):
+        probe = (
+            "import atexit, sys; atexit.register(print, 'TEARDOWN'); "
+            f"sys.argv = ['ftlint', *{command!r}]; from ftlint.cli import run; run()"
+        )
+        proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == (1 if command[0] == "check" else 0), proc.stderr
+        assert proc.stdout and "TEARDOWN" not in proc.stdout, command

@@ -1,89 +1,21 @@
-"""Runs every VALID/INVALID example of every rule through the real engine (Fixit's idea,
-as pytest parameters named like FT001-INVALID-2-new-api-preempt-argument)."""
+"""Every VALID/INVALID example of every rule, run by ftlint.testing through the real engine
+(pytest ids like FT001-INVALID-2-new-api-preempt-argument), and the harness's own checks:
+a wrong position, message or fix in an example fails it."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
+import dataclasses
+import re
 
 import pytest
 
-from ftlint import fixes
-from ftlint.config import load_config
-from ftlint.engine import lint_paths
-from ftlint.registry import all_rules, known_codes
-from ftlint.rule import Case
-from ftlint.source import parse
-
-MAIN = "example.py"
+from ftlint.registry import all_rules
+from ftlint.testing import Example, Expected, check_example, example_params, examples
 
 
-def _cases():
-    for code, rule in all_rules().items():
-        for kind, cases in (("VALID", rule.VALID), ("INVALID", rule.INVALID)):
-            for index, case in enumerate(cases, 1):
-                label = f"{code}-{kind}-{index}" + (f"-{case.name}" if case.name else "")
-                yield pytest.param(rule, kind, case, id=label)
-
-
-def _write(tmp_path: Path, case: Case) -> list[Path]:
-    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n" + textwrap.dedent(case.config))
-    (tmp_path / MAIN).write_text(case.code)
-    for name, text in case.files.items():
-        target = tmp_path / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip("\n"))
-    names = case.lint or (MAIN, *case.files)
-    return [Path(n) for n in names]
-
-
-def _lint(tmp_path: Path, files: list[Path]):
-    config = load_config(tmp_path)
-    result = lint_paths(files, config, set(known_codes()), cwd=tmp_path)
-    assert not result.internal_errors, result.internal_errors
-    return result.findings
-
-
-def _expected(case: Case) -> list[tuple]:
-    expected = []
-    for item in case.expect:
-        path, rest = (item[0], item[1:]) if isinstance(item[0], str) else (MAIN, item)
-        expected.append((path, *rest))
-    return sorted(expected)
-
-
-def _actual(findings, code: str, expected: list[tuple]) -> list[tuple]:
-    widths = {e[0]: len(e) for e in expected}
-    actual = []
-    for f in findings:
-        if f.code != code:
-            continue
-        width = widths.get(f.path, 3)
-        actual.append((f.path, f.line, f.column)[:width])
-    return sorted(actual)
-
-
-@pytest.mark.parametrize("rule, kind, case", list(_cases()))
-def test_rule_example(tmp_path, rule, kind, case: Case):
-    findings = _lint(tmp_path, _write(tmp_path, case))
-    mine = [f for f in findings if f.code == rule.CODE]
-    if kind == "VALID":
-        assert mine == [], [f"{f.path}:{f.line}:{f.column} {f.message}" for f in mine]
-        return
-    assert mine, f"{rule.CODE} reported nothing for an INVALID example"
-    expected = _expected(case)
-    if expected:
-        assert _actual(findings, rule.CODE, expected) == expected
-    if case.fixed is not None:
-        main_findings = [f for f in mine if f.path == MAIN and f.fix]
-        assert main_findings, "example declares a fix but no finding offers one"
-        text = (tmp_path / MAIN).read_text()
-        fixed, applied = fixes.apply_edits(text, [f.fix for f in main_findings])
-        assert fixed == case.fixed
-        assert not hasattr(parse(fixed), "message"), "fixed code must parse"
-        (tmp_path / MAIN).write_text(fixed)
-        again = [f for f in _lint(tmp_path, [Path(MAIN)]) if f.code == rule.CODE and f.path == MAIN]
-        assert again == [], "re-linting the fixed code still reports the rule"
+@pytest.mark.parametrize("example", example_params())
+def test_rule_example(example: Example, tmp_path):
+    check_example(example, tmp_path)
 
 
 def test_every_rule_has_examples_and_docs():
@@ -91,4 +23,60 @@ def test_every_rule_has_examples_and_docs():
         doc = rule.docs()
         assert rule.VALID and rule.INVALID, code
         assert doc.what_it_does and doc.why_bad and doc.example and doc.use_instead, code
-        assert doc.name == rule.NAME and "-" in rule.NAME or rule.NAME.isalpha(), code
+        # the module is named after the rule: rules/ft001_stale_output_discard.py holds FT001 stale-output-discard
+        assert rule.__module__.rpartition(".")[2] == f"{code.lower()}_{rule.NAME.replace('-', '_')}", code
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)+", rule.NAME), rule.NAME
+
+
+def test_example_ids_name_rule_kind_and_index():
+    ids = [p.id for p in example_params()]
+    assert "FT005-INVALID-1-direct" in ids and len(ids) == len(set(ids))
+
+
+def _ft005_direct() -> Example:
+    return next(e for e in examples() if e.id == "FT005-INVALID-1-direct")
+
+
+@pytest.mark.parametrize(
+    "change, complaint",
+    [
+        ({"expect": ((4, 9),)}, "no finding matches"),
+        ({"expect": ((3, 1),)}, "no finding matches"),
+        ({"expect": ((3, 9, "drops the frame twice"),)}, "no finding matches"),
+        ({"expect": ((3, 9), (3, 9))}, "no finding matches"),
+        ({"expect": ()}, None),
+        ({"message": "evicts the whole pool"}, "messages lack"),
+        ({"fixed": "pass\n"}, "no finding offers a fix"),
+    ],
+)
+def test_a_wrong_expectation_fails(tmp_path, change, complaint):
+    example = _ft005_direct()
+    wrong = dataclasses.replace(example, case=dataclasses.replace(example.case, **change))
+    if complaint is None:  # no positions given: any finding will do
+        check_example(wrong, tmp_path)
+        return
+    with pytest.raises(AssertionError, match=re.escape(complaint)):
+        check_example(wrong, tmp_path)
+
+
+def test_an_unexpected_finding_fails(tmp_path):
+    example = _ft005_direct()
+    code = example.case.code + "\n    def on_error(self, exc):\n        self.engine.scheduler.reset_prefix_cache()\n"
+    config = 'fault-handlers = ["*.on_fault", "*.on_error"]\n'
+    wrong = dataclasses.replace(example, case=dataclasses.replace(example.case, code=code, config=config))
+    with pytest.raises(AssertionError, match="findings that no expect entry names"):
+        check_example(wrong, tmp_path)
+
+
+def test_a_flagged_valid_example_fails(tmp_path):
+    example = _ft005_direct()
+    wrong = dataclasses.replace(example, kind="VALID")
+    with pytest.raises(AssertionError, match="flagged a VALID example"):
+        check_example(wrong, tmp_path)
+
+
+def test_expect_entries():
+    assert Expected.parse((3,)) == Expected("example.py", 3, None, "")
+    assert Expected.parse(("lib.py", 3, 9, "text")) == Expected("lib.py", 3, 9, "text")
+    with pytest.raises(ValueError, match="bad expect entry"):
+        Expected.parse(("text",))

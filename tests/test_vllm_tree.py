@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers import run_ftlint
 
+pytestmark = pytest.mark.vllm  # the installed vLLM source tree
+
 
 @pytest.fixture(scope="module")
 def vllm_dir() -> Path:

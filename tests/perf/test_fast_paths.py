@@ -86,6 +86,7 @@ PATTERNS = {
 }
 
 
+@pytest.mark.vllm  # samples the installed vLLM tree
 def test_matchers_agree_with_libcst_matchers_on_every_node():
     pairs = {name: (make(fm), make(lm)) for name, make in PATTERNS.items()}
     checked = hits = 0
@@ -99,6 +100,7 @@ def test_matchers_agree_with_libcst_matchers_on_every_node():
     assert checked > 100_000 and hits > 1_000  # the samples exercised the patterns
 
 
+@pytest.mark.vllm  # samples the installed vLLM tree
 def test_findall_agrees_with_libcst_findall():
     for _, _, module in _parsed(_samples(10, seed=6)):
         for make in (PATTERNS["comparison"], PATTERNS["len call"], lambda m: m.Name("self")):
@@ -119,6 +121,7 @@ def test_matchers_reject_unknown_names_and_fields():
 
 
 # -- positions ----------------------------------------------------------------------------
+@pytest.mark.vllm  # samples the installed vLLM tree
 def test_ranges_of_equals_position_provider_on_every_node():
     count = 0
     for _, _, module in _parsed(_samples(30, seed=7)):
@@ -130,6 +133,7 @@ def test_ranges_of_equals_position_provider_on_every_node():
     assert count > 50_000
 
 
+@pytest.mark.vllm  # samples the installed vLLM tree
 def test_ranges_of_a_few_nodes_stops_early_and_stays_exact():
     rng = random.Random(8)
     for _, _, module in _parsed(_samples(20, seed=9)):
@@ -183,6 +187,7 @@ def _statements(fn: cst.FunctionDef) -> list[str]:
     ]
 
 
+@pytest.mark.vllm  # samples the installed vLLM tree
 def test_outline_indexes_like_the_libcst_indexer_and_parses_functions_alike():
     compared = functions = 0
     for path, text, module in _parsed(_samples(120, seed=10)):

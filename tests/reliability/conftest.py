@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -44,9 +42,3 @@ def ftlint(monkeypatch, capsys):
 
     return run
 
-
-def is_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-PY = Path(sys.executable)

@@ -81,6 +81,7 @@ def _vllm_dir():
 
 
 @pytest.mark.slow
+@pytest.mark.vllm
 def test_installed_vllm_lints_without_crashes(tmp_path):
     vllm = _vllm_dir()
     assert vllm is not None, "vLLM is always installed by scripts/bootstrap-env"

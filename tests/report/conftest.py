@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from report_fixtures import ft001, ft002, make_ctx, pr001
 
 from ftlint.finding import Finding
 from ftlint.report import ReportContext
+from tests.report.report_fixtures import ft001, ft002, make_ctx, pr001
 
 
 @pytest.fixture

@@ -1,7 +1,4 @@
 """Hand-built findings and rule docs for the reporter tests (the engine is not needed).
-
-A plain module with a unique name (not ``conftest``) so test modules can import it without
-clashing with other test directories' conftest files.
 """
 
 from __future__ import annotations

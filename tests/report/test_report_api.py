@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx
 
 from ftlint.finding import Edit
 from ftlint.report import FORMATS, ReportContext, render
@@ -17,6 +17,7 @@ from ftlint.report._common import (
     finding_span,
     repo_relative,
 )
+from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx
 
 EXPECTED_FORMATS = {
     "text",
@@ -38,15 +39,27 @@ def test_format_names():
 @pytest.mark.parametrize("name", sorted(EXPECTED_FORMATS))
 def test_every_format_is_deterministic_and_order_independent(name, findings, ctx):
     out = render(name, findings, ctx)
-    assert isinstance(out, str)
     assert out == render(name, list(reversed(findings)), ctx)
     assert out.endswith("\n")
 
 
+NOTHING_FOUND = {
+    "text": lambda out: out == "All checks passed!\n",
+    "json": lambda out: json.loads(out) == [],
+    "jsonl": lambda out: out == "",
+    "github": lambda out: out == "",
+    "rdjson": lambda out: json.loads(out)["diagnostics"] == [],
+    "rdjsonl": lambda out: out == "",
+    "sarif": lambda out: [run["results"] for run in json.loads(out)["runs"]] == [[]],
+    "markdown": lambda out: out == "ftlint: no problems found\n",
+    "github-review": lambda out: json.loads(out)["comments"] == [] and "no problems" in json.loads(out)["body"],
+}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED_FORMATS))
-def test_every_format_handles_no_findings(name, ctx):
+def test_every_format_says_nothing_was_found(name, ctx):
     out = render(name, [], ctx)
-    assert isinstance(out, str)
+    assert NOTHING_FOUND[name](out), out
 
 
 def test_unknown_format():

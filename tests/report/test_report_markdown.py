@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 from ftlint.finding import Edit
 from ftlint.report import render
 from ftlint.report._common import md_inline
+from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 markdown_it = pytest.importorskip("markdown_it")
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from report_fixtures import NON_ASCII_LINE, ft002, pr001
-
 from ftlint.finding import Finding
 from ftlint.report import render
+from tests.report.report_fixtures import NON_ASCII_LINE, ft002, pr001
 
 
 def test_text_exact(findings, ctx):

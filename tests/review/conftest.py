@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from review_helpers import Repo, make_pr_repo, make_repo  # noqa: E402
+from tests.review.review_helpers import Repo, make_pr_repo, make_repo
 
 
 @pytest.fixture

@@ -1,7 +1,4 @@
-"""Helpers for `ftlint review` tests: real git repositories in tmp_path, and the CLI.
-
-(A uniquely named module, not conftest.py, so `from review_helpers import ...` is unambiguous
-whatever other conftest modules pytest imported.)"""
+"""Helpers for `ftlint review` tests: real git repositories in tmp_path, and the CLI."""
 
 from __future__ import annotations
 

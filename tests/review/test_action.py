@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import pytest
 import yaml
-from review_helpers import GIT_ENV, PREEMPT_LINE, SENTINEL, Repo, git
+
+from tests.review.review_helpers import GIT_ENV, PREEMPT_LINE, SENTINEL, Repo, git
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -218,8 +219,7 @@ def test_posts_one_review_with_the_payload_ftlint_wrote(tmp_path, pr_repo, api):
 
 
 def test_payload_meets_githubs_request_schema(tmp_path, pr_repo, api):
-    sys.path.insert(0, str(ROOT / "tests" / "report"))
-    from official_schemas import review_request_validator
+    from tests.report.official_schemas import review_request_validator
 
     server = api(github_like())
     proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))

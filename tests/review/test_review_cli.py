@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from review_helpers import (
+from tests.review.review_helpers import (
     FILLED_BODY,
-    PREEMPT_LINE,
     PR_SENTINEL,
+    PREEMPT_LINE,
     RESET_LINE,
     SENTINEL,
     Repo,

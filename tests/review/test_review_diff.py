@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from review_helpers import Repo, git
 from ftlint.review.diff import GitError, parse_unified_diff, read_diff
+from tests.review.review_helpers import Repo, git
 
 MODIFIED = """\
 diff --git a/pkg/s.py b/pkg/s.py

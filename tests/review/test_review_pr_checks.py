@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from review_helpers import FILLED_BODY, SENTINEL, Repo, run_cli, run_main
 from ftlint.review.pr_checks import claimed_actions, description_gaps, is_test_path, pr_docs
+from tests.review.review_helpers import FILLED_BODY, SENTINEL, Repo, run_cli, run_main
 
 # A template shaped like vLLM's pull-request template (written here, not copied).
 TEMPLATE = """\

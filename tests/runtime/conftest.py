@@ -1,8 +1,8 @@
 """Shared fixtures for the runtime verifier's tests: vLLM's real scheduler on CPU.
 
 vLLM is imported once per session (about 10 s); each test builds its own small
-scheduler (milliseconds after that).  No mocks of vLLM here: the fake,
-vLLM-like objects of test_runtime_unknown_layout.py are the only stand-ins.
+scheduler (milliseconds after that).  No mocks of vLLM here: the vLLM-shaped fake
+scheduler of test_runtime_reliability.py is the only stand-in.
 """
 
 from __future__ import annotations

@@ -1,0 +1,201 @@
+"""The import graph of ftlint's own modules, read from the sources (ast): no import cycle and
+no private name used across modules, as the README's "data flows one way" says.
+
+Every import counts, also those inside functions (they hide a cycle, they do not remove it);
+only `if TYPE_CHECKING:` blocks are left out (annotations only, nothing runs). rules/ ships as
+ftlint.rules. The graph is recomputed on every run, so a new module is covered without edits.
+
+KNOWN_CYCLES and KNOWN_PRIVATE_IMPORTS are today's violations (issue 13), listed so that the
+test guards against new ones while those are being removed. The lists are exact: a new
+violation fails, and so does a listed one that has gone (delete its entry; the lists only shrink).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+#: Strongly connected groups of modules (each module reaches every other one by imports).
+KNOWN_CYCLES: set[frozenset[str]] = {
+    frozenset({"ftlint.analysis", "ftlint.engine"}),
+    frozenset({"ftlint.cli", "ftlint.review.command"}),
+    frozenset({"ftlint.outline", "ftlint.project"}),
+}
+
+#: (importing module, module that defines the name, private name).
+KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = {
+    ("ftlint.analysis", "ftlint.engine", "_failure_finding"),
+    ("ftlint.outline", "ftlint.project", "_body"),
+    ("ftlint.outline", "ftlint.project", "_suites"),
+    ("ftlint.review.pr_checks", "ftlint.report", "_common"),  # a private module of another package
+}
+
+
+def project_modules() -> dict[str, Path]:
+    """Module name -> source file, for ftlint/ and rules/ (as ftlint.rules)."""
+    modules = {}
+    for top, package in ((ROOT / "ftlint", "ftlint"), (ROOT / "rules", "ftlint.rules")):
+        for path in sorted(top.rglob("*.py")):
+            parts = path.relative_to(top).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join((package, *parts))] = path
+    return modules
+
+
+def _is_package(name: str, modules: dict[str, Path]) -> bool:
+    return modules[name].name == "__init__.py"
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """id() of every node under an `if TYPE_CHECKING:` block."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+            if name == "TYPE_CHECKING":
+                for child in node.body:
+                    skipped.update(id(n) for n in ast.walk(child))
+    return skipped
+
+
+def imports_of(name: str, modules: dict[str, Path]) -> Iterator[tuple[str, str | None]]:
+    """(imported project module, imported private name or None) for every import in `name`,
+    and `alias._x` uses of an imported project module."""
+    tree = ast.parse(modules[name].read_text(encoding="utf-8"))
+    skipped = _type_checking_nodes(tree)
+    package = name if _is_package(name, modules) else name.rpartition(".")[0]
+    aliases: dict[str, str] = {}  # local name -> project module it is bound to
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in modules:
+                    yield alias.name, None
+                    if alias.asname:
+                        aliases[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            if base == "rules" or base.startswith("rules."):
+                base = "ftlint." + base  # rules/ imported by its source-tree name
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                if submodule in modules:
+                    yield submodule, None
+                    aliases[alias.asname or alias.name] = submodule
+                elif base in modules:
+                    private = alias.name.startswith("_") and not alias.name.startswith("__")
+                    yield base, alias.name if private else None
+    for node in ast.walk(tree):
+        if (
+            id(node) not in skipped
+            and isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            yield aliases[node.value.id], node.attr
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    return {name: {target for target, _ in imports_of(name, modules) if target != name} for name in modules}
+
+
+def cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[frozenset[str]] = set()
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for succ in successors:
+                if succ not in index:
+                    index[succ] = low[succ] = len(index)
+                    stack.append(succ)
+                    on_stack.add(succ)
+                    work.append((succ, iter(sorted(graph.get(succ, ())))))
+                    advanced = True
+                    break
+                if succ in on_stack:
+                    low[node] = min(low[node], index[succ])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.add(frozenset(component))
+    return found
+
+
+def private_imports() -> set[tuple[str, str, str]]:
+    """Private names (`_x`) one module takes from another. A private module (`_common`) used
+    by the modules of its own package is that package's business, not a violation."""
+    modules = project_modules()
+    found = set()
+    for name in modules:
+        for target, private in imports_of(name, modules):
+            if private and target != name:
+                found.add((name, target, private))
+        for target, _ in imports_of(name, modules):
+            leaf = target.rpartition(".")[2]
+            if leaf.startswith("_") and not leaf.startswith("__"):
+                owner = target.rpartition(".")[0]
+                if not (name == owner or name.startswith(owner + ".")):
+                    found.add((name, owner, leaf))
+    return found
+
+
+def _show(items) -> str:
+    return "\n".join(sorted(repr(sorted(i) if isinstance(i, frozenset) else i) for i in items))
+
+
+def test_no_new_import_cycle():
+    found = cycles(import_graph())
+    assert not (found - KNOWN_CYCLES), "new import cycles:\n" + _show(found - KNOWN_CYCLES)
+    assert not (KNOWN_CYCLES - found), "cycles gone, delete them from KNOWN_CYCLES:\n" + _show(KNOWN_CYCLES - found)
+
+
+def test_no_new_private_import():
+    found = private_imports()
+    new, gone = found - KNOWN_PRIVATE_IMPORTS, KNOWN_PRIVATE_IMPORTS - found
+    assert not new, "private names used across modules:\n" + _show(new)
+    assert not gone, "fixed, delete them from KNOWN_PRIVATE_IMPORTS:\n" + _show(gone)
+
+
+def test_the_checks_see_cycles_and_private_names():
+    """The graph code itself: a two-module cycle and a private import are found."""
+    assert cycles({"a": {"b"}, "b": {"a", "c"}, "c": set()}) == {frozenset({"a", "b"})}
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == set()
+    graph = import_graph()
+    assert "ftlint.engine" in graph and "ftlint.rules.ft001_stale_output_discard" in graph
+    assert "ftlint.rule" in graph["ftlint.rules.ft001_stale_output_discard"]
