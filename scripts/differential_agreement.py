@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "differential"))
+sys.path.insert(0, str(HERE.parent))  # the repository root: the corpus lives in the tests package
 
-import agreement  # noqa: E402
-import oracle  # noqa: E402
-from disagreements import KNOWN_DISAGREEMENTS, LEGITIMATE_DIFFERENCES  # noqa: E402
+from tests.differential import agreement, oracle  # noqa: E402
+from tests.differential.disagreements import KNOWN_DISAGREEMENTS, LEGITIMATE_DIFFERENCES  # noqa: E402
 
 
 def pct(x: float | None) -> str:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from oracle import CORPUS, ROOT, Case
+from tests.differential.oracle import CORPUS, ROOT, Case
 
 SELECT = ("FT001", "FT004", "FT006", "FT007", "FT008")
 RULE_TO_RUNTIME = {

@@ -33,12 +33,8 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import agreement  # noqa: E402
-import oracle  # noqa: E402
-from disagreements import (  # noqa: E402
+from tests.differential import agreement, oracle
+from tests.differential.disagreements import (
     KNOWN_DISAGREEMENTS,
     KNOWN_FIX_FAILURES,
     LEGITIMATE_DIFFERENCES,

@@ -12,9 +12,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lsp_helpers import Published  # noqa: E402
+from tests.lsp.lsp_helpers import Published
 
 
 def _client() -> LanguageClient:

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lsp_helpers import apply_text_edits, change_file, open_file, published_after, write
+from tests.lsp.lsp_helpers import apply_text_edits, change_file, open_file, published_after, write
 
 EVICT_TAILS = """
     def _evict_unconfirmed_tails(self, requests):
