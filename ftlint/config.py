@@ -253,6 +253,10 @@ class Config:
     extend_fault_handlers: tuple[str, ...] = ()
     fault_paths: tuple[str, ...] = ()
     cache_dir: str = ".ftlint_cache"
+    #: vLLM's stale-output API generation of the linted code: "auto" (from the project's
+    #: `Request` class, else the installed vLLM's source), "0.26" (async_tokens_to_discard,
+    #: num_output_placeholders) or "0.27" (num_stale_output_tokens, drop_stale_output)
+    vllm_api: str = "auto"
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict, hash=False)
     #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
     #: used to word error messages
@@ -558,11 +562,13 @@ CONFIG_KEYS: tuple[str, ...] = (
     "extend-fault-handlers",
     "fault-paths",
     "cache-dir",
+    "vllm-api",
     "options",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
 _GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
 _BOOL_KEYS = ("force-exclude", "respect-gitignore")
+VLLM_API_CHOICES = ("auto", "0.26", "0.27")
 
 
 def _type_name(value: object) -> str:
@@ -643,6 +649,10 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
                 raise v.error(key, f"expected a string, got {_type_name(value)}")
             if not value:
                 raise v.error(key, "expected a non-empty path")
+            kwargs[attr] = value
+        elif key == "vllm-api":
+            if value not in VLLM_API_CHOICES:
+                raise v.error(key, f"expected one of {', '.join(map(repr, VLLM_API_CHOICES))}, got {value!r}")
             kwargs[attr] = value
         elif key == "per-file-ignores":
             if not isinstance(value, dict):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint import ir
 from ftlint.rule import Invalid, Rule, Valid
 
 
@@ -65,19 +64,41 @@ class EvictionAfterFree(Rule):
             """,
             name="not-a-fault-path",
         ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    scheduler = self.engine.scheduler
+                    kv = scheduler.kv_cache_manager
+                    dirty = set()
+                    for req in scheduler.running:
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for manager in kv.coordinator.single_type_managers:
+                            dirty |= {b.block_id for b in manager.req_to_blocks[req.request_id][first:]}
+                    scheduler.finish_requests(None, "aborted")
+                    kv.evict_blocks(dirty)  # ids read before the free: the hashes still go
+            """,
+            name="ids-collected-before-the-free-evicted-after",
+        ),
     ]
     INVALID = [
         Invalid(
             """
             class EngineCoreSentinel:
                 def on_fault(self, exc):
-                    aborted = self.engine.scheduler.finish_requests(None, "aborted")
-                    self._evict_unconfirmed_tails(aborted)
+                    running = list(self.engine.scheduler.running)
+                    self.engine.scheduler.finish_requests(None, "aborted")
+                    self._evict_unconfirmed_tails(running)
 
-                def _evict_unconfirmed_tails(self, reqs):
-                    self.engine.scheduler.kv_cache_manager.evict_blocks(set())
+                def _evict_unconfirmed_tails(self, requests):
+                    kv = self.engine.scheduler.kv_cache_manager
+                    for req in requests:
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for manager in kv.coordinator.single_type_managers:
+                            tail = manager.req_to_blocks[req.request_id][first:]
+                            kv.evict_blocks({b.block_id for b in tail})
             """,
-            expect=((3, 19),),
+            expect=((4, 9),),
             name="abort-then-helper-evicts",
         ),
         Invalid(
@@ -109,11 +130,15 @@ class EvictionAfterFree(Rule):
             files={
                 "ft_helpers.py": """
 def recover(scheduler):
+    running = list(scheduler.running)
     scheduler.finish_requests(None, "aborted")
-    scheduler.kv_cache_manager.evict_blocks(set())
+    kv = scheduler.kv_cache_manager
+    for req in running:
+        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+        kv.evict_blocks({b.block_id for b in kv.get_blocks(req.request_id).blocks[0][first:]})
 """
             },
-            expect=(("ft_helpers.py", 2, 5),),
+            expect=(("ft_helpers.py", 3, 5),),
             name="helper-in-other-module",
         ),
         Invalid(
@@ -127,29 +152,19 @@ def recover(scheduler):
                     self.scheduler.finish_requests(None, "aborted")
 
                 def _evict_tails(self):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
+                    kv = self.scheduler.kv_cache_manager
+                    for req in self.scheduler.running:  # read after the abort: nothing left
+                        ids = kv.get_block_ids(req.request_id)
+                        kv.evict_blocks(set(ids[0][(req.num_computed_tokens - req.num_in_flight_tokens) // 16:]))
             """,
             expect=((7, 9),),
             name="free-in-same-class-helper-before-eviction",
         ),
     ]
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._reported: set[int] = set()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        analysis = self.path_analysis(node)
-        if analysis is None:
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        function = self.scope(node).function
-        for effect, eviction in analysis.frees_before_eviction.items():
-            free = self.context.paths.free_origin(function, effect, unguarded=False)
-            if id(free) in self._reported:
-                continue
-            self._reported.add(id(free))
-            self.report(
-                free.node,
-                f"{ir.describe(free)} frees requests before {ir.describe(eviction)} evicts their blocks: "
-                "the eviction then finds no blocks (`req_to_blocks` was popped) and does nothing",
-            )
+        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+            self.report(finding.node, finding.message)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint import ir
 from ftlint.rule import Invalid, Rule, Valid
 
 
@@ -189,7 +188,10 @@ class MissingDirtyEviction(Rule):
                         self._evict_tail(req)
 
                 def _evict_tail(self, req):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
+                    kv = self.scheduler.kv_cache_manager
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    for manager in kv.coordinator.single_type_managers:
+                        kv.evict_blocks({b.block_id for b in manager.req_to_blocks[req.request_id][first:]})
             """,
             expect=((4, 13),),
             name="eviction-after-preempt",
@@ -226,24 +228,9 @@ class MissingDirtyEviction(Rule):
         ),
     ]
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._reported: set[int] = set()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        analysis = self.path_analysis(node, handlers_only=True)
-        if analysis is None:
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        handler = self.scope(node).function
-        for effect in analysis.unguarded_frees:
-            free = self.context.paths.free_origin(handler, effect, unguarded=True)
-            if id(free) in self._reported:
-                continue
-            self._reported.add(id(free))
-            where = " (inside the helper, in another file)" if free.kind == "call" else ""
-            reached = f", reached from `{handler.qualname}`," if free is not effect else ""
-            self.report(
-                free.node,
-                f"{ir.describe(free)} frees requests{where}{reached} on a path with no eviction of their "
-                "unconfirmed tail before it: dirty KV stays in the prefix cache",
-            )
+        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+            self.report(finding.node, finding.message)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint import cstedits, ir
+from ftlint import cstedits
 from ftlint.rule import Invalid, Rule, Valid
 
 
@@ -176,29 +176,52 @@ class StaleCountersNotReset(Rule):
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        analysis = self.path_analysis(node)
-        if analysis is None:
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        for effect, var in analysis.unreset_preempts:
-            where = " (inside the helper)" if effect.kind == "call" else ""
+        interpreter = self.context.paths.interpreter
+        counters = interpreter.generation.counters
+        for finding in interpreter.findings(fn, self.CODE):
+            request = finding.request
+            var = request.value if isinstance(request, cst.Name) else None
+            fix = self._fix(finding.node, var, counters) if var else ()
             self.report(
-                effect.node,
-                f"{ir.describe(effect)} preempts `{var}` for resume{where} but `{var}.num_in_flight_tokens` and "
-                f"`{var}.num_stale_output_tokens` are not both reset to 0 afterwards: the scheduler waits forever "
-                "for the failed step's output",
-                fix=self._fix(effect, var),
-                fix_title=f"Reset `{var}.num_in_flight_tokens` and `{var}.num_stale_output_tokens` after the preempt",
+                finding.node,
+                finding.message,
+                fix=fix,
+                fix_title=f"Reset `{var}.{counters[0]}` and `{var}.{counters[1]}` after the preempt" if fix else "",
             )
 
-    def _fix(self, effect: ir.Effect, var: str):
-        line = effect.statement
+    def _fix(self, call: cst.CSTNode, var: str, counters: tuple[str, ...]):
+        """Insert the missing resets after the preempt's statement, only where the request
+        is a plain name (a call such as `running.pop()` would run again)."""
+        line = cstedits.enclosing_statement(call, self.parent)
         if not isinstance(line, cst.SimpleStatementLine):
             return ()
-        parent_of = self.parent
-        if not isinstance(parent_of(line), (cst.IndentedBlock, cst.Module)):
+        if not isinstance(self.parent(line), (cst.IndentedBlock, cst.Module)):
             return ()
-        missing = cstedits.missing_resets_after(line, var, parent_of)
+        missing = [f for f in counters if f in _missing_after(line, var, counters, self.parent)]
         if not missing:
             return ()
-        resets = [s for s in cstedits.counter_resets(var) if s.body[0].targets[0].target.attr.value in missing]
+        resets = [cst.parse_statement(f"{var}.{name} = 0\n") for name in missing]
         return [cstedits.insert_after(line, line, resets)]
+
+
+def _missing_after(line: cst.SimpleStatementLine, var: str, counters, parent_of) -> set[str]:
+    """Counters not set to 0 on `var` by the statements after `line` in its block."""
+    missing = set(counters)
+    block = parent_of(line)
+    seen = False
+    for statement in getattr(block, "body", ()):
+        if statement is line:
+            seen = True
+            continue
+        if not seen or not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Integer) and small.value.value == "0":
+                for target in small.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == var:
+                        missing.discard(t.attr.value)
+    return missing

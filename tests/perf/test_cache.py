@@ -216,7 +216,7 @@ def test_warm_cli_run_does_not_parse_or_import_the_linter(tmp_path):
         root = Path(sys.argv[1])
         result = lint_paths([], load_config(root), {"FT007"}, cwd=root, cache_dir=root / ".ftlint_cache")
         heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "vllm", "torch")
-                       or m in ("ftlint.analysis", "ftlint.project", "ftlint.runtime"))
+                       or m in ("ftlint.lint_runner", "ftlint.project", "ftlint.runtime"))
         print(result.cache_hit, len(result.findings), heavy)
         """
     )

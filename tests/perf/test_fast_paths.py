@@ -413,7 +413,7 @@ def test_the_forked_scan_needs_no_libcst(tmp_path):
 
 # -- what the batched visit covers ------------------------------------------------------------
 def test_rules_visit_fault_path_functions_unless_they_ask_for_the_module(tmp_path):
-    from ftlint.analysis import FileLinter
+    from ftlint.lint_runner import FileLinter
     from ftlint.rule import Rule
 
     seen: dict[bool, list[str]] = {}
