@@ -204,9 +204,9 @@ class _Walk:
                     reason = self.covered(state, key)
                     if reason is not None:
                         self._report_ft007(site, reason)
+            if not self.is_handler:
+                continue  # a helper may leave the reset to its caller: asked from the handlers
             for key, site, missing in state.pending:
-                if key.startswith("p:") and not self.is_handler:
-                    continue  # a helper that preempts its parameter leaves the reset to its caller
                 self._report_ft008(site, missing)
 
     @property
@@ -310,8 +310,18 @@ class _Walk:
         flow = Flow()
         current: Optional[cst.CSTNode] = node
         while isinstance(current, cst.If):  # an elif chain, iterated
-            states = [s for _, s in self.ev_all(current.test, states)]
-            flow.add(self.suite(current.body, states))
+            taken, skipped = [], []
+            for value, s in self.ev_all(current.test, states):
+                truth = _truth(value)
+                if truth is not False:
+                    taken.append(self._guard(current.test, s, True))
+                if truth is not True:
+                    skipped.append(self._guard(current.test, s, False))
+            body = self.suite(current.body, taken)
+            if body.cont and self.loops and not self._legit_skip(current.test, taken[0] if taken else None):
+                body.cont = [c.replace(evicted=c.evicted | {("#skip", "skip")}) for c in body.cont]
+            flow.add(body)
+            states = skipped
             current = current.orelse
         if isinstance(current, cst.Else):
             flow.add(self.suite(current.body, states))
@@ -319,6 +329,31 @@ class _Walk:
             flow.normal += states
         flow.normal = _dedupe(flow.normal)
         return flow
+
+    def _guard(self, test, state: State, holds: bool) -> State:
+        """`if ids:` / `if not ids:`: on the path where the block ids are empty there was
+        nothing to evict, which is as good as evicting them."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        inner = test.expression if negated else test
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "len" and inner.args:
+            inner = inner.args[0].value
+        name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
+        value = state.env.get(name) if name else None
+        if not Val.is_ids(value) or value[4] or holds != negated:
+            return state
+        return state.replace(evicted=state.evicted | {(value[1] or "*", _quality(value))})
+
+    def _legit_skip(self, test, state: Optional[State]) -> bool:
+        """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
+        nothing computed) or for a block that holds no hash (null, unhashed)."""
+        text = ir.code_of(test)
+        if any(word in text for word in ("num_in_flight_tokens", "num_computed_tokens", "is_null", "block_hash")):
+            return True
+        if state is not None:
+            for name, value in state.env.items():
+                if value is not None and value[0] == "num" and value[1] in ("confirmed", "inflight", "computed", "cblk") and name in text:
+                    return True
+        return False
 
     def small(self, node, states: list) -> Flow:
         if isinstance(node, cst.Return):
@@ -382,6 +417,8 @@ class _Walk:
             flow.add(body, normal=False)
             flow.normal += body.normal + body.cont
         born = self.loops.pop()
+        if not born:
+            flow.normal, flow.brk = self._clear_skips(flow.normal), self._clear_skips(flow.brk)
         exits = self._promote(flow.normal, born)
         flow.brk = self._promote(flow.brk, born)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
@@ -425,21 +462,30 @@ class _Walk:
         if not keys:
             return states
         born = set(keys) | {k + "'" for k in keys}
+        # A loop that skips some requests for another reason than "no dirty tail" evicts
+        # for only part of them.
+        skipped = any(("#skip", "skip") in st.evicted for st in states)
+        every = "partial" if skipped else "*"
         # An iteration may skip a request (no in-flight tokens, a null block): an eviction
         # some iteration does counts for the loop's every exit.
-        each = frozenset(("*", q) for st in states for k, q in st.evicted if k in born or k == "*")
+        each = frozenset((every if k in born else k, q) for st in states for k, q in st.evicted if k in born or k == "*")
         out = []
         for s in states:
             out.append(
                 s.replace(
-                    evicted=frozenset(("*" if k in born else k, q) for k, q in s.evicted) | each,
+                    evicted=frozenset((every if k in born else k, q) for k, q in s.evicted if k != "#skip") | each,
                     freed=frozenset(("*" if k in born else k, site) for k, site in s.freed),
                     pending=frozenset(("*" if k in born else k, site, m) for k, site, m in s.pending),
                     zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
-                    env={n: (Val.ids("*", *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()},
+                    env={n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()},
                 )
             )
         return out
+
+    def _clear_skips(self, states: list) -> list:
+        """A loop over something else than the running requests (blocks, groups) skips
+        no request."""
+        return [s.replace(evicted=s.evicted - {("#skip", "skip")}) if ("#skip", "skip") in s.evicted else s for s in states]
 
     def _try(self, node, states: list) -> Flow:
         raised = list(states)  # an exception may leave the body before any statement
@@ -508,7 +554,9 @@ class _Walk:
     def element(self, iterable, node, target, scope) -> object:
         """What the loop variable (or comprehension target) denotes on each iteration."""
         if iterable is None:
-            return None
+            # Another queue (`scheduler.waiting`, a list the walk cannot see into): its
+            # items may be requests, but not the running ones.
+            return ("req", f"q:{id(node)}")
         tag = iterable[0]
         if tag == "running":
             return self.new_request(node)
@@ -516,6 +564,8 @@ class _Walk:
             return iterable
         if tag == "mgrs":
             return ("mgr", "all")
+        if tag == "tuple" and iterable[1] and all(v is not None and v[0] == "str" for v in iterable[1]):
+            return ("strs", tuple(v[1] for v in iterable[1]))  # `for field in COUNTERS: setattr(r, field, 0)`
         if tag == "enum":
             inner = self.element(iterable[1], node, None, scope)
             names = _target_names(target)
@@ -603,7 +653,7 @@ class _Walk:
         matched = False
         for item in state.pending:
             k, site, missing = item
-            if k == key or (k == "*" and key.startswith("it:")):
+            if k == key or (k == "*" and any(key in loop for loop in self.loops)):
                 matched = True
                 missing = missing - {counter}
                 if missing:
@@ -624,8 +674,7 @@ class _Walk:
             return state
         if start in ("whole", "early"):
             self._broad(value, node, start)
-        quality = "late" if start == "late" else ("first-group" if groups == "first" else "ok")
-        return state.replace(evicted=state.evicted | {(key, quality)})
+        return state.replace(evicted=state.evicted | {(key, _quality(value))})
 
     def _stale(self, key: str, node, state: State, what: str) -> None:
         for freed_key, site in state.freed:
@@ -797,6 +846,8 @@ class _Walk:
             return state.env[name]
         if name == "True":
             return ("bool", True)
+        if name == "False":
+            return ("bool", False)
         if name == "None":
             return Val.NONE
         if name in V.EFFECTS:
@@ -804,7 +855,7 @@ class _Walk:
         key = (id(self.fn), name)
         if key not in self._names:
             target = self.interp.project.resolve_call(self.fn, ("name", name))
-            self._names[key] = ("fn", target[0], target[1]) if target else None
+            self._names[key] = ("fn", target[0], target[1]) if target else _module_constant(self.fn.module, name)
         return self._names[key]
 
     def attribute(self, base, attr: str, node):
@@ -812,6 +863,10 @@ class _Walk:
             return Val.RUNNING
         if attr == "single_type_managers":
             return ("mgrs",)
+        if attr == "block_pool":
+            return ("pool",)
+        if base == ("pool",) and attr in V.WHOLE_POOL_ATTRS:
+            return Val.ids("*", "whole", "all", False, self.fn)
         if attr == V.REQ_TO_BLOCKS:
             return ("map", base[1] if base is not None and base[0] == "mgr" else "all")
         if attr in ("num_computed_tokens", "num_in_flight_tokens"):
@@ -930,9 +985,11 @@ class _Walk:
         if tag == "mgrs":
             return ("mgr", "first" if isinstance(index_node, cst.Integer) else "all")
         if tag == "running":
-            return self.new_request(index_node)
+            return ("req", f"at:{id(index_node)}")
         if tag == "dict" and index is not None and index[0] == "str":
             return dict(base[1]).get(index[1])
+        if tag == "ids" and Val.is_ids(index):
+            return index  # `pool.blocks[block_id]`: the block of each id
         if tag == "ids":
             if index is not None and index[0] == "idx":
                 return Val.with_start(base, index[2]) if base[2] == "whole" else base
@@ -1006,7 +1063,7 @@ class _Walk:
             return out
         if isinstance(func, cst.Name) and func.value not in state.env:
             builtin = func.value
-            if builtin in ("setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip") or builtin in _PASSTHROUGH:
+            if builtin in ("setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min") or builtin in _PASSTHROUGH:
                 out = []
                 for values, s in self.ev_seq([a.value for a in node.args], state):
                     self._current = s
@@ -1029,6 +1086,10 @@ class _Walk:
             if method == "copy":
                 return [(Val.RUNNING, state)]
             return [(None, state)]
+        if tag == "ids" and method == "pop" and ir.called_name(func.value) in ("cached_block_hash_to_block", "cached_block_hashes_by_block"):
+            return [(None, self.evict(args[1] if len(args) > 1 else args[0] if args else None, node, state))]
+        if tag == "ids" and method == "reset_hash":
+            return [(None, self.evict(receiver, node, state))]
         if tag == "ids":
             if method in _ADDING:
                 name = ir.dotted_name(func.value)
@@ -1068,10 +1129,19 @@ class _Walk:
         return self.call_value(callee, args, keywords, node, state)
 
     def builtin(self, name: str, args, keywords, node, state: State):
-        if name == "setattr" and len(args) >= 3 and args[1] is not None and args[1][0] == "str":
-            if args[1][1] in V.ALL_COUNTER_FIELDS and args[2] == Val.ZERO:
-                state = self.reset(Val.key_of(args[0]), args[1][1], state)
+        if name == "setattr" and len(args) >= 3 and args[1] is not None and args[1][0] in ("str", "strs"):
+            fields = (args[1][1],) if args[1][0] == "str" else args[1][1]
+            for counter in fields:
+                if counter in V.ALL_COUNTER_FIELDS and args[2] == Val.ZERO:
+                    state = self.reset(Val.key_of(args[0]), counter, state)
             return Val.NONE, state
+        if name in ("max", "min"):
+            kinds = [a[1] for a in args if a is not None and a[0] == "num"]
+            if "early" in kinds:
+                return ("num", "early"), state
+            if name == "max" and len(kinds) == len(args) and set(kinds) - {"zero"} and len(set(kinds) - {"zero"}) == 1:
+                return ("num", (set(kinds) - {"zero"}).pop()), state
+            return (Val.OTHER if kinds else None), state
         if name == "getattr" and len(args) >= 2 and args[1] is not None and args[1][0] == "str":
             attr_node = cst.Attribute(value=node.args[0].value, attr=cst.Name(args[1][1])) if args[1][1].isidentifier() else None
             return (self.attribute(args[0], args[1][1], attr_node) if attr_node is not None else None), state
@@ -1127,8 +1197,9 @@ class _Walk:
             return [(None, state)]
         params = fn.caller_params(via_instance)
         env = {}
+        defaults = _defaults(fn)
         for index, param in enumerate(params):
-            env[param] = args[index] if index < len(args) else keywords.get(param)
+            env[param] = args[index] if index < len(args) else keywords.get(param, defaults.get(param))
         if fn.is_method and via_instance and fn.params:
             env[fn.params[0]] = None
         self.stack.append((fn, self.site(node)))
@@ -1199,3 +1270,79 @@ def _describe(node) -> str:
     if isinstance(node, cst.Call):
         return f"`{ir.code_of(node.func)}()`"
     return "`...`"
+
+
+def _quality(value) -> str:
+    """How well an eviction of these block ids covers the request's dirty tail."""
+    if value[2] == "late":
+        return "late"
+    return "first-group" if value[3] == "first" else "ok"
+
+
+def _truth(value) -> Optional[bool]:
+    if value == ("bool", True):
+        return True
+    if value in (("bool", False), Val.NONE, Val.ZERO):
+        return False
+    return None
+
+
+_LITERALS = {"True": ("bool", True), "False": ("bool", False), "None": Val.NONE}
+
+
+def _literal(node) -> object:
+    if isinstance(node, cst.Name):
+        return _LITERALS.get(node.value)
+    if isinstance(node, cst.Integer):
+        return Val.ZERO if node.value == "0" else Val.OTHER
+    if isinstance(node, cst.SimpleString):
+        try:
+            return ("str", node.evaluated_value)
+        except Exception:  # noqa: BLE001
+            return None
+    if isinstance(node, (cst.Tuple, cst.List)):
+        items = tuple(_literal(el.value) for el in node.elements)
+        return ("tuple", items) if all(items) else None
+    return None
+
+
+def _defaults(fn) -> dict:
+    """Literal defaults of a function's parameters (`evict=False`)."""
+    out = {}
+    params = fn.node.params
+    for param in (*params.params, *params.kwonly_params):
+        if param.default is not None:
+            value = _literal(param.default)
+            if value is not None:
+                out[param.name.value] = value
+    return out
+
+
+_CONSTANTS: dict = {}
+
+
+def _module_constant(info, name: str):
+    """A module-level `NAME = <literal>` (a tuple of counter names, say), read from the
+    module's text with Python's parser (the module may be outlined)."""
+    key = id(info)
+    table = _CONSTANTS.get(key)
+    if table is None or table[0] is not info:
+        import ast
+
+        found = {}
+        try:
+            tree = ast.parse(info.text)
+        except (SyntaxError, ValueError):
+            tree = None
+        for statement in tree.body if tree is not None else ():
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                try:
+                    literal = ast.literal_eval(statement.value)
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    continue
+                if isinstance(literal, (tuple, list)) and literal and all(isinstance(x, str) for x in literal):
+                    found[statement.targets[0].id] = ("tuple", tuple(("str", x) for x in literal))
+                elif isinstance(literal, str):
+                    found[statement.targets[0].id] = ("str", literal)
+        table = _CONSTANTS[key] = (info, found)
+    return table[1].get(name)
