@@ -180,8 +180,8 @@ class StaleCountersNotReset(Rule):
         if fn is None or not self.in_fault_path(node):
             return
         interpreter = self.context.paths.interpreter
-        counters = interpreter.generation.counters
         for finding in interpreter.findings(fn, self.CODE):
+            counters = finding.counters
             request = finding.request
             var = request.value if isinstance(request, cst.Name) else None
             fix = self._fix(finding.node, var, counters) if var else ()

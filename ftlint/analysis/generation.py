@@ -1,8 +1,9 @@
 """Which vLLM stale-output API the linted code targets (vocabulary.GENERATIONS).
 
 Read from `[tool.ftlint] vllm-api` when set; else from a `Request` class the project
-defines (a fork carries its own `vllm/v1/request.py`); else from the installed
-vLLM's `v1/request.py`, located without importing vLLM. Both unknown: the current API.
+defines (a fork carries its own `vllm/v1/request.py`); else, per handler, from the
+counter fields its own module names; else from the installed vLLM's
+`v1/request.py`, located without importing vLLM. All unknown: the current API.
 """
 
 from __future__ import annotations
@@ -27,6 +28,16 @@ def from_text(text: str) -> Optional[V.Generation]:
     return None
 
 
+def from_usage(text: str) -> Optional[V.Generation]:
+    """The generation fault-path code writes for: a fork handler that resets
+    num_output_placeholders and never names num_stale_output_tokens is on the old API."""
+    if "num_stale_output_tokens" in text or "drop_stale_output" in text:
+        return V.CURRENT
+    if "async_tokens_to_discard" in text or "num_output_placeholders" in text:
+        return V.LEGACY
+    return None
+
+
 def installed_vllm_request() -> Optional[Path]:
     try:
         spec = importlib.util.find_spec("vllm")  # locates the package; vLLM is not imported
@@ -38,10 +49,13 @@ def installed_vllm_request() -> Optional[Path]:
     return path if path.is_file() else None
 
 
-def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[V.Generation, str]:
-    """(generation, where it was read from)."""
+def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[Optional[V.Generation], str]:
+    """(generation, where it was read from) from the configuration or the project's
+    `Request` class; (None, "") when neither says (then each handler's own code, see
+    from_usage, and last `fallback()`)."""
     if setting in V.GENERATIONS:
         return V.GENERATIONS[setting], "[tool.ftlint] vllm-api"
+    texts = list(texts)
     for text in texts:
         if _CLASS_REQUEST.search(text):
             found = from_text(text)
@@ -53,6 +67,11 @@ def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[V.Gener
             found = from_text(_read(candidate))
             if found is not None:
                 return found, os.fspath(candidate)
+    return None, ""
+
+
+def fallback() -> tuple[V.Generation, str]:
+    """The installed vLLM's generation, else the current API."""
     installed = installed_vllm_request()
     if installed is not None:
         found = from_text(_read(installed))

@@ -28,6 +28,7 @@ import libcst as cst
 
 from ftlint import ir
 from ftlint import vocabulary as V
+from ftlint.analysis import generation
 from ftlint.analysis import values as Val
 
 MAX_STATES = 32
@@ -129,6 +130,7 @@ class Finding:
     node: cst.CSTNode
     message: str
     request: Optional[cst.CSTNode] = None  # FT008: the preempted request's expression
+    counters: tuple = ()  # FT008: the counters of the handler's API generation
 
 
 class _Abandon(Exception):
@@ -138,10 +140,11 @@ class _Abandon(Exception):
 class Interpreter:
     """Findings of FT004/FT006/FT007/FT008 for one run (one FaultPaths)."""
 
-    def __init__(self, paths, generation: V.Generation) -> None:
+    def __init__(self, paths, generation: Optional[V.Generation]) -> None:
         self.paths = paths
         self.project = paths.project
-        self.generation = generation
+        self.fixed_generation = generation  # from the configuration or the project's Request class
+        self._fallback: Optional[V.Generation] = None
         self.notes: list[str] = []
         self._done: set = set()
         self._by_fn: dict = {}  # id(Function) -> {code: {id(node): Finding}}
@@ -168,6 +171,53 @@ class Interpreter:
             per_code = self._by_fn.setdefault(id(finding.fn), {}).setdefault(finding.code, {})
             per_code.setdefault(id(finding.node), finding)
 
+    def generation_of(self, fn) -> V.Generation:
+        """The stale-output API a handler is written for (generation.py)."""
+        if self.fixed_generation is not None:
+            return self.fixed_generation
+        for text in self._own_texts(fn.module):
+            found = generation.from_usage(text)
+            if found is not None:
+                return found
+        if self._fallback is None:
+            self._fallback = generation.fallback()[0]
+        return self._fallback
+
+    def installed_vllm_method(self, fn, name: str):
+        """`super().name` where the base class is vLLM's own (`class H(EngineCoreSentinel)`
+        importing it from vllm): the method from the installed vLLM's source (read with
+        the project's loader, never imported), or None."""
+        cls = fn.class_info
+        if cls is None:
+            return None
+        request = generation.installed_vllm_request()
+        if request is None:
+            return None
+        site_packages = request.parent.parent.parent
+        for base in cls.bases:
+            ref = fn.module.imports.get(base.split(".")[0])
+            if ref is None or ref.level or ref.module.split(".")[0] != "vllm" or not ref.name:
+                continue
+            path = site_packages.joinpath(*ref.module.split(".")).with_suffix(".py")
+            info = self.project.module_at(path) if path.is_file() else None
+            base_cls = info.classes.get(ref.name) if info is not None else None
+            method = self.project.method(base_cls, name) if base_cls is not None else None
+            if method is not None:
+                return method
+        return None
+
+    def _own_texts(self, info):
+        """The handler's module, then the project modules it imports (its helpers)."""
+        yield info.text
+        for ref in info.imports.values():
+            for dotted in (ref.module, f"{ref.module}.{ref.name}" if ref.name else None):
+                if not dotted and not ref.level:
+                    continue
+                path = self.project.find_module_file(dotted or "", info.path, ref.level)
+                helper = self.project.loaded_module(path) if path is not None else None  # never loads more
+                if helper is not None and helper is not info:
+                    yield helper.text
+
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
@@ -180,7 +230,7 @@ class _Walk:
         self.interp = interp
         self.entry = entry
         self.is_handler = is_handler
-        self.gen = interp.generation
+        self.gen = interp.generation_of(entry)
         self.found: list[Finding] = []
         self.steps = 0
         self.stack: list = []  # (Function, Site of the call into it)
@@ -227,7 +277,7 @@ class _Walk:
         return current or site
 
     def _add(self, code: str, site: Site, message: str, request=None) -> None:
-        self.found.append(Finding(code, site.fn, site.node, message, request))
+        self.found.append(Finding(code, site.fn, site.node, message, request, self.gen.counters))
 
     def _report_ft007(self, site: Site, reason: str) -> None:
         where = self._in_entry_module(site)
@@ -1185,10 +1235,24 @@ class _Walk:
 
     def unresolved(self, node, state: State) -> list:
         if isinstance(node, cst.Call):
-            name = ir.called_name(node.func)
-            if name and name.startswith("super"):
-                self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not in the project; its effect is not followed")
+            ref = ir.callee_ref(node.func)
+            if ref is not None and ref[0] == "super":
+                base = self.interp.installed_vllm_method(self.fn, ref[1])
+                if base is not None:
+                    return self.inline(base, True, [], {}, node, state) if not node.args else self._inline_args(base, node, state)
+                self.interp.note(
+                    f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in the installed vLLM; its effect is not followed"
+                )
+            elif ref is not None:
+                self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
         return [(None, state)]
+
+    def _inline_args(self, fn, node, state: State) -> list:
+        out = []
+        for values, s in self.ev_seq([a.value for a in node.args], state):
+            args, keywords = _split(node.args, values)
+            out.extend(self.inline(fn, True, args, keywords, node, s))
+        return out
 
     def inline(self, fn, via_instance: bool, args, keywords, node, state: State) -> list:
         """A project function called in this state: its paths, in the caller's terms."""
