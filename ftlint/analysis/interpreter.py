@@ -92,17 +92,18 @@ def _dedupe(states):
 
 
 def _merge(states) -> State:
-    """One state standing for many, erring towards fewer findings."""
+    """One state standing for many (past MAX_STATES paths): evictions of any path
+    count, frees and unreset counters of any path are kept."""
     first = states[0]
     env = dict(first.env)
     evicted, freed, pending, zeroed = set(first.evicted), set(first.freed), set(first.pending), set(first.zeroed)
     for s in states[1:]:
         for name in set(env) | set(s.env):
             env[name] = Val.join(env.get(name), s.env.get(name))
-        evicted |= s.evicted
-        zeroed |= s.zeroed
-        freed &= s.freed
-        pending &= s.pending
+        evicted |= s.evicted  # an eviction on any path counts: fewer FT007
+        zeroed &= s.zeroed
+        freed |= s.freed  # a free on any path is still a free to check
+        pending |= s.pending  # a counter left set on one path is left set there
     return State(env, frozenset(evicted), frozenset(freed), frozenset(pending), frozenset(zeroed))
 
 
@@ -1256,8 +1257,18 @@ class _Walk:
 
     def inline(self, fn, via_instance: bool, args, keywords, node, state: State) -> list:
         """A project function called in this state: its paths, in the caller's terms."""
-        if len(self.stack) >= MAX_CALL_DEPTH or any(frame is fn for frame, _ in self.stack):
-            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is recursive or too deep to follow; not reported through it")
+        if any(frame is fn for frame, _ in self.stack):
+            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is recursive; taken as no effect")
+            return [(None, state)]
+        if len(self.stack) >= MAX_CALL_DEPTH:
+            # A helper chain deeper than the walk follows: the callee's flat summary
+            # (faultpath.Summary: may it evict, may it free), evictions first.
+            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is {MAX_CALL_DEPTH} calls deep; summarised, not walked")
+            summary = self.interp.paths.summary(fn)
+            if summary is not None and summary.may_evict:
+                state = state.replace(evicted=state.evicted | {("*", "ok")})
+            if summary is not None and summary.may_free:
+                state = self.free("*", node, state)
             return [(None, state)]
         params = fn.caller_params(via_instance)
         env = {}
