@@ -206,6 +206,24 @@ def evict_request_blocks(kv, request_id):
             expect=((6, 13), (8, 13)),
             name="maybe-evict-every-block-in-a-loop",
         ),
+        Invalid(
+            """
+            def on_fault(engine, exc):
+                sched = engine.scheduler
+                ids = set()
+                for req in sched.running:
+                    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                    for mgr in sched.kv_cache_manager.coordinator.single_type_managers:
+                        start = max(confirmed // mgr.block_size - 1, 0)  # "one block of margin"
+                        ids |= {b.block_id for b in mgr.req_to_blocks[req.request_id][start:]}
+                sched.kv_cache_manager.evict_blocks(ids)
+                pool = sched.kv_cache_manager.block_pool
+                sched.kv_cache_manager.evict_blocks({b.block_id for b in pool.blocks if b.block_hash is not None})
+                sched.finish_requests(None, "aborted")
+            """,
+            expect=((9, 5), (11, 5)),
+            name="one-block-of-margin-and-a-whole-pool-sweep",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

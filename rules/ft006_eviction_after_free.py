@@ -160,6 +160,21 @@ def recover(scheduler):
             expect=((7, 9),),
             name="free-in-same-class-helper-before-eviction",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    for req in list(sched.running):
+                        sched.finish_requests([req.request_id], "aborted")
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for m in kv.coordinator.single_type_managers:
+                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
+            """,
+            expect=((6, 13),),
+            name="per-request-free-then-read-its-blocks",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -81,6 +81,65 @@ class StaleCountersNotReset(Rule):
             """,
             name="drop-stale-output-is-ft001",
         ),
+        Valid(
+            """
+            import functools
+
+            COUNTERS = ("num_in_flight_tokens", "num_stale_output_tokens")
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    self._evict_tails()
+                    preempt = functools.partial(sched._preempt_request, timestamp=0.0)
+                    for req in list(sched.running):
+                        preempt(req)
+                        for field in COUNTERS:
+                            setattr(req, field, 0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="partial-and-setattr-over-a-constant-tuple",
+        ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    self._evict_tails()
+                    p = sched._preempt_request
+                    while sched.running:
+                        req = sched.running.pop()
+                        req.num_in_flight_tokens = 0  # the preempt copies it into num_stale_output_tokens
+                        p(req, 0.0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="in-flight-zeroed-before-the-preempt-through-an-alias",
+        ),
+        Valid(
+            """
+            class Request:
+                def __init__(self):
+                    self.num_in_flight_tokens = 0
+                    self.num_output_placeholders = 0
+                    self.async_tokens_to_discard = 0
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_output_placeholders = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="older-api-resets-its-own-counters",
+        ),
     ]
     INVALID = [
         Invalid(
@@ -172,6 +231,76 @@ class StaleCountersNotReset(Rule):
             """,
             expect=((5, 13),),
             name="reset-only-on-one-path",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    req = sched.running[0]  # for the log line
+                    self._evict_tails()
+                    for r in list(sched.running):
+                        sched._preempt_request(r, 0.0)
+                    req.num_in_flight_tokens = 0
+                    req.num_stale_output_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((7, 13),),
+            name="reset-on-another-request-with-a-similar-name",
+        ),
+        Invalid(
+            """
+            class Request:
+                def __init__(self):
+                    self.num_in_flight_tokens = 0
+                    self.num_output_placeholders = 0
+                    self.async_tokens_to_discard = 0
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((11, 13),),
+            fixed="""
+            class Request:
+                def __init__(self):
+                    self.num_in_flight_tokens = 0
+                    self.num_output_placeholders = 0
+                    self.async_tokens_to_discard = 0
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_output_placeholders = 0
+                        req.num_in_flight_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="older-api-placeholders-left",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((4, 9),),
+            name="no-fix-where-the-request-is-not-a-plain-name",
         ),
     ]
 
