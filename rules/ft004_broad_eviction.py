@@ -18,8 +18,11 @@ class BroadEviction(Rule):
     bound (`blocks[first:]`), including ids gathered by iterating such a list; and
     `record_blocks_for_zeroing(request_id, 0)` (zeroing from token 0). An index
     filter against a boundary (`for i, b in enumerate(blocks): if i < first: continue`)
-    bounds the list too. Eviction outside fault paths (the KV-load-failure path) is
-    not reported.
+    bounds the list too. A range that starts before the confirmed boundary ("one block
+    of margin", `confirmed // block_size - 1`) and whole-pool sources
+    (`block_pool.blocks`) are broad as well. The values are followed through helpers,
+    aliases and collections (ftlint/analysis). Eviction outside fault paths (the
+    KV-load-failure path) is not reported.
 
     ## Why is this bad?
     After a failed step only the unconfirmed tail is dirty: tokens

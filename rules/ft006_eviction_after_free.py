@@ -11,8 +11,12 @@ class EvictionAfterFree(Rule):
     """
     ## What it does
     Flags a free, preempt or abort in fault-path code after which, on some path, an
-    eviction runs (directly or through a helper): the eviction comes too late. The
-    finding is reported at the free.
+    eviction (`evict_blocks`, `_maybe_evict_cached_block`) or `record_blocks_for_zeroing`
+    works on those requests' blocks read from `req_to_blocks` (or `get_blocks`,
+    `get_block_ids`, `request.block_ids`) *after* the free, directly or in a helper.
+    Block ids collected before the free and evicted after it are fine: `evict_blocks`
+    drops the hashes of exactly the ids it is given whenever it runs. The finding is
+    reported at the free.
 
     ## Why is this bad?
     Freeing a request pops its entry from `req_to_blocks`. An eviction helper that

@@ -10,13 +10,22 @@ from ftlint.rule import Invalid, Rule, Valid
 class MissingDirtyEviction(Rule):
     """
     ## What it does
-    Follows every path through a fault handler (statements in order, `if`/`else`,
-    loops, `try`) and flags a free, preempt or abort of requests
-    (`finish_requests`, `_preempt_request`, `preempt_request`,
-    `kv_cache_manager.free`, `_free_request`, `_free_request_blocks`, or a helper that
-    does one of these) that no eviction of the unconfirmed tail precedes *on that
-    same path*. An eviction in one branch does not cover a free in the other branch.
-    A call of a project helper that evicts counts as the eviction.
+    Follows every path through a fault handler and the project helpers it calls
+    (statements in order, `if`/`elif`/`else`, `match`, loops, `try`/`finally`, early
+    returns) and flags a free, preempt or abort of requests (`finish_requests`,
+    `_preempt_request`, `preempt_request`, `kv_cache_manager.free`, `_free_request`,
+    `_free_request_blocks`, also through an alias, a `functools.partial` or a bound
+    method kept in a dict) when, at the end of that path, no eviction covered those
+    requests' unconfirmed tail. An eviction covers it when its block ids start at
+    `(num_computed_tokens - num_in_flight_tokens) // block_size` (or earlier: that is
+    FT004), in every KV-cache group (`single_type_managers`, not only `[0]`), for
+    every running request (a loop may skip requests without in-flight tokens and null
+    blocks; `if ids:` around the eviction is fine). `record_blocks_for_zeroing` is not
+    an eviction: the zeroed blocks keep their hashes. Ids read before the free and
+    evicted after it still count; ids read after it do not (FT006). A call the
+    analysis cannot follow is taken as having no effect, so it is never the reason for
+    a finding; `super().on_fault()` into vLLM's own handler is read from the installed
+    vLLM.
 
     ## Why is this bad?
     vLLM caches the blocks of a step at schedule time, before the forward pass. When

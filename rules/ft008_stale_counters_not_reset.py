@@ -12,9 +12,19 @@ class StaleCountersNotReset(Rule):
     """
     ## What it does
     Flags a fault handler that preempts a request for resume (`_preempt_request` /
-    `preempt_request` without `drop_stale_output=True`), directly or through a helper,
-    and does not then set both `request.num_in_flight_tokens = 0` and
-    `request.num_stale_output_tokens = 0` on every path.
+    `preempt_request` without `drop_stale_output=True`, directly, through an alias, a
+    `functools.partial` or a helper) and does not then set both counters of the
+    request it preempted to 0 on every path: `num_in_flight_tokens` and
+    `num_stale_output_tokens` (vLLM >= 0.27), or `num_in_flight_tokens` and
+    `num_output_placeholders` (vLLM <= 0.26 and forks on it). Resets count only on the
+    preempted request object (assignments, `setattr(req, "num_in_flight_tokens", 0)`,
+    a helper that resets its parameter), not on another variable or a request of
+    another queue. Zeroing `num_in_flight_tokens` before the preempt is enough on the
+    current API (the preempt copies it into `num_stale_output_tokens`). The API
+    generation comes from `[tool.ftlint] vllm-api`, else a `Request` class the project
+    defines, else the counter fields the handler and its helpers name, else the
+    installed vLLM. The fix inserts the missing resets after the preempt, only where
+    the request is a plain name.
 
     ## Why is this bad?
     `_preempt_request` copies `num_in_flight_tokens` into `num_stale_output_tokens`
