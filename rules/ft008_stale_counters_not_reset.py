@@ -304,6 +304,23 @@ class StaleCountersNotReset(Rule):
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_output_placeholders = 0  # a 0.26 fork's counters, but this code runs on 0.27+
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            config='vllm-api = "0.27"',
+            expect=((5, 13),),
+            name="vllm-api-setting-overrides-the-fields-the-code-names",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
                     self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
 
                 def _evict_tails(self):
