@@ -668,10 +668,7 @@ class _Walk:
     # -- effects ---------------------------------------------------------------------
     def covered(self, state: State, key: str) -> Optional[str]:
         """None when the request's dirty tail was evicted on this path, else why not."""
-        keys = {"*", key} if key != "*" else {"*"}
-        qualities = {q for k, q in state.evicted if k in keys}
-        if key == "*":  # inside a per-request loop, the request at hand counts
-            qualities |= {q for k, q in state.evicted if k.startswith("it:")}
+        qualities = {q for k, q in state.evicted if _may_cover(k, key)}
         if "ok" in qualities:
             return None
         if "late" in qualities:
@@ -1421,3 +1418,17 @@ def _module_constant(info, name: str):
                     found[statement.targets[0].id] = ("str", literal)
         table = _CONSTANTS[key] = (info, found)
     return table[1].get(name)
+
+
+def _may_cover(evicted: str, freed: str) -> bool:
+    """Whether an eviction for request key `evicted` may be for the requests freed under
+    `freed`: the same request, every request, or one the walk cannot tell apart (a
+    parameter, an item of a queue it cannot see into). One known other request
+    (`running[0]`, another loop's request) or part of them does not count."""
+    if evicted in (freed, "*"):
+        return True
+    if evicted == "partial" or evicted.startswith("at:"):
+        return False
+    if evicted.startswith(("q:", "p:")):
+        return True
+    return freed == "*" and evicted.startswith("it:")  # inside a per-request loop
