@@ -30,7 +30,13 @@ class Sentinel:
         evict_dirty_tails(self.scheduler)
         self.scheduler.finish_requests(None, "aborted")
 """
-EVICTING = "def evict_dirty_tails(s):\n    s.kv_cache_manager.evict_blocks(set())\n"
+EVICTING = (  # the unconfirmed tail of every running request, in every KV-cache group
+    "def evict_dirty_tails(s):\n"
+    "    for r in s.running:\n"
+    "        for m in s.kv_cache_manager.coordinator.single_type_managers:\n"
+    "            first = (r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size\n"
+    "            s.kv_cache_manager.evict_blocks({b.block_id for b in m.req_to_blocks[r.request_id][first:]})\n"
+)
 NOT_EVICTING = "def evict_dirty_tails(s):\n    return None\n"
 OTHER = "def unrelated():\n    return 1\n"
 
