@@ -297,7 +297,9 @@ def _project(tmp_path: Path) -> Path:
         "    engine.scheduler.reset_prefix_cache()\n"  # FT005, found only through the handler elsewhere
     )
     (root / "pkg" / "sentinel.py").write_text(
-        "from pkg.helpers import abort_all\n\nclass S:\n    def on_fault(self, exc):\n        abort_all(self)\n"
+        "from pkg.helpers import abort_all\n\nclass S:\n    def on_fault(self, exc):\n"
+        "        self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)\n"  # FT008 (the reset clears the cache: no FT007)
+        "        abort_all(self)\n"
     )
     # elsewhere in the project: a second handler that reaches a helper in the linted file
     (root / "pkg" / "other.py").write_text(
