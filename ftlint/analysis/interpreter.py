@@ -155,7 +155,9 @@ class Interpreter:
         """Findings of `code` located in `fn`, from every entry that reaches it."""
         for handler in list(self.paths.handlers):
             self._run(handler)
-        self._run(fn)
+        if fn.module in self.paths.whole_modules:
+            self._run(fn)  # `fault-paths` code no handler may reach: walked on its own
+        # Helpers are walked inside the handlers' walks, with the values they are given.
         return list(self._by_fn.get(id(fn), {}).get(code, {}).values())
 
     def _run(self, fn) -> None:
