@@ -257,6 +257,10 @@ class Config:
     docs_url: str = ""
     #: --exhaustive parses files up to this size whole with LibCST (bigger: FT000, outlined)
     exhaustive_max_mb: float = 2.0
+    #: vLLM's stale-output API generation of the linted code: "auto" (from the project's
+    #: `Request` class, else the installed vLLM's source), "0.26" (async_tokens_to_discard,
+    #: num_output_placeholders) or "0.27" (num_stale_output_tokens, drop_stale_output)
+    vllm_api: str = "auto"
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict, hash=False)
     #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
     #: used to word error messages
@@ -564,11 +568,13 @@ CONFIG_KEYS: tuple[str, ...] = (
     "cache-dir",
     "docs-url",
     "exhaustive-max-mb",
+    "vllm-api",
     "options",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
 _GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
 _BOOL_KEYS = ("force-exclude", "respect-gitignore")
+VLLM_API_CHOICES = ("auto", "0.26", "0.27")
 
 
 def _type_name(value: object) -> str:
@@ -663,6 +669,10 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise v.error(key, f"expected a positive number of megabytes, got {value!r}")
             kwargs[attr] = float(value)
+        elif key == "vllm-api":
+            if value not in VLLM_API_CHOICES:
+                raise v.error(key, f"expected one of {', '.join(map(repr, VLLM_API_CHOICES))}, got {value!r}")
+            kwargs[attr] = value
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")

@@ -38,14 +38,17 @@ def remove_small_statement(small: cst.BaseSmallStatement, parent_of: GetParent) 
     return Replacement(line, cst.RemovalSentinel.REMOVE)
 
 
-def counter_resets(var: str) -> list[cst.SimpleStatementLine]:
-    return [cst.parse_statement(f"{var}.{field} = 0\n") for field in V.COUNTER_FIELDS]  # type: ignore[misc]
+def counter_resets(var: str, counters: Sequence[str] = V.COUNTER_FIELDS) -> list[cst.SimpleStatementLine]:
+    """`var.<counter> = 0` for each counter (the fields of the linted code's API generation)."""
+    return [cst.parse_statement(f"{var}.{field} = 0\n") for field in counters]  # type: ignore[misc]
 
 
-def missing_resets_after(line: cst.SimpleStatementLine, var: str, parent_of: GetParent) -> list[str]:
+def missing_resets_after(
+    line: cst.SimpleStatementLine, var: str, parent_of: GetParent, counters: Sequence[str] = V.COUNTER_FIELDS
+) -> list[str]:
     """Counter fields not reset on `var` by the statements after `line` in its block."""
     block = parent_of(line)
-    missing = list(V.COUNTER_FIELDS)
+    missing = list(counters)
     if not isinstance(block, (cst.IndentedBlock, cst.Module)):
         return missing
     body: Sequence[cst.CSTNode] = block.body

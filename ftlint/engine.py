@@ -360,7 +360,7 @@ def _too_large_finding(file: str, size: int, config: Config, cwd: Path) -> Findi
 
 
 def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False, cache=None, outline_always=()):
-    from ftlint.analysis import FileLinter  # LibCST is imported only when something needs parsing
+    from ftlint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
     from ftlint.cache import OutlineStore
 
     return FileLinter(
@@ -378,7 +378,7 @@ def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhausti
 def _screen(scan: list[str], config: Config):
     """--exhaustive: parse every file (a process pool past a threshold) and tell which define
     a handler or fail to parse. None below the threshold: the caller parses them all itself."""
-    from ftlint.analysis import PARALLEL_THRESHOLD, screen_files
+    from ftlint.lint_runner import PARALLEL_THRESHOLD, screen_files
 
     if len(scan) < PARALLEL_THRESHOLD:
         return None

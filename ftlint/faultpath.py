@@ -97,8 +97,11 @@ class FaultPaths:
         project: Project,
         is_handler: Callable[[Function], bool],
         in_fault_path_file: Callable[[ModuleInfo], bool] = lambda info: False,
+        vllm_api: str = "auto",
     ) -> None:
         self.project = project
+        self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
+        self._interpreter = None
         self.is_handler = is_handler
         self.in_fault_path_file = in_fault_path_file
         self.handlers: list[Function] = []
@@ -143,6 +146,18 @@ class FaultPaths:
         if key not in self._targets:
             self._targets[key] = self.project.resolve_call(fn, effect.callee) if effect.kind == "call" else None
         return self._targets[key]
+
+    @property
+    def interpreter(self):
+        """The shared abstract interpreter (ftlint.analysis) the path rules ask."""
+        if self._interpreter is None:
+            from ftlint.analysis import generation
+            from ftlint.analysis.interpreter import Interpreter
+
+            texts = (info.text for info in self.project.loaded() if "class Request" in info.text)
+            found, _ = generation.detect(self.vllm_api, self.project.root, texts)
+            self._interpreter = Interpreter(self, found)
+        return self._interpreter
 
     # -- effects -------------------------------------------------------------
     def summary(self, fn: Function) -> Optional[Summary]:

@@ -6,7 +6,7 @@ do: `ftlint check engine_core_sentinel.py` reaches four functions of a 3,900-lin
 scheduler.py, whose LibCST parse alone costs more than the whole single-file budget
 (issue 5). `ast.parse` gives the same outline about ten times faster, and LibCST then
 parses only the functions the fault path reaches, in helper files and in the linted
-file alike (analysis.py shifts positions and fix edits back to the file's lines). The
+file alike (lint_runner.py shifts positions and fix edits back to the file's lines). The
 outline follows the LibCST indexer in project.py rule for rule; a file Python's parser
 rejects (newer syntax than this Python, a syntax error) or that is too deeply nested is
 parsed whole with LibCST instead, so it behaves as before. Project decides which files

@@ -46,3 +46,61 @@ BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
 TAIL_BOUNDARY = ("num_computed_tokens", "num_in_flight_tokens")
 
 DEFAULT_FAULT_HANDLERS = ("on_fault",)
+
+
+# -- Effect tables per stale-output API generation (ftlint/analysis reads these) -------------
+
+
+class Generation:
+    """What a resumed request's bookkeeping looks like in one vLLM API generation."""
+
+    def __init__(self, name: str, counters: tuple[str, ...], preempt_copies_in_flight: bool, fields: frozenset) -> None:
+        self.name = name
+        #: counters a request preempted for resume must have at 0 afterwards
+        self.counters = counters
+        #: `_preempt_request` sets num_stale_output_tokens = num_in_flight_tokens (and
+        #: num_output_placeholders = 0): zeroing num_in_flight_tokens before it leaves both at 0
+        self.preempt_copies_in_flight = preempt_copies_in_flight
+        #: the `Request` fields that tell this generation apart
+        self.fields = fields
+
+    def __repr__(self) -> str:
+        return f"<vLLM API {self.name}>"
+
+
+# vLLM >= 0.27: num_stale_output_tokens / drop_stale_output.
+CURRENT = Generation(
+    "0.27",
+    ("num_in_flight_tokens", "num_stale_output_tokens"),
+    preempt_copies_in_flight=True,
+    fields=frozenset({"num_stale_output_tokens"}),
+)
+# vLLM <= 0.26 and forks built on it: async_tokens_to_discard / num_output_placeholders;
+# the preempt leaves num_in_flight_tokens and num_output_placeholders set.
+LEGACY = Generation(
+    "0.26",
+    ("num_in_flight_tokens", "num_output_placeholders"),
+    preempt_copies_in_flight=False,
+    fields=frozenset({"async_tokens_to_discard"}),
+)
+GENERATIONS = {"0.27": CURRENT, "0.26": LEGACY}
+# Every counter field of either generation (a reset of any is recognised; which ones
+# are required depends on the generation).
+ALL_COUNTER_FIELDS = frozenset(CURRENT.counters + LEGACY.counters)
+
+# Primitive effects, by called name (calls through aliases, partials and bound methods
+# kept in a dict or attribute are classified by the name of the method they stand for).
+EFFECTS = {
+    "evict_blocks": "evict",
+    "_maybe_evict_cached_block": "evict",
+    "record_blocks_for_zeroing": "zero",  # zeroes KV, keeps the hashes: not an eviction
+    "get_zeroing_block_ids_in_range": "zero-ids",
+    "_preempt_request": "preempt",
+    "preempt_request": "preempt",
+    "finish_requests": "finish",
+    "_free_request": "free",
+    "_free_request_blocks": "free",
+    "reset_prefix_cache": "reset-prefix-cache",
+}
+# Attributes that hold the whole block pool (evicting from these is broad).
+WHOLE_POOL_ATTRS = frozenset({"blocks", "cached_block_hash_to_block", "cached_block_hashes_by_block", "free_block_queue"})

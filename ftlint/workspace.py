@@ -169,7 +169,7 @@ class Workspace:
     # -- internals ------------------------------------------------------------------
     def _ensure_linter(self):
         if self._linter is None:
-            from ftlint.analysis import FileLinter  # imports LibCST
+            from ftlint.lint_runner import FileLinter  # imports LibCST
 
             self._linter = FileLinter(
                 self.config,

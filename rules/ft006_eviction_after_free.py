@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint import ir
 from ftlint.rule import Invalid, Rule, Valid
 
 
@@ -12,8 +11,12 @@ class EvictionAfterFree(Rule):
     """
     ## What it does
     Flags a free, preempt or abort in fault-path code after which, on some path, an
-    eviction runs (directly or through a helper): the eviction comes too late. The
-    finding is reported at the free.
+    eviction (`evict_blocks`, `_maybe_evict_cached_block`) or `record_blocks_for_zeroing`
+    works on those requests' blocks read from `req_to_blocks` (or `get_blocks`,
+    `get_block_ids`, `request.block_ids`) *after* the free, directly or in a helper.
+    Block ids collected before the free and evicted after it are fine: `evict_blocks`
+    drops the hashes of exactly the ids it is given whenever it runs. The finding is
+    reported at the free.
 
     ## Why is this bad?
     Freeing a request pops its entry from `req_to_blocks`. An eviction helper that
@@ -65,19 +68,41 @@ class EvictionAfterFree(Rule):
             """,
             name="not-a-fault-path",
         ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    scheduler = self.engine.scheduler
+                    kv = scheduler.kv_cache_manager
+                    dirty = set()
+                    for req in scheduler.running:
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for manager in kv.coordinator.single_type_managers:
+                            dirty |= {b.block_id for b in manager.req_to_blocks[req.request_id][first:]}
+                    scheduler.finish_requests(None, "aborted")
+                    kv.evict_blocks(dirty)  # ids read before the free: the hashes still go
+            """,
+            name="ids-collected-before-the-free-evicted-after",
+        ),
     ]
     INVALID = [
         Invalid(
             """
             class EngineCoreSentinel:
                 def on_fault(self, exc):
-                    aborted = self.engine.scheduler.finish_requests(None, "aborted")
-                    self._evict_unconfirmed_tails(aborted)
+                    running = list(self.engine.scheduler.running)
+                    self.engine.scheduler.finish_requests(None, "aborted")
+                    self._evict_unconfirmed_tails(running)
 
-                def _evict_unconfirmed_tails(self, reqs):
-                    self.engine.scheduler.kv_cache_manager.evict_blocks(set())
+                def _evict_unconfirmed_tails(self, requests):
+                    kv = self.engine.scheduler.kv_cache_manager
+                    for req in requests:
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for manager in kv.coordinator.single_type_managers:
+                            tail = manager.req_to_blocks[req.request_id][first:]
+                            kv.evict_blocks({b.block_id for b in tail})
             """,
-            expect=((3, 19),),
+            expect=((4, 9),),
             name="abort-then-helper-evicts",
         ),
         Invalid(
@@ -109,11 +134,15 @@ class EvictionAfterFree(Rule):
             files={
                 "ft_helpers.py": """
 def recover(scheduler):
+    running = list(scheduler.running)
     scheduler.finish_requests(None, "aborted")
-    scheduler.kv_cache_manager.evict_blocks(set())
+    kv = scheduler.kv_cache_manager
+    for req in running:
+        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+        kv.evict_blocks({b.block_id for b in kv.get_blocks(req.request_id).blocks[0][first:]})
 """
             },
-            expect=(("ft_helpers.py", 2, 5),),
+            expect=(("ft_helpers.py", 3, 5),),
             name="helper-in-other-module",
         ),
         Invalid(
@@ -127,29 +156,34 @@ def recover(scheduler):
                     self.scheduler.finish_requests(None, "aborted")
 
                 def _evict_tails(self):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
+                    kv = self.scheduler.kv_cache_manager
+                    for req in self.scheduler.running:  # read after the abort: nothing left
+                        ids = kv.get_block_ids(req.request_id)
+                        kv.evict_blocks(set(ids[0][(req.num_computed_tokens - req.num_in_flight_tokens) // 16:]))
             """,
             expect=((7, 9),),
             name="free-in-same-class-helper-before-eviction",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    for req in list(sched.running):
+                        sched.finish_requests([req.request_id], "aborted")
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for m in kv.coordinator.single_type_managers:
+                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
+            """,
+            expect=((6, 13),),
+            name="per-request-free-then-read-its-blocks",
+        ),
     ]
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._reported: set[int] = set()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        analysis = self.path_analysis(node)
-        if analysis is None:
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        function = self.scope(node).function
-        for effect, eviction in analysis.frees_before_eviction.items():
-            free = self.context.paths.free_origin(function, effect, unguarded=False)
-            if id(free) in self._reported:
-                continue
-            self._reported.add(id(free))
-            self.report(
-                free.node,
-                f"{ir.describe(free)} frees requests before {ir.describe(eviction)} evicts their blocks: "
-                "the eviction then finds no blocks (`req_to_blocks` was popped) and does nothing",
-            )
+        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+            self.report(finding.node, finding.message)

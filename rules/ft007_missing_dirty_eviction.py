@@ -4,20 +4,28 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint import ir
 from ftlint.rule import Invalid, Rule, Valid
 
 
 class MissingDirtyEviction(Rule):
     """
     ## What it does
-    Follows every path through a fault handler (statements in order, `if`/`else`,
-    loops, `try`) and flags a free, preempt or abort of requests
-    (`finish_requests`, `_preempt_request`, `preempt_request`,
-    `kv_cache_manager.free`, `_free_request`, `_free_request_blocks`, or a helper that
-    does one of these) that no eviction of the unconfirmed tail precedes *on that
-    same path*. An eviction in one branch does not cover a free in the other branch.
-    A call of a project helper that evicts counts as the eviction.
+    Follows every path through a fault handler and the project helpers it calls
+    (statements in order, `if`/`elif`/`else`, `match`, loops, `try`/`finally`, early
+    returns) and flags a free, preempt or abort of requests (`finish_requests`,
+    `_preempt_request`, `preempt_request`, `kv_cache_manager.free`, `_free_request`,
+    `_free_request_blocks`, also through an alias, a `functools.partial` or a bound
+    method kept in a dict) when, at the end of that path, no eviction covered those
+    requests' unconfirmed tail. An eviction covers it when its block ids start at
+    `(num_computed_tokens - num_in_flight_tokens) // block_size` (or earlier: that is
+    FT004), in every KV-cache group (`single_type_managers`, not only `[0]`), for
+    every running request (a loop may skip requests without in-flight tokens and null
+    blocks; `if ids:` around the eviction is fine). `record_blocks_for_zeroing` is not
+    an eviction: the zeroed blocks keep their hashes. Ids read before the free and
+    evicted after it still count; ids read after it do not (FT006). A call the
+    analysis cannot follow is taken as having no effect, so it is never the reason for
+    a finding; `super().on_fault()` into vLLM's own handler is read from the installed
+    vLLM.
 
     ## Why is this bad?
     vLLM caches the blocks of a step at schedule time, before the forward pass. When
@@ -131,6 +139,44 @@ class MissingDirtyEviction(Rule):
             """,
             name="eviction-pass-skips-requests-without-tail",
         ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    ids = {
+                        b.block_id
+                        for r in sched.running
+                        for m in kv.coordinator.single_type_managers
+                        for b in m.req_to_blocks[r.request_id][(r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size:]
+                        if not b.is_null
+                    }
+                    if ids:  # nothing unconfirmed anywhere: nothing to evict
+                        kv.evict_blocks(ids)
+                    sched.finish_requests(None, "aborted")
+            """,
+            name="comprehension-over-groups-guarded-by-if-ids",
+        ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    steps = {"evict": self._evict_tails, "abort": sched.finish_requests}
+                    steps["evict"](sched)
+                    steps["abort"](None, "aborted")
+
+                def _evict_tails(self, sched):
+                    pool = sched.kv_cache_manager.block_pool
+                    for req in sched.running:
+                        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                        for mgr in sched.kv_cache_manager.coordinator.single_type_managers:
+                            for blk in mgr.req_to_blocks[req.request_id][confirmed // mgr.block_size:]:
+                                pool._maybe_evict_cached_block(blk)
+            """,
+            name="bound-methods-in-a-dict",
+        ),
     ]
     INVALID = [
         Invalid(
@@ -189,7 +235,10 @@ class MissingDirtyEviction(Rule):
                         self._evict_tail(req)
 
                 def _evict_tail(self, req):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
+                    kv = self.scheduler.kv_cache_manager
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    for manager in kv.coordinator.single_type_managers:
+                        kv.evict_blocks({b.block_id for b in manager.req_to_blocks[req.request_id][first:]})
             """,
             expect=((4, 13),),
             name="eviction-after-preempt",
@@ -224,26 +273,73 @@ class MissingDirtyEviction(Rule):
             expect=((7, 19),),
             name="free-in-helper-in-same-class-reported-at-the-free",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    for req in sched.running:
+                        first = req.num_computed_tokens // 16
+                        for m in kv.coordinator.single_type_managers:
+                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
+                    sched.finish_requests(None, "aborted")
+            """,
+            expect=((9, 9),),
+            name="tail-from-num-computed-tokens-misses-it",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    for req in sched.running:
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        blocks = kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id]
+                        kv.evict_blocks({b.block_id for b in blocks[first:]})
+                    sched.finish_requests(None, "aborted")
+            """,
+            expect=((9, 9),),
+            name="first-kv-cache-group-only",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    for req in sched.running:
+                        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                        sched.kv_cache_manager.record_blocks_for_zeroing(req.request_id, confirmed - confirmed % 16)
+                    sched.finish_requests(None, "aborted")
+            """,
+            expect=((7, 9),),
+            name="zeroing-is-not-eviction",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    ids = set()
+                    for req in sched.running:
+                        if req.num_output_tokens == 0:
+                            continue  # "still in prefill": yet its prompt blocks are the dirty ones
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for m in kv.coordinator.single_type_managers:
+                            ids |= {b.block_id for b in m.req_to_blocks[req.request_id][first:]}
+                    kv.evict_blocks(ids)
+                    sched.finish_requests(None, "aborted")
+            """,
+            expect=((13, 9),),
+            name="skips-requests-that-have-a-dirty-tail",
+        ),
     ]
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._reported: set[int] = set()
-
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        analysis = self.path_analysis(node, handlers_only=True)
-        if analysis is None:
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        handler = self.scope(node).function
-        for effect in analysis.unguarded_frees:
-            free = self.context.paths.free_origin(handler, effect, unguarded=True)
-            if id(free) in self._reported:
-                continue
-            self._reported.add(id(free))
-            where = " (inside the helper, in another file)" if free.kind == "call" else ""
-            reached = f", reached from `{handler.qualname}`," if free is not effect else ""
-            self.report(
-                free.node,
-                f"{ir.describe(free)} frees requests{where}{reached} on a path with no eviction of their "
-                "unconfirmed tail before it: dirty KV stays in the prefix cache",
-            )
+        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+            self.report(finding.node, finding.message)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from ftlint import cstedits, ir
@@ -12,9 +14,19 @@ class StaleCountersNotReset(Rule):
     """
     ## What it does
     Flags a fault handler that preempts a request for resume (`_preempt_request` /
-    `preempt_request` without `drop_stale_output=True`), directly or through a helper,
-    and does not then set both `request.num_in_flight_tokens = 0` and
-    `request.num_stale_output_tokens = 0` on every path.
+    `preempt_request` without `drop_stale_output=True`, directly, through an alias, a
+    `functools.partial` or a helper) and does not then set both counters of the
+    request it preempted to 0 on every path: `num_in_flight_tokens` and
+    `num_stale_output_tokens` (vLLM >= 0.27), or `num_in_flight_tokens` and
+    `num_output_placeholders` (vLLM <= 0.26 and forks on it). Resets count only on the
+    preempted request object (assignments, `setattr(req, "num_in_flight_tokens", 0)`,
+    a helper that resets its parameter), not on another variable or a request of
+    another queue. Zeroing `num_in_flight_tokens` before the preempt is enough on the
+    current API (the preempt copies it into `num_stale_output_tokens`). The API
+    generation comes from `[tool.ftlint] vllm-api`, else a `Request` class the project
+    defines, else the counter fields the handler and its helpers name, else the
+    installed vLLM. The fix inserts the missing resets after the preempt, only where
+    the request is a plain name.
 
     ## Why is this bad?
     `_preempt_request` copies `num_in_flight_tokens` into `num_stale_output_tokens`
@@ -80,6 +92,65 @@ class StaleCountersNotReset(Rule):
                     self.kv.evict_blocks(set())
             """,
             name="drop-stale-output-is-ft001",
+        ),
+        Valid(
+            """
+            import functools
+
+            COUNTERS = ("num_in_flight_tokens", "num_stale_output_tokens")
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    self._evict_tails()
+                    preempt = functools.partial(sched._preempt_request, timestamp=0.0)
+                    for req in list(sched.running):
+                        preempt(req)
+                        for field in COUNTERS:
+                            setattr(req, field, 0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="partial-and-setattr-over-a-constant-tuple",
+        ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    self._evict_tails()
+                    p = sched._preempt_request
+                    while sched.running:
+                        req = sched.running.pop()
+                        req.num_in_flight_tokens = 0  # the preempt copies it into num_stale_output_tokens
+                        p(req, 0.0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="in-flight-zeroed-before-the-preempt-through-an-alias",
+        ),
+        Valid(
+            """
+            class Request:
+                def __init__(self):
+                    self.num_in_flight_tokens = 0
+                    self.num_output_placeholders = 0
+                    self.async_tokens_to_discard = 0
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_output_placeholders = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="older-api-resets-its-own-counters",
         ),
     ]
     INVALID = [
@@ -203,49 +274,127 @@ class StaleCountersNotReset(Rule):
             expect=((5, 13),),
             name="reset-only-on-one-path",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    req = sched.running[0]  # for the log line
+                    self._evict_tails()
+                    for r in list(sched.running):
+                        sched._preempt_request(r, 0.0)
+                    req.num_in_flight_tokens = 0
+                    req.num_stale_output_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((7, 13),),
+            name="reset-on-another-request-with-a-similar-name",
+        ),
+        Invalid(
+            """
+            class Request:
+                def __init__(self):
+                    self.num_in_flight_tokens = 0
+                    self.num_output_placeholders = 0
+                    self.async_tokens_to_discard = 0
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((11, 13),),
+            fixed="""
+            class Request:
+                def __init__(self):
+                    self.num_in_flight_tokens = 0
+                    self.num_output_placeholders = 0
+                    self.async_tokens_to_discard = 0
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_output_placeholders = 0
+                        req.num_in_flight_tokens = 0
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="older-api-placeholders-left",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_output_placeholders = 0  # a 0.26 fork's counters, but this code runs on 0.27+
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            config='vllm-api = "0.27"',
+            expect=((5, 13),),
+            name="vllm-api-setting-overrides-the-fields-the-code-names",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            expect=((4, 9),),
+            name="no-fix-where-the-request-is-not-a-plain-name",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        analysis = self.path_analysis(node)
-        if analysis is None:
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        for effect, var in analysis.unreset_preempts:
-            where = " (inside the helper)" if effect.kind == "call" else ""
-            fix, unsafe = self._fix(effect, var, node)
-            self.report(
-                effect.node,
-                f"{ir.describe(effect)} preempts `{var}` for resume{where} but `{var}.num_in_flight_tokens` and "
-                f"`{var}.num_stale_output_tokens` are not both reset to 0 afterwards: the scheduler waits forever "
-                "for the failed step's output",
-                fix=fix,
-                fix_title=f"Reset `{var}.num_in_flight_tokens` and `{var}.num_stale_output_tokens` after the preempt"
-                + (" (binds the request to a name first)" if unsafe else ""),
-                unsafe_fix=unsafe,
-            )
+        interpreter = self.context.paths.interpreter
+        for finding in interpreter.findings(fn, self.CODE):
+            counters = finding.counters
+            fix, unsafe, var = self._fix(finding.node, finding.request, counters, node)
+            title = ""
+            if fix:
+                title = f"Reset `{var}.{counters[0]}` and `{var}.{counters[1]}` after the preempt" + (
+                    " (binds the request to a name first)" if unsafe else ""
+                )
+            self.report(finding.node, finding.message, fix=fix, fix_title=title, unsafe_fix=unsafe)
 
-    def _fix(self, effect: ir.Effect, var: str, function: cst.FunctionDef):
-        """(replacements, unsafe): the resets after the preempt, in place when the request
-        expression evaluates nothing; otherwise (`running.pop()`) an unsafe fix that binds
-        it to a fresh name first."""
-        line = effect.statement
-        if not isinstance(line, cst.SimpleStatementLine):
-            return (), False
-        parent_of = self.parent
-        if not isinstance(parent_of(line), (cst.IndentedBlock, cst.Module)):
-            return (), False
-        call = effect.node
-        request = None
-        if isinstance(call, cst.Call):
-            request = next((a.value for a in call.args if ir.code_of(a.value) == var), None)
-        if request is not None and not cstedits.side_effect_free(request):
-            if cstedits.bindable_call_line(call, parent_of) is not line:
-                return (), False
+    def _fix(self, call: cst.CSTNode, request: Optional[cst.CSTNode], counters: tuple[str, ...], function):
+        """(replacements, unsafe, the name reset): the missing resets after the preempt's
+        statement, in place when writing the request expression again evaluates nothing
+        (a name, an attribute chain); otherwise (`running.pop()`) an unsafe fix that binds
+        it to a fresh name first, since the call would run again."""
+        line = cstedits.enclosing_statement(call, self.parent)
+        if request is None or not isinstance(line, cst.SimpleStatementLine):
+            return (), False, ""
+        if not isinstance(self.parent(line), (cst.IndentedBlock, cst.Module)):
+            return (), False, ""
+        if not cstedits.side_effect_free(request):
+            if not isinstance(call, cst.Call) or cstedits.bindable_call_line(call, self.parent) is not line:
+                return (), False, ""
             name = cstedits.fresh_name(function)
-            return [cstedits.bind_then(line, line, request, name, cstedits.counter_resets(name))], True
-        if request is None and "(" in var:
-            return (), False  # the request expression is not an argument here: no name to bind
-        missing = cstedits.missing_resets_after(line, var, parent_of)
+            return [cstedits.bind_then(line, line, request, name, cstedits.counter_resets(name, counters))], True, name
+        var = ir.code_of(request)
+        missing = cstedits.missing_resets_after(line, var, self.parent, counters)
         if not missing:
-            return (), False
-        resets = [s for s in cstedits.counter_resets(var) if s.body[0].targets[0].target.attr.value in missing]
-        return [cstedits.insert_after(line, line, resets)], False
+            return (), False, ""
+        return [cstedits.insert_after(line, line, cstedits.counter_resets(var, missing))], False, var

@@ -399,7 +399,7 @@ class FaultScope:
         from libcst.metadata import MetadataWrapper, PositionProvider
 
         from ftlint import ir
-        from ftlint.analysis import FileLinter
+        from ftlint.lint_runner import FileLinter
         from ftlint.discovery import iter_python_files
         from ftlint.prefilter import Prefilter
         from ftlint.source import ParseFailure, read_bytes

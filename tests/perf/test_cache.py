@@ -30,7 +30,13 @@ class Sentinel:
         evict_dirty_tails(self.scheduler)
         self.scheduler.finish_requests(None, "aborted")
 """
-EVICTING = "def evict_dirty_tails(s):\n    s.kv_cache_manager.evict_blocks(set())\n"
+EVICTING = (  # the unconfirmed tail of every running request, in every KV-cache group
+    "def evict_dirty_tails(s):\n"
+    "    for r in s.running:\n"
+    "        for m in s.kv_cache_manager.coordinator.single_type_managers:\n"
+    "            first = (r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size\n"
+    "            s.kv_cache_manager.evict_blocks({b.block_id for b in m.req_to_blocks[r.request_id][first:]})\n"
+)
 NOT_EVICTING = "def evict_dirty_tails(s):\n    return None\n"
 OTHER = "def unrelated():\n    return 1\n"
 
@@ -218,7 +224,7 @@ def test_warm_cli_run_does_not_parse_or_import_the_linter(tmp_path):
         root = Path(sys.argv[1])
         result = lint_paths([], load_config(root), {"FT007"}, cwd=root, cache_dir=root / ".ftlint_cache")
         heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "vllm", "torch")
-                       or m in ("ftlint.analysis", "ftlint.project", "ftlint.runtime"))
+                       or m in ("ftlint.lint_runner", "ftlint.project", "ftlint.runtime"))
         print(result.cache_hit, len(result.findings), heavy)
         """
     )

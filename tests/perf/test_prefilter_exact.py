@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ftlint.analysis import screen_files
+from ftlint.lint_runner import screen_files
 from ftlint.config import Config
 from ftlint.engine import lint_paths
 from ftlint.prefilter import Prefilter
@@ -86,8 +86,8 @@ def _findings(result) -> list[tuple]:
 @pytest.mark.parametrize("config_name", sorted(CONFIGS))
 def test_normal_equals_exhaustive(tmp_path, config_name, pool, monkeypatch):
     if pool:  # screen with the process pool even for a small tree
-        monkeypatch.setattr("ftlint.analysis.PARALLEL_THRESHOLD", 1)
-        monkeypatch.setattr("ftlint.analysis._workers", lambda: 2)
+        monkeypatch.setattr("ftlint.lint_runner.PARALLEL_THRESHOLD", 1)
+        monkeypatch.setattr("ftlint.lint_runner._workers", lambda: 2)
     _write(tmp_path, CONFIGS[config_name])
     (tmp_path / ".git").mkdir()  # a project root: the whole tree is scanned
     config = _config(tmp_path)

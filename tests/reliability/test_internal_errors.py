@@ -2,7 +2,7 @@
 line), the other rules and files still run, and the exit code is 2.
 
 The crashing rule is injected in-process (never added to the rules package): `all_rules` is
-patched where `ftlint.analysis` and `ftlint.registry` look it up (and `rule_codes`, the codes
+patched where `ftlint.lint_runner` and `ftlint.registry` look it up (and `rule_codes`, the codes
 the CLI accepts).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-import ftlint.analysis
+import ftlint.lint_runner
 import ftlint.registry
 from ftlint.rule import Rule
 
@@ -43,7 +43,7 @@ class CrashOnBoom(Rule):
 def crashing_rule(monkeypatch):
     real = dict(ftlint.registry.all_rules())
     rules = {**real, CrashOnBoom.CODE: CrashOnBoom}
-    monkeypatch.setattr(ftlint.analysis, "all_rules", lambda: rules)
+    monkeypatch.setattr(ftlint.lint_runner, "all_rules", lambda: rules)
     monkeypatch.setattr(ftlint.registry, "all_rules", lambda: rules)
     if hasattr(ftlint.registry, "rule_codes"):  # codes read from the rule sources, without importing
         monkeypatch.setattr(ftlint.registry, "rule_codes", lambda: tuple(sorted(rules)))

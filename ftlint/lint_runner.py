@@ -76,6 +76,7 @@ class FileLinter:
             self.project,
             handler_matcher(config.handler_patterns()),
             lambda info: in_fault_path_file(info.path),
+            config.vllm_api,
         )
 
     def reset_scope(self) -> None:

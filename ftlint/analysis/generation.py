@@ -1,0 +1,87 @@
+"""Which vLLM stale-output API the linted code targets (vocabulary.GENERATIONS).
+
+Read from `[tool.ftlint] vllm-api` when set; else from a `Request` class the project
+defines (a fork carries its own `vllm/v1/request.py`); else, per handler, from the
+counter fields its own module names; else from the installed vLLM's
+`v1/request.py`, located without importing vLLM. All unknown: the current API.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ftlint import vocabulary as V
+
+_CLASS_REQUEST = re.compile(r"^class Request\b", re.M)
+
+
+def from_text(text: str) -> Optional[V.Generation]:
+    """The generation a `Request` class's source shows, or None."""
+    if "num_stale_output_tokens" in text:
+        return V.CURRENT
+    if "async_tokens_to_discard" in text or "num_output_placeholders" in text:
+        return V.LEGACY
+    return None
+
+
+def from_usage(text: str) -> Optional[V.Generation]:
+    """The generation fault-path code writes for: a fork handler that resets
+    num_output_placeholders and never names num_stale_output_tokens is on the old API."""
+    if "num_stale_output_tokens" in text or "drop_stale_output" in text:
+        return V.CURRENT
+    if "async_tokens_to_discard" in text or "num_output_placeholders" in text:
+        return V.LEGACY
+    return None
+
+
+def installed_vllm_request() -> Optional[Path]:
+    try:
+        spec = importlib.util.find_spec("vllm")  # locates the package; vLLM is not imported
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    path = Path(spec.origin).parent / "v1" / "request.py"
+    return path if path.is_file() else None
+
+
+def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[Optional[V.Generation], str]:
+    """(generation, where it was read from) from the configuration or the project's
+    `Request` class; (None, "") when neither says (then each handler's own code, see
+    from_usage, and last `fallback()`)."""
+    if setting in V.GENERATIONS:
+        return V.GENERATIONS[setting], "[tool.ftlint] vllm-api"
+    texts = list(texts)
+    for text in texts:
+        if _CLASS_REQUEST.search(text):
+            found = from_text(text)
+            if found is not None:
+                return found, "the project's Request class"
+    for relative in ("vllm/v1/request.py", "v1/request.py"):
+        candidate = root / relative
+        if candidate.is_file():
+            found = from_text(_read(candidate))
+            if found is not None:
+                return found, os.fspath(candidate)
+    return None, ""
+
+
+def fallback() -> tuple[V.Generation, str]:
+    """The installed vLLM's generation, else the current API."""
+    installed = installed_vllm_request()
+    if installed is not None:
+        found = from_text(_read(installed))
+        if found is not None:
+            return found, f"the installed vLLM ({installed})"
+    return V.CURRENT, "default (no Request class found)"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

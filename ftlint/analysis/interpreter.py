@@ -1,0 +1,1436 @@
+"""The path walk: every path through a fault-path function, helpers inlined.
+
+A *state* is one path's abstract store (variables -> values.py values) plus what
+the path did to vLLM's model: which requests' dirty tails were evicted (and how
+well), which requests were freed (and where), which preempted requests still hold
+counters, which counters were zeroed before a preempt. Statements map sets of
+states to sets of states (branches fork, joins keep them apart up to MAX_STATES);
+calls of project helpers are interpreted in the caller's state, so a helper's
+effect is per path. vLLM primitives act by their effect (vocabulary.EFFECTS,
+per API generation).
+
+Findings are recorded as the walk meets them and kept per reporting function; the
+rules read them with `Interpreter.findings(fn, code)`. Where the walk cannot decide
+(an unresolved callee, a recursion, a too deep helper chain) it does not report, and
+records a note (`Interpreter.notes`).
+
+The walk recurses only along nested statements and expressions and along the helper
+chain, which is cut at MAX_CALL_DEPTH; `elif` chains, statement lists and loops are
+iterated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from ftlint import ir
+from ftlint import vocabulary as V
+from ftlint.analysis import generation
+from ftlint.analysis import values as Val
+
+MAX_STATES = 32
+MAX_CALL_DEPTH = 24
+MAX_STEPS = 200_000  # expression evaluations per entry function
+
+_COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+_PASSTHROUGH = frozenset({"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"})
+_ADDING = frozenset({"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"})
+
+
+@dataclass(frozen=True, eq=False)
+class Site:
+    """Where an effect happened: the node, its function, and the call that led there."""
+
+    fn: object  # project.Function
+    node: cst.CSTNode
+    caller: Optional["Site"] = None
+
+
+class State:
+    __slots__ = ("env", "evicted", "freed", "pending", "zeroed", "_key")
+
+    def __init__(self, env, evicted=frozenset(), freed=frozenset(), pending=frozenset(), zeroed=frozenset()):
+        self.env = env  # dict, never mutated once shared (copy-on-write through `bind`)
+        self.evicted = evicted  # {(request key, "ok" | "late" | "first-group")}
+        self.freed = freed  # {(request key, Site)}
+        self.pending = pending  # {(request key, Site, missing counters)}
+        self.zeroed = zeroed  # {(request key, counter)} zeroed before a preempt
+        self._key = None
+
+    def replace(self, **changes) -> "State":
+        new = State(self.env, self.evicted, self.freed, self.pending, self.zeroed)
+        for name, value in changes.items():
+            setattr(new, name, value)
+        return new
+
+    def bind(self, name: str, value) -> "State":
+        env = dict(self.env)
+        env[name] = value
+        return self.replace(env=env)
+
+    def key(self):
+        if self._key is None:
+            self._key = (tuple(sorted(self.env.items(), key=lambda kv: kv[0])), self.evicted, self.freed, self.pending, self.zeroed)
+        return self._key
+
+    def freed_keys(self) -> set:
+        return {k for k, _ in self.freed}
+
+
+def _dedupe(states):
+    seen = {}
+    for s in states:
+        try:
+            seen.setdefault(s.key(), s)
+        except TypeError:  # an unhashable value slipped into the store
+            seen.setdefault(id(s), s)
+    out = list(seen.values())
+    return out if len(out) <= MAX_STATES else [_merge(out)]
+
+
+def _merge(states) -> State:
+    """One state standing for many (past MAX_STATES paths): evictions of any path
+    count, frees and unreset counters of any path are kept."""
+    first = states[0]
+    env = dict(first.env)
+    evicted, freed, pending, zeroed = set(first.evicted), set(first.freed), set(first.pending), set(first.zeroed)
+    for s in states[1:]:
+        for name in set(env) | set(s.env):
+            env[name] = Val.join(env.get(name), s.env.get(name))
+        evicted |= s.evicted  # an eviction on any path counts: fewer FT007
+        zeroed &= s.zeroed
+        freed |= s.freed  # a free on any path is still a free to check
+        pending |= s.pending  # a counter left set on one path is left set there
+    return State(env, frozenset(evicted), frozenset(freed), frozenset(pending), frozenset(zeroed))
+
+
+@dataclass
+class Flow:
+    normal: list = field(default_factory=list)
+    brk: list = field(default_factory=list)
+    cont: list = field(default_factory=list)
+    ret: list = field(default_factory=list)
+    exc: list = field(default_factory=list)
+
+    def add(self, other: "Flow", normal: bool = True) -> None:
+        if normal:
+            self.normal += other.normal
+        self.brk += other.brk
+        self.cont += other.cont
+        self.ret += other.ret
+        self.exc += other.exc
+
+
+@dataclass
+class Finding:
+    code: str
+    fn: object  # the Function whose body holds `node`
+    node: cst.CSTNode
+    message: str
+    request: Optional[cst.CSTNode] = None  # FT008: the preempted request's expression
+    counters: tuple = ()  # FT008: the counters of the handler's API generation
+
+
+class _Abandon(Exception):
+    """The entry function is too costly to interpret: it gets no findings."""
+
+
+class Interpreter:
+    """Findings of FT004/FT006/FT007/FT008 for one run (one FaultPaths)."""
+
+    def __init__(self, paths, generation: Optional[V.Generation]) -> None:
+        self.paths = paths
+        self.project = paths.project
+        self.fixed_generation = generation  # from the configuration or the project's Request class
+        self._fallback: Optional[V.Generation] = None
+        self.notes: list[str] = []
+        self._done: set = set()
+        self._by_fn: dict = {}  # id(Function) -> {code: {id(node): Finding}}
+
+    # -- queries -------------------------------------------------------------
+    def findings(self, fn, code: str) -> list[Finding]:
+        """Findings of `code` located in `fn`, from every entry that reaches it."""
+        for handler in list(self.paths.handlers):
+            self._run(handler)
+        if fn.module in self.paths.whole_modules:
+            self._run(fn)  # `fault-paths` code no handler may reach: walked on its own
+        # Helpers are walked inside the handlers' walks, with the values they are given.
+        return list(self._by_fn.get(id(fn), {}).get(code, {}).values())
+
+    def _run(self, fn) -> None:
+        if fn in self._done:
+            return
+        self._done.add(fn)
+        walk = _Walk(self, fn, is_handler=fn in self.paths.handlers)
+        try:
+            walk.run()
+        except (_Abandon, RecursionError):
+            self.notes.append(f"{fn.qualname}: too many paths or too deep; not reported")
+            return
+        for finding in walk.found:
+            per_code = self._by_fn.setdefault(id(finding.fn), {}).setdefault(finding.code, {})
+            per_code.setdefault(id(finding.node), finding)
+
+    def generation_of(self, fn) -> V.Generation:
+        """The stale-output API a handler is written for (generation.py)."""
+        if self.fixed_generation is not None:
+            return self.fixed_generation
+        for text in self._own_texts(fn.module):
+            found = generation.from_usage(text)
+            if found is not None:
+                return found
+        if self._fallback is None:
+            self._fallback = generation.fallback()[0]
+        return self._fallback
+
+    def installed_vllm_method(self, fn, name: str):
+        """`super().name` where the base class is vLLM's own (`class H(EngineCoreSentinel)`
+        importing it from vllm): the method from the installed vLLM's source (read with
+        the project's loader, never imported), or None."""
+        cls = fn.class_info
+        if cls is None:
+            return None
+        request = generation.installed_vllm_request()
+        if request is None:
+            return None
+        site_packages = request.parent.parent.parent
+        for base in cls.bases:
+            ref = fn.module.imports.get(base.split(".")[0])
+            if ref is None or ref.level or ref.module.split(".")[0] != "vllm" or not ref.name:
+                continue
+            path = site_packages.joinpath(*ref.module.split(".")).with_suffix(".py")
+            info = self.project.module_at(path) if path.is_file() else None
+            base_cls = info.classes.get(ref.name) if info is not None else None
+            method = self.project.method(base_cls, name) if base_cls is not None else None
+            if method is not None:
+                return method
+        return None
+
+    def _own_texts(self, info):
+        """The handler's module, then the project modules it imports (its helpers)."""
+        yield info.text
+        for ref in info.imports.values():
+            for dotted in (ref.module, f"{ref.module}.{ref.name}" if ref.name else None):
+                if not dotted and not ref.level:
+                    continue
+                path = self.project.find_module_file(dotted or "", info.path, ref.level)
+                helper = self.project.loaded_module(path) if path is not None else None  # never loads more
+                if helper is not None and helper is not info:
+                    yield helper.text
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+
+class _Walk:
+    """One entry function's walk."""
+
+    def __init__(self, interp: Interpreter, entry, *, is_handler: bool) -> None:
+        self.interp = interp
+        self.entry = entry
+        self.is_handler = is_handler
+        self.gen = interp.generation_of(entry)
+        self.found: list[Finding] = []
+        self.steps = 0
+        self.stack: list = []  # (Function, Site of the call into it)
+        self.loops: list[list] = []  # request keys born in each enclosing loop
+        self._names: dict = {}
+
+    # -- entry -----------------------------------------------------------------
+    def run(self) -> None:
+        fn = self.entry
+        env = {}
+        for param in fn.params:
+            env[param] = None if param in ("self", "cls") and fn.is_method else ("param", param)
+        self.stack.append((fn, None))
+        flow = self.suite(fn.node.body, [State(env)])
+        self.stack.pop()
+        for state in flow.normal + flow.ret:
+            if self.is_handler:
+                # FT007 asks the path's final state: a freed request whose dirty tail no
+                # eviction (before or after the free, with ids read before it) dropped.
+                for key, site in state.freed:
+                    reason = self.covered(state, key)
+                    if reason is not None:
+                        self._report_ft007(site, reason)
+            if not self.is_handler:
+                continue  # a helper may leave the reset to its caller: asked from the handlers
+            for key, site, missing in state.pending:
+                self._report_ft008(site, missing)
+
+    @property
+    def fn(self):
+        return self.stack[-1][0]
+
+    def site(self, node: cst.CSTNode) -> Site:
+        return Site(self.fn, node, self.stack[-1][1])
+
+    # -- reporting ---------------------------------------------------------------
+    def _in_entry_module(self, site: Site) -> Site:
+        """The innermost site of the chain in the entry's file: a free in a helper of
+        another file is reported at the call that reaches it."""
+        module = self.entry.module
+        current = site
+        while current is not None and current.fn.module is not module:
+            current = current.caller
+        return current or site
+
+    def _add(self, code: str, site: Site, message: str, request=None) -> None:
+        self.found.append(Finding(code, site.fn, site.node, message, request, self.gen.counters))
+
+    def _report_ft007(self, site: Site, reason: str) -> None:
+        where = self._in_entry_module(site)
+        inner = " (inside the helper, in another file)" if where is not site else ""
+        reached = f", reached from `{self.entry.qualname}`," if where.fn is not self.entry else ""
+        self._add("FT007", where, f"{_describe(where.node)} frees requests{inner}{reached} on a path {reason}: dirty KV stays in the prefix cache")
+
+    def _report_ft008(self, site: Site, missing) -> None:
+        where = self._in_entry_module(site)
+        fields = self.gen.counters
+        inner = " (inside the helper)" if where is not site else ""
+        request = _request_node(site.node)
+        name = ir.code_of(request) if request is not None else "the request"
+        self._add(
+            "FT008",
+            where,
+            f"{_describe(where.node)} preempts `{name}` for resume{inner} but `{name}.{fields[0]}` and `{name}.{fields[1]}` "
+            "are not both reset to 0 afterwards: the scheduler waits forever for the failed step's output",
+            request if where is site else None,
+        )
+
+    # -- statements --------------------------------------------------------------
+    def suite(self, suite, states: list) -> Flow:
+        flow = Flow(normal=states)
+        if suite is None:
+            return flow
+        if isinstance(suite, cst.SimpleStatementSuite):
+            body = [suite]
+        else:
+            body = getattr(suite, "body", ())
+        for statement in body:
+            if not flow.normal:
+                break
+            step = self.statement(statement, flow.normal)
+            flow.normal = step.normal
+            flow.add(step, normal=False)
+        flow.normal = _dedupe(flow.normal)
+        return flow
+
+    def statement(self, node, states: list) -> Flow:
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            flow = Flow(normal=states)
+            for small in node.body:
+                if not flow.normal:
+                    break
+                step = self.small(small, flow.normal)
+                flow.normal = step.normal
+                flow.add(step, normal=False)
+            return flow
+        if isinstance(node, cst.If):
+            return self._if(node, states)
+        if isinstance(node, cst.For):
+            return self._for(node, states)
+        if isinstance(node, cst.While):
+            return self._while(node, states)
+        if isinstance(node, (cst.Try, cst.TryStar)):
+            return self._try(node, states)
+        if isinstance(node, cst.With):
+            for item in node.items:
+                results = self.ev_all(item.item, states)
+                states = [self.assign(item.asname.name, v, s) if item.asname else s for v, s in results]
+            return self.suite(node.body, states)
+        if isinstance(node, cst.Match):
+            flow = Flow()
+            entered = [s for _, s in self.ev_all(node.subject, states)]
+            irrefutable = False
+            for case in node.cases:
+                flow.add(self.suite(case.body, entered))
+                irrefutable |= isinstance(case.pattern, cst.MatchAs) and case.pattern.pattern is None and case.guard is None
+            if not irrefutable:
+                flow.normal += entered
+            return flow
+        if isinstance(node, cst.FunctionDef):
+            nested = self.fn.nested.get(node.name.value)
+            if nested is not None:
+                return Flow(normal=[s.bind(node.name.value, ("fn", nested, False)) for s in states])
+        return Flow(normal=states)
+
+    def _if(self, node: cst.If, states: list) -> Flow:
+        flow = Flow()
+        current: Optional[cst.CSTNode] = node
+        while isinstance(current, cst.If):  # an elif chain, iterated
+            taken, skipped = [], []
+            for value, s in self.ev_all(current.test, states):
+                truth = _truth(value)
+                if truth is not False:
+                    taken.append(self._guard(current.test, s, True))
+                if truth is not True:
+                    skipped.append(self._guard(current.test, s, False))
+            body = self.suite(current.body, taken)
+            if body.cont and self.loops and not self._legit_skip(current.test, taken[0] if taken else None):
+                body.cont = [c.replace(evicted=c.evicted | {("#skip", "skip")}) for c in body.cont]
+            flow.add(body)
+            states = skipped
+            current = current.orelse
+        if isinstance(current, cst.Else):
+            flow.add(self.suite(current.body, states))
+        else:
+            flow.normal += states
+        flow.normal = _dedupe(flow.normal)
+        return flow
+
+    def _guard(self, test, state: State, holds: bool) -> State:
+        """`if ids:` / `if not ids:`: on the path where the block ids are empty there was
+        nothing to evict, which is as good as evicting them."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        inner = test.expression if negated else test
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "len" and inner.args:
+            inner = inner.args[0].value
+        name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
+        value = state.env.get(name) if name else None
+        if not Val.is_ids(value) or value[4] or holds != negated:
+            return state
+        return state.replace(evicted=state.evicted | {(value[1] or "*", _quality(value))})
+
+    def _legit_skip(self, test, state: Optional[State]) -> bool:
+        """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
+        nothing computed) or for a block that holds no hash (null, unhashed)."""
+        text = ir.code_of(test)
+        if any(word in text for word in ("num_in_flight_tokens", "num_computed_tokens", "is_null", "block_hash")):
+            return True
+        if state is not None:
+            for name, value in state.env.items():
+                if value is not None and value[0] == "num" and value[1] in ("confirmed", "inflight", "computed", "cblk") and name in text:
+                    return True
+        return False
+
+    def small(self, node, states: list) -> Flow:
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return Flow(ret=[s.bind("<return>", Val.NONE) for s in states])
+            return Flow(ret=[s.bind("<return>", v) for v, s in self.ev_all(node.value, states)])
+        if isinstance(node, cst.Raise):
+            if node.exc is not None:
+                states = [s for _, s in self.ev_all(node.exc, states)]
+            return Flow(exc=states)
+        if isinstance(node, cst.Break):
+            return Flow(brk=states)
+        if isinstance(node, cst.Continue):
+            return Flow(cont=states)
+        if isinstance(node, cst.Assign):
+            out = []
+            for value, state in self.ev_all(node.value, states):
+                for target in node.targets:
+                    state = self.assign(target.target, value, state)
+                out.append(state)
+            return Flow(normal=out)
+        if isinstance(node, cst.AnnAssign):
+            if node.value is None:
+                return Flow(normal=states)
+            return Flow(normal=[self.assign(node.target, v, s) for v, s in self.ev_all(node.value, states)])
+        if isinstance(node, cst.AugAssign):
+            out = []
+            for value, state in self.ev_all(node.value, states):
+                name = ir.dotted_name(node.target)
+                if name is not None:
+                    old = state.env.get(name)
+                    if Val.is_ids(old) and Val.is_ids(value):
+                        state = state.bind(name, Val.join_ids(old, value))
+                    elif not Val.is_ids(old):
+                        state = state.bind(name, Val.OTHER if old is not None and old[0] == "num" else None)
+                out.append(state)
+            return Flow(normal=out)
+        if isinstance(node, cst.Expr):
+            return Flow(normal=[s for _, s in self.ev_all(node.value, states)])
+        if isinstance(node, cst.Assert):
+            return Flow(normal=[s for _, s in self.ev_all(node.test, states)])
+        return Flow(normal=states)
+
+    def _loop_body(self, body, states: list, bind) -> Flow:
+        """The body twice (the second pass sees what the first collected); a loop over
+        no requests frees nothing, so the body runs at least once."""
+        first = self.suite(body, [bind(s) for s in states])
+        again = _dedupe(states + self._retire(first.normal + first.cont))
+        second = self.suite(body, [bind(s) for s in again])
+        second.brk += first.brk
+        second.ret += first.ret
+        second.exc += first.exc
+        return second
+
+    def _for(self, node: cst.For, states: list) -> Flow:
+        self.loops.append([])
+        flow = Flow()
+        for iterable, state in self.ev_all(node.iter, states):
+            element = self.element(iterable, node, node.target, [node.body])
+            body = self._loop_body(node.body, [state], lambda s, e=element: self.assign(node.target, e, s))
+            flow.add(body, normal=False)
+            flow.normal += body.normal + body.cont
+        born = self.loops.pop()
+        if not born:
+            flow.normal, flow.brk = self._clear_skips(flow.normal), self._clear_skips(flow.brk)
+        exits = self._promote(flow.normal, born)
+        flow.brk = self._promote(flow.brk, born)
+        after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
+        out = Flow(normal=after.normal + flow.brk, ret=self._promote(flow.ret, born) + after.ret, exc=flow.exc + after.exc)
+        out.brk, out.cont = after.brk, after.cont
+        out.normal = _dedupe(out.normal)
+        return out
+
+    def _while(self, node: cst.While, states: list) -> Flow:
+        self.loops.append([])
+        entered = [s for _, s in self.ev_all(node.test, states)]
+        body = self._loop_body(node.body, entered, lambda s: s)
+        born = self.loops.pop()
+        exits = self._promote([s for _, s in self.ev_all(node.test, body.normal + body.cont)] or entered, born)
+        after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
+        out = Flow(normal=after.normal + self._promote(body.brk, born), ret=self._promote(body.ret, born) + after.ret, exc=body.exc + after.exc)
+        out.brk, out.cont = after.brk, after.cont
+        out.normal = _dedupe(out.normal)
+        return out
+
+    def _retire(self, states: list) -> list:
+        """Before the next iteration: the request of the previous one is another request
+        (its frees do not empty the next one's blocks, its evictions do not cover it)."""
+        born = set(self.loops[-1]) if self.loops else set()
+        if not born:
+            return states
+        old = lambda k: k + "'" if k in born else k  # noqa: E731
+        return [
+            s.replace(
+                evicted=frozenset((old(k), q) for k, q in s.evicted),
+                freed=frozenset((old(k), site) for k, site in s.freed),
+                pending=frozenset((old(k), site, m) for k, site, m in s.pending),
+                zeroed=frozenset((old(k), f) for k, f in s.zeroed),
+            )
+            for s in states
+        ]
+
+    def _promote(self, states: list, keys: list) -> list:
+        """After a loop over the running requests, what it did to "each request" it did
+        to every running request ("*")."""
+        if not keys:
+            return states
+        born = set(keys) | {k + "'" for k in keys}
+        # A loop that skips some requests for another reason than "no dirty tail" evicts
+        # for only part of them.
+        skipped = any(("#skip", "skip") in st.evicted for st in states)
+        every = "partial" if skipped else "*"
+        # An iteration may skip a request (no in-flight tokens, a null block): an eviction
+        # some iteration does counts for the loop's every exit.
+        each = frozenset((every if k in born else k, q) for st in states for k, q in st.evicted if k in born or k == "*")
+        out = []
+        for s in states:
+            out.append(
+                s.replace(
+                    evicted=frozenset((every if k in born else k, q) for k, q in s.evicted if k != "#skip") | each,
+                    freed=frozenset(("*" if k in born else k, site) for k, site in s.freed),
+                    pending=frozenset(("*" if k in born else k, site, m) for k, site, m in s.pending),
+                    zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
+                    env={n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()},
+                )
+            )
+        return out
+
+    def _clear_skips(self, states: list) -> list:
+        """A loop over something else than the running requests (blocks, groups) skips
+        no request."""
+        return [s.replace(evicted=s.evicted - {("#skip", "skip")}) if ("#skip", "skip") in s.evicted else s for s in states]
+
+    def _try(self, node, states: list) -> Flow:
+        raised = list(states)  # an exception may leave the body before any statement
+        body = Flow(normal=states)
+        for statement in getattr(node.body, "body", ()):
+            if not body.normal:
+                break
+            step = self.statement(statement, body.normal)
+            body.normal = step.normal
+            body.add(step, normal=False)
+            raised += body.normal
+        raised += body.exc
+        flow = self.suite(node.orelse.body, body.normal) if node.orelse else Flow(normal=body.normal)
+        flow.brk += body.brk
+        flow.cont += body.cont
+        flow.ret += body.ret
+        if node.handlers:
+            raised = _dedupe(raised)
+            for handler in node.handlers:
+                flow.add(self.suite(handler.body, raised))
+        else:
+            flow.exc += raised
+        if not node.finalbody:
+            return flow
+        final = Flow()
+        for attr in ("normal", "brk", "cont", "ret", "exc"):
+            entering = getattr(flow, attr)
+            if not entering:
+                continue
+            out = self.suite(node.finalbody.body, _dedupe(entering))
+            getattr(final, attr).extend(out.normal)
+            final.ret += out.ret
+            final.exc += out.exc
+        return final
+
+    # -- binding -------------------------------------------------------------------
+    def assign(self, target, value, state: State) -> State:
+        if isinstance(target, cst.Name):
+            return state.bind(target.value, value)
+        if isinstance(target, cst.Attribute):
+            base = self.ev_pure(target.value, state)
+            if target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
+                state = self.reset(Val.key_of(base), target.attr.value, state)
+            name = ir.dotted_name(target)
+            return state.bind(name, value) if name else state
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [el.value for el in target.elements]
+            parts = value[1] if value is not None and value[0] == "tuple" and len(value[1]) == len(elements) else None
+            for index, element in enumerate(elements):
+                if isinstance(element, cst.StarredElement):
+                    element = element.value
+                part = parts[index] if parts else (value if Val.is_ids(value) else None)  # (group,) = block ids
+                state = self.assign(element, part, state)
+            return state
+        if isinstance(target, cst.Subscript):
+            name = ir.dotted_name(target.value)
+            old = state.env.get(name) if name else None
+            if old is not None and old[0] == "dict" and len(target.slice) == 1:
+                index = getattr(target.slice[0].slice, "value", None)
+                key = self.ev_pure(index, state) if index is not None else None
+                if key is not None and key[0] == "str":
+                    items = tuple(kv for kv in old[1] if kv[0] != key[1]) + ((key[1], value),)
+                    return state.bind(name, ("dict", items))
+        return state
+
+    def element(self, iterable, node, target, scope) -> object:
+        """What the loop variable (or comprehension target) denotes on each iteration."""
+        if iterable is None:
+            # Another queue (`scheduler.waiting`, a list the walk cannot see into): its
+            # items may be requests, but not the running ones.
+            return ("req", f"q:{id(node)}")
+        tag = iterable[0]
+        if tag == "running":
+            return self.new_request(node)
+        if tag == "ids":
+            return iterable
+        if tag == "mgrs":
+            return ("mgr", "all")
+        if tag == "tuple" and iterable[1] and all(v is not None and v[0] == "str" for v in iterable[1]):
+            return ("strs", tuple(v[1] for v in iterable[1]))  # `for field in COUNTERS: setattr(r, field, 0)`
+        if tag == "enum":
+            inner = self.element(iterable[1], node, None, scope)
+            names = _target_names(target)
+            start = self._index_filter(names[0], scope) if names else None
+            if Val.is_ids(inner):
+                index = ("idx", inner, start or "whole")
+                if start is not None and inner[2] == "whole":
+                    inner = Val.with_start(inner, start)
+                return ("tuple", (index, inner))
+            return ("tuple", (Val.OTHER, inner))
+        if tag == "range":
+            names = _target_names(target)
+            filtered = self._index_filter(names[0], scope) if names else None
+            stop = iterable[2]
+            start = iterable[1] if filtered is None else filtered
+            if stop is not None and stop[0] == "len" and Val.is_ids(stop[1]):
+                return ("idx", stop[1], start)
+            if stop is not None and stop[0] == "len" and stop[1] == ("mgrs",):
+                return ("idx", ("mgrs",), "whole")
+            return Val.OTHER
+        return None
+
+    def _index_filter(self, name: str, scope) -> Optional[str]:
+        """Where an index filter (`if i < first: continue`, `if i >= first`) starts the
+        range: the kind of number it compares the index with; None without a filter."""
+        found = None
+        for node in scope:
+            for comparison in _comparisons(node):
+                operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
+                if not any(isinstance(c.operator, _COMPARE_OPS) for c in comparison.comparisons):
+                    continue
+                if not any(isinstance(o, cst.Name) and o.value == name for o in operands):
+                    continue
+                for operand in operands:
+                    if not (isinstance(operand, cst.Name) and operand.value == name):
+                        value = self.ev_pure(operand, self._current or State({}))
+                        kind = value[1] if value is not None and value[0] == "num" else None
+                        found = Val.start_from_index(kind)
+        return found
+
+    _current: Optional[State] = None
+
+    def new_request(self, node) -> tuple:
+        key = f"it:{id(node)}"
+        if self.loops and key not in self.loops[-1]:
+            self.loops[-1].append(key)
+        return ("req", key)
+
+    # -- effects ---------------------------------------------------------------------
+    def covered(self, state: State, key: str) -> Optional[str]:
+        """None when the request's dirty tail was evicted on this path, else why not."""
+        qualities = {q for k, q in state.evicted if _may_cover(k, key)}
+        if "ok" in qualities:
+            return None
+        if "late" in qualities:
+            return "whose eviction starts after the unconfirmed tail (from `num_computed_tokens // block_size`, not `(num_computed_tokens - num_in_flight_tokens) // block_size`)"
+        if "first-group" in qualities:
+            return "whose eviction covers only the first KV-cache group (iterate `single_type_managers`)"
+        return "with no eviction of their unconfirmed tail"
+
+    def free(self, key: Optional[str], node, state: State) -> State:
+        return state.replace(freed=state.freed | {(key or "*", self.site(node))})
+
+    def preempt(self, request, drop: bool, node, state: State) -> State:
+        key = Val.key_of(request)
+        state = self.free(key, node, state)
+        if drop or key is None:
+            return state  # drop_stale_output=True is FT001's
+        zeroed = {f for k, f in state.zeroed if k in (key, "*")}
+        if self.gen.preempt_copies_in_flight:
+            missing = frozenset() if "num_in_flight_tokens" in zeroed else frozenset(self.gen.counters)
+        else:
+            missing = frozenset(self.gen.counters) - zeroed
+        if not missing:
+            return state
+        return state.replace(pending=state.pending | {(key, self.site(node), missing)})
+
+    def reset(self, key: Optional[str], counter: str, state: State) -> State:
+        if key is None:
+            return state
+        pending = set()
+        matched = False
+        for item in state.pending:
+            k, site, missing = item
+            if k == key or (k == "*" and any(key in loop for loop in self.loops)):
+                matched = True
+                missing = missing - {counter}
+                if missing:
+                    pending.add((k, site, missing))
+            else:
+                pending.add(item)
+        if matched:
+            return state.replace(pending=frozenset(pending))
+        return state.replace(zeroed=state.zeroed | {(key, counter)})
+
+    def evict(self, value, node, state: State) -> State:
+        if not Val.is_ids(value):
+            return state.replace(evicted=state.evicted | {("*", "ok")})
+        _, key, start, groups, stale, origin = value
+        key = key or "*"
+        if stale:
+            self._stale(key, node, state, "evicts their blocks")
+            return state
+        if start in ("whole", "early"):
+            self._broad(value, node, start)
+        return state.replace(evicted=state.evicted | {(key, _quality(value))})
+
+    def _stale(self, key: str, node, state: State, what: str) -> None:
+        for freed_key, site in state.freed:
+            if freed_key in (key, "*") or key == "*":
+                self._add(
+                    "FT006",
+                    site,
+                    f"{_describe(site.node)} frees requests before {_describe(node)} {what}: "
+                    "their blocks are read after the free (`req_to_blocks` was popped), so it finds none and does nothing",
+                )
+
+    def _broad(self, value, node, start: str) -> None:
+        origin = value[5]
+        site = self.site(node)
+        where = site
+        current = site
+        while current is not None:
+            if current.fn is origin:
+                where = current
+                break
+            current = current.caller
+        name = ir.called_name(node.func) if isinstance(node, cst.Call) else "evict_blocks"
+        if where is site:
+            what = "every block of the request" if start == "whole" else "blocks before the unconfirmed tail (a block of margin)"
+            message = f"`{name}()` is given {what}; evict only the unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)"
+        else:
+            message = (
+                f"Passes every block of a request (or token 0) to {_describe(where.node)}, which evicts them; evict only the "
+                "unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)"
+            )
+        self._add("FT004", where, message)
+
+    def primitive(self, name: str, args: list, keywords: dict, node, state: State, receiver_name: str = ""):
+        """The effect of a vLLM primitive; returns (value, state)."""
+        kind = V.EFFECTS.get(name)
+        if name == "free" and receiver_name.endswith(V.KV_MANAGER_FREE[0]):
+            kind = "free"
+        if kind == "evict":
+            value = args[0] if args else keywords.get("block_ids")
+            return Val.NONE, self.evict(value, node, state)
+        if kind == "zero":
+            request = keywords.get("request_id", args[0] if args else None)
+            start = keywords.get(V.ZEROING_START_ARG[0], args[1] if len(args) > 1 else None)
+            key = Val.key_of(request)
+            freed = state.freed_keys()
+            if key is not None and (key in freed or "*" in freed):
+                self._stale(key, node, state, "records their blocks for zeroing")
+            if start == Val.ZERO:
+                self._add(
+                    "FT004",
+                    self.site(node),
+                    f"`{name}()` from token 0 zeroes every block of the request; start at the confirmed boundary "
+                    "`num_computed_tokens - num_in_flight_tokens`",
+                )
+            return Val.NONE, state
+        if kind == "preempt":
+            request = keywords.get("request", keywords.get("req", args[0] if args else None))
+            drop = keywords.get(V.DROP_STALE_OUTPUT, args[2] if len(args) > 2 else None) == ("bool", True)
+            return Val.NONE, self.preempt(request, drop, node, state)
+        if kind == "finish":
+            target = keywords.get("request_ids", args[0] if args else None)
+            key = Val.key_of(target)
+            if key is None and target is not None and target[0] == "tuple" and len(target[1]) == 1:
+                key = Val.key_of(target[1][0])
+            return None, self.free(key, node, state)
+        if kind == "free":
+            request = keywords.get("request", args[0] if args else None)
+            return Val.NONE, self.free(Val.key_of(request), node, state)
+        if kind == "reset-prefix-cache":
+            return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
+        return None, state
+
+    # -- expressions ----------------------------------------------------------------------
+    def ev_pure(self, node, state: State):
+        """A value without its effects (headers of index filters, assignment bases)."""
+        results = self.ev(node, state)
+        return results[0][0] if len(results) == 1 else None
+
+    def ev_all(self, node, states: list) -> list:
+        out = []
+        for state in states:
+            out.extend(self.ev(node, state))
+        if len(out) > MAX_STATES:
+            merged = _merge([s for _, s in out])
+            value = out[0][0]
+            for v, _ in out[1:]:
+                value = Val.join(value, v)
+            return [(value, merged)]
+        return out
+
+    def ev_seq(self, nodes: list, state: State) -> list:
+        """Evaluate nodes left to right: [(values, state)]."""
+        results = [((), state)]
+        for node in nodes:
+            nxt = []
+            for values, current in results:
+                for value, after in self.ev(node, current):
+                    nxt.append((values + (value,), after))
+            results = nxt if len(nxt) <= MAX_STATES else [(nxt[0][0], _merge([s for _, s in nxt]))]
+        return results
+
+    def ev(self, node, state: State) -> list:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _Abandon()
+        self._current = state
+        if isinstance(node, cst.Name):
+            return [(self.name(node.value, state), state)]
+        if isinstance(node, cst.Integer):
+            return [(Val.ZERO if node.value == "0" else Val.OTHER, state)]
+        if isinstance(node, cst.SimpleString):
+            try:
+                return [(("str", node.evaluated_value), state)]
+            except Exception:  # noqa: BLE001 - a string we cannot read is just unknown
+                return [(None, state)]
+        if isinstance(node, cst.Attribute):
+            dotted = ir.dotted_name(node)
+            if dotted is not None and dotted in state.env:
+                return [(state.env[dotted], state)]
+            return [(self.attribute(base, node.attr.value, node), after) for base, after in self.ev(node.value, state)]
+        if isinstance(node, cst.Call):
+            return self.call(node, state)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, state)
+        if isinstance(node, cst.BinaryOperation):
+            return [(self.binary(node.operator, l, r), s) for (l, r), s in self.ev_seq([node.left, node.right], state)]
+        if isinstance(node, cst.BooleanOperation):
+            return [(Val.join(l, r), s) for (l, r), s in self.ev_seq([node.left, node.right], state)]
+        if isinstance(node, cst.UnaryOperation):
+            return [(None, s) for _, s in self.ev(node.expression, state)]
+        if isinstance(node, cst.Comparison):
+            nodes = [node.left, *(c.comparator for c in node.comparisons)]
+            return [(None, s) for _, s in self.ev_seq(nodes, state)]
+        if isinstance(node, cst.IfExp):
+            out = []
+            for _, s in self.ev(node.test, state):
+                for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
+                    out.append((Val.join(a, b), s2))
+            return out
+        if isinstance(node, (cst.List, cst.Set, cst.Tuple)):
+            parts = [el.value for el in node.elements]
+            out = []
+            for values, s in self.ev_seq(parts, state):
+                out.append((self.collection(values), s))
+            return out
+        if isinstance(node, cst.Dict):
+            out = []
+            keys = [el.key if isinstance(el, cst.DictElement) else None for el in node.elements]
+            vals = [el.value for el in node.elements]
+            for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
+                key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
+                if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
+                    out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values))), s))
+                else:
+                    out.append((None, s))
+            return out
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return self.comprehension(node, state)
+        if isinstance(node, cst.Await):
+            return self.ev(node.expression, state)
+        if isinstance(node, cst.StarredElement):
+            return self.ev(node.value, state)
+        if isinstance(node, cst.NamedExpr):
+            return [(v, self.assign(node.target, v, s)) for v, s in self.ev(node.value, state)]
+        return [(None, state)]
+
+    def name(self, name: str, state: State):
+        if name in state.env:
+            return state.env[name]
+        if name == "True":
+            return ("bool", True)
+        if name == "False":
+            return ("bool", False)
+        if name == "None":
+            return Val.NONE
+        if name in V.EFFECTS:
+            return ("prim", name)  # `from ... import` of a primitive is rare; the name says it
+        key = (id(self.fn), name)
+        if key not in self._names:
+            target = self.interp.project.resolve_call(self.fn, ("name", name))
+            self._names[key] = ("fn", target[0], target[1]) if target else _module_constant(self.fn.module, name)
+        return self._names[key]
+
+    def attribute(self, base, attr: str, node):
+        if attr == "running":
+            return Val.RUNNING
+        if attr == "single_type_managers":
+            return ("mgrs",)
+        if attr == "block_pool":
+            return ("pool",)
+        if base == ("pool",) and attr in V.WHOLE_POOL_ATTRS:
+            return Val.ids("*", "whole", "all", False, self.fn)
+        if attr == V.REQ_TO_BLOCKS:
+            return ("map", base[1] if base is not None and base[0] == "mgr" else "all")
+        if attr in ("num_computed_tokens", "num_in_flight_tokens"):
+            return ("num", "computed" if attr == "num_computed_tokens" else "inflight")
+        if attr == "block_size":
+            return ("num", "bs")
+        if attr == "request_id" and Val.key_of(base) is not None:
+            return ("rid", Val.key_of(base))
+        if attr in V.BLOCK_LIST_ATTRS and Val.key_of(base) is not None:
+            return self.read_blocks(Val.key_of(base), "all")
+        if Val.is_ids(base):
+            return base if attr in (V.BLOCK_ID_ATTR, "blocks") else None
+        if attr in V.WHOLE_POOL_ATTRS and isinstance(node.value, (cst.Attribute, cst.Name)):
+            owner = ir.called_name(node.value)
+            if owner == "block_pool" or attr in ("cached_block_hash_to_block", "cached_block_hashes_by_block"):
+                return Val.ids("*", "whole", "all", False, self.fn)
+        if attr in V.EFFECTS or attr == V.KV_MANAGER_FREE[1] and ir.called_name(node.value) == V.KV_MANAGER_FREE[0]:
+            return ("prim", attr)
+        if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+            key = (id(self.fn), "self." + attr)
+            if key not in self._names:
+                target = self.interp.project.resolve_call(self.fn, ("self", attr))
+                self._names[key] = ("fn", target[0], target[1]) if target else None
+            return self._names[key]
+        return None
+
+    def read_blocks(self, key: Optional[str], groups: str) -> tuple:
+        freed = self._current.freed_keys() if self._current is not None else set()
+        stale = key is not None and (key in freed or "*" in freed)
+        return Val.ids(key or "*", "whole", groups, stale, self.fn)
+
+    def collection(self, values) -> object:
+        ids = [v for v in values if Val.is_ids(v)]
+        if ids:
+            value = ids[0]
+            for other in ids[1:]:
+                value = Val.join_ids(value, other)
+            return value
+        if not values:
+            return Val.ids(None, "empty")
+        if all(v is not None and v[0] == "running" for v in values):
+            return Val.RUNNING
+        return ("tuple", tuple(values))
+
+    def binary(self, operator, left, right):
+        if Val.is_ids(left) and Val.is_ids(right):
+            return Val.join_ids(left, right)
+        lk = left[1] if left is not None and left[0] == "num" else None
+        rk = right[1] if right is not None and right[0] == "num" else None
+        if isinstance(operator, cst.Subtract):
+            if lk == "computed" and rk == "inflight":
+                return ("num", "confirmed")
+            if lk == "confirmed" and rk == "rem":
+                return ("num", "confirmed")
+            if lk == "cblk" and rk not in (None, "zero"):
+                return ("num", "early")
+            if lk == "confirmed" and rk not in (None, "zero", "rem"):
+                return ("num", "early-token")
+            if rk == "zero":
+                return left
+        if isinstance(operator, cst.Modulo) and lk == "confirmed":
+            return ("num", "rem")
+        if isinstance(operator, cst.FloorDivide):
+            if lk == "confirmed":
+                return ("num", "cblk")
+            if lk == "computed":
+                return ("num", "kblk")
+            if lk == "early-token":
+                return ("num", "early")
+        if isinstance(operator, cst.Multiply) and "cblk" in (lk, rk):
+            return ("num", "confirmed")
+        if isinstance(operator, cst.Multiply) and "kblk" in (lk, rk):
+            return ("num", "computed")
+        if isinstance(operator, cst.Add) and rk == "zero":
+            return left
+        if lk is not None or rk is not None:
+            return Val.OTHER
+        return None
+
+    def subscript(self, node: cst.Subscript, state: State) -> list:
+        out = []
+        element = node.slice[0].slice if len(node.slice) == 1 else None
+        for base, s in self.ev(node.value, state):
+            self._current = s
+            if isinstance(element, cst.Slice):
+                parts = [element.lower, element.upper, element.step]
+                for (lower, _, _), s2 in self.ev_seq([p or cst.Name("None") for p in parts], s):
+                    out.append((self._slice(base, element.lower, lower), s2))
+                continue
+            if element is None:
+                out.append((base if Val.is_ids(base) else None, s))
+                continue
+            for index, s2 in self.ev(element.value, s):
+                self._current = s2
+                out.append((self._index(base, element.value, index), s2))
+        return out
+
+    def _slice(self, base, lower_node, lower):
+        if base is not None and base[0] == "running":
+            return Val.RUNNING
+        if not Val.is_ids(base) or base[2] != "whole":
+            return base if Val.is_ids(base) else None
+        if lower_node is None:
+            return base
+        kind = lower[1] if lower is not None and lower[0] == "num" else None
+        return Val.with_start(base, Val.start_from_index(kind))
+
+    def _index(self, base, index_node, index):
+        if base is None:
+            if Val.is_ids(index):
+                return index
+            return None
+        tag = base[0]
+        if tag == "map":
+            return self.read_blocks(Val.key_of(index), base[1])
+        if tag == "mgrs":
+            return ("mgr", "first" if isinstance(index_node, cst.Integer) else "all")
+        if tag == "running":
+            return ("req", f"at:{id(index_node)}")
+        if tag == "dict" and index is not None and index[0] == "str":
+            return dict(base[1]).get(index[1])
+        if tag == "ids" and Val.is_ids(index):
+            return index  # `pool.blocks[block_id]`: the block of each id
+        if tag == "ids":
+            if index is not None and index[0] == "idx":
+                return Val.with_start(base, index[2]) if base[2] == "whole" else base
+            if isinstance(index_node, cst.Integer) and index_node.value == "0":
+                return base[:3] + ("first",) + base[4:]
+            if isinstance(index_node, cst.Integer):
+                return base
+            return Val.with_start(base, "unknown")
+        if Val.is_ids(index):
+            return index  # `pool.blocks[block_id]` for each id
+        return None
+
+    def comprehension(self, node, state: State) -> list:
+        self.loops.append([])
+        env_before = state.env
+        clauses = []
+        clause = node.for_in
+        while clause is not None:
+            clauses.append(clause)
+            clause = clause.inner_for_in
+        states = [state]
+        for clause in clauses:
+            nxt = []
+            for iterable, s in self.ev_all(clause.iter, states):
+                self._current = s
+                element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
+                s = self.assign(clause.target, element, s)
+                for condition in clause.ifs:
+                    s = self.ev(condition.test, s)[-1][1]
+                nxt.append(s)
+            states = nxt
+        out = []
+        if isinstance(node, cst.DictComp):
+            results = [((v,), s) for v, s in self.ev_all(node.value, states)]
+        else:
+            results = [((v,), s) for v, s in self.ev_all(node.elt, states)]
+        born = self.loops.pop()
+        for (value,), s in results:
+            if Val.is_ids(value):
+                result = value
+            elif value is not None and value[0] == "req":
+                result = Val.RUNNING
+            else:
+                result = None
+            s = self._promote([s], born)[0]
+            if Val.is_ids(result) and result[1] in born:
+                result = Val.ids("*", *result[2:])
+            out.append((result, s.replace(env=env_before)))
+        return out
+
+    def call(self, node: cst.Call, state: State) -> list:
+        func = node.func
+        dotted = ir.dotted_name(func) if isinstance(func, cst.Attribute) else None
+        if dotted is not None and dotted in state.env:  # a bound method kept in an attribute
+            out = []
+            for values, s in self.ev_seq([a.value for a in node.args], state):
+                self._current = s
+                args, keywords = _split(node.args, values)
+                out.extend(self.call_value(state.env[dotted], args, keywords, node, s))
+            return out
+        # Method calls on values this walk tracks (collections, req_to_blocks, the queue).
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            out = []
+            for receiver, s in self.ev(func.value, state):
+                arg_nodes = [a.value for a in node.args]
+                for values, s2 in self.ev_seq(arg_nodes, s):
+                    self._current = s2
+                    args, keywords = _split(node.args, values)
+                    out.extend(self.method_call(func, method, receiver, args, keywords, node, s2))
+            return out
+        if isinstance(func, cst.Name) and func.value not in state.env:
+            builtin = func.value
+            if builtin in ("setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min") or builtin in _PASSTHROUGH:
+                out = []
+                for values, s in self.ev_seq([a.value for a in node.args], state):
+                    self._current = s
+                    args, keywords = _split(node.args, values)
+                    out.append(self.builtin(builtin, args, keywords, node, s))
+                return out
+        out = []
+        for callee, s in self.ev(func, state):
+            for values, s2 in self.ev_seq([a.value for a in node.args], s):
+                self._current = s2
+                args, keywords = _split(node.args, values)
+                out.extend(self.call_value(callee, args, keywords, node, s2))
+        return out
+
+    def method_call(self, func: cst.Attribute, method: str, receiver, args, keywords, node, state: State) -> list:
+        tag = receiver[0] if receiver is not None else None
+        if tag == "running":
+            if method == "pop":
+                return [(self.new_request(node), state)]
+            if method == "copy":
+                return [(Val.RUNNING, state)]
+            return [(None, state)]
+        if tag == "ids" and method == "pop" and ir.called_name(func.value) in ("cached_block_hash_to_block", "cached_block_hashes_by_block"):
+            return [(None, self.evict(args[1] if len(args) > 1 else args[0] if args else None, node, state))]
+        if tag == "ids" and method == "reset_hash":
+            return [(None, self.evict(receiver, node, state))]
+        if tag == "ids":
+            if method in _ADDING:
+                name = ir.dotted_name(func.value)
+                added = [a for a in args if Val.is_ids(a)]
+                if name is not None and added:
+                    value = receiver
+                    for a in added:
+                        value = Val.join_ids(value, a)
+                    state = state.bind(name, value)
+                return [(None if method != "union" else state.env.get(name), state)]
+            return [(receiver if method in ("copy", "get", "pop", "values", "items") else None, state)]
+        if tag == "map":
+            if method in ("get", "pop", "setdefault", "__getitem__"):
+                key = Val.key_of(args[0]) if args else None
+                return [(self.read_blocks(key, receiver[1]), state)]
+            if method in ("values", "items"):
+                return [(self.read_blocks("*", receiver[1]), state)]
+            return [(None, state)]
+        if tag == "dict" and method == "get" and args and args[0] is not None and args[0][0] == "str":
+            return [(dict(receiver[1]).get(args[0][1]), state)]
+        if method in V.BLOCK_LIST_CALLS:
+            key = Val.key_of(args[0]) if args else None
+            return [(self.read_blocks(key, "all"), state)]
+        if method in V.EFFECTS or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0]):
+            if receiver is None or tag not in ("fn", "partial"):
+                return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
+        if method == "partial" and ir.dotted_name(func) == "functools.partial":
+            return [self.builtin("partial", args, keywords, node, state)]
+        callee = None
+        if callee is None:
+            ref = ir.callee_ref(func)
+            target = self.interp.project.resolve_call(self.fn, ref) if ref else None
+            if target is not None:
+                callee = ("fn", target[0], target[1])
+        if callee is None:
+            return self.unresolved(node, state)
+        return self.call_value(callee, args, keywords, node, state)
+
+    def builtin(self, name: str, args, keywords, node, state: State):
+        if name == "setattr" and len(args) >= 3 and args[1] is not None and args[1][0] in ("str", "strs"):
+            fields = (args[1][1],) if args[1][0] == "str" else args[1][1]
+            for counter in fields:
+                if counter in V.ALL_COUNTER_FIELDS and args[2] == Val.ZERO:
+                    state = self.reset(Val.key_of(args[0]), counter, state)
+            return Val.NONE, state
+        if name in ("max", "min"):
+            kinds = [a[1] for a in args if a is not None and a[0] == "num"]
+            if "early" in kinds:
+                return ("num", "early"), state
+            if name == "max" and len(kinds) == len(args) and set(kinds) - {"zero"} and len(set(kinds) - {"zero"}) == 1:
+                return ("num", (set(kinds) - {"zero"}).pop()), state
+            return (Val.OTHER if kinds else None), state
+        if name == "getattr" and len(args) >= 2 and args[1] is not None and args[1][0] == "str":
+            attr_node = cst.Attribute(value=node.args[0].value, attr=cst.Name(args[1][1])) if args[1][1].isidentifier() else None
+            return (self.attribute(args[0], args[1][1], attr_node) if attr_node is not None else None), state
+        if name == "len":
+            return (("len", args[0]) if args and args[0] is not None else Val.OTHER), state
+        if name == "enumerate":
+            return (("enum", args[0]) if args else None), state
+        if name == "range":
+            if len(args) == 1:
+                return ("range", "whole", args[0]), state
+            if len(args) >= 2:
+                kind = args[0][1] if args[0] is not None and args[0][0] == "num" else None
+                return ("range", Val.start_from_index(kind), args[1]), state
+            return None, state
+        if name == "partial":
+            if args:
+                return ("partial", args[0], tuple(args[1:]), tuple(sorted(keywords.items()))), state
+            return None, state
+        if name == "next" and args and args[0] is not None and args[0][0] == "running":
+            return self.new_request(node), state
+        if name in _PASSTHROUGH:
+            if not args:
+                return (Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None), state
+            value = args[0]
+            return (value if value is not None and value[0] in ("ids", "running") else None), state
+        return None, state
+
+    def call_value(self, callee, args, keywords, node, state: State) -> list:
+        if callee is None:
+            return self.unresolved(node, state)
+        tag = callee[0]
+        if tag == "prim":
+            return [self.primitive(callee[1], args, keywords, node, state)]
+        if tag == "partial":
+            merged = dict(callee[3])
+            merged.update(keywords)
+            return self.call_value(callee[1], list(callee[2]) + list(args), merged, node, state)
+        if tag == "fn":
+            return self.inline(callee[1], callee[2], args, keywords, node, state)
+        return self.unresolved(node, state)
+
+    def unresolved(self, node, state: State) -> list:
+        if isinstance(node, cst.Call):
+            ref = ir.callee_ref(node.func)
+            if ref is not None and ref[0] == "super":
+                base = self.interp.installed_vllm_method(self.fn, ref[1])
+                if base is not None:
+                    return self.inline(base, True, [], {}, node, state) if not node.args else self._inline_args(base, node, state)
+                self.interp.note(
+                    f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in the installed vLLM; its effect is not followed"
+                )
+            elif ref is not None:
+                self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
+        return [(None, state)]
+
+    def _inline_args(self, fn, node, state: State) -> list:
+        out = []
+        for values, s in self.ev_seq([a.value for a in node.args], state):
+            args, keywords = _split(node.args, values)
+            out.extend(self.inline(fn, True, args, keywords, node, s))
+        return out
+
+    def inline(self, fn, via_instance: bool, args, keywords, node, state: State) -> list:
+        """A project function called in this state: its paths, in the caller's terms."""
+        if any(frame is fn for frame, _ in self.stack):
+            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is recursive; taken as no effect")
+            return [(None, state)]
+        if len(self.stack) >= MAX_CALL_DEPTH:
+            # A helper chain deeper than the walk follows: the callee's flat summary
+            # (faultpath.Summary: may it evict, may it free), evictions first.
+            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is {MAX_CALL_DEPTH} calls deep; summarised, not walked")
+            summary = self.interp.paths.summary(fn)
+            if summary is not None and summary.may_evict:
+                state = state.replace(evicted=state.evicted | {("*", "ok")})
+            if summary is not None and summary.may_free:
+                state = self.free("*", node, state)
+            return [(None, state)]
+        params = fn.caller_params(via_instance)
+        env = {}
+        defaults = _defaults(fn)
+        for index, param in enumerate(params):
+            env[param] = args[index] if index < len(args) else keywords.get(param, defaults.get(param))
+        if fn.is_method and via_instance and fn.params:
+            env[fn.params[0]] = None
+        self.stack.append((fn, self.site(node)))
+        try:
+            flow = self.suite(fn.node.body, [state.replace(env=env)])
+        finally:
+            self.stack.pop()
+        out = []
+        for s in flow.normal:
+            out.append((Val.NONE, s.replace(env=state.env)))
+        for s in flow.ret:
+            out.append((s.env.get("<return>"), s.replace(env=state.env)))
+        if not out:  # every path raises: the caller's except clauses see the entry state
+            out.append((None, state))
+        if len(out) > MAX_STATES:
+            value = out[0][0]
+            for v, _ in out[1:]:
+                value = Val.join(value, v)
+            out = [(value, _merge([s for _, s in out]))]
+        return out
+
+
+def _split(args, values) -> tuple[list, dict]:
+    positional, keywords = [], {}
+    for arg, value in zip(args, values):
+        if arg.keyword is not None:
+            keywords[arg.keyword.value] = value
+        elif arg.star == "":
+            positional.append(value)
+        else:
+            positional.append(None)
+    return positional, keywords
+
+
+def _target_names(target) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [el.value.value for el in target.elements if isinstance(el.value, cst.Name)]
+    return []
+
+
+class _Comparisons(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list = []
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.found.append(node)
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+
+def _comparisons(node) -> list:
+    visitor = _Comparisons()
+    node.visit(visitor)
+    return visitor.found
+
+
+def _request_node(node) -> Optional[cst.CSTNode]:
+    if isinstance(node, cst.Call):
+        arg = ir.request_argument(node)
+        return arg.value if arg is not None else None
+    return None
+
+
+def _describe(node) -> str:
+    if isinstance(node, cst.Call):
+        return f"`{ir.code_of(node.func)}()`"
+    return "`...`"
+
+
+def _quality(value) -> str:
+    """How well an eviction of these block ids covers the request's dirty tail."""
+    if value[2] == "late":
+        return "late"
+    return "first-group" if value[3] == "first" else "ok"
+
+
+def _truth(value) -> Optional[bool]:
+    if value == ("bool", True):
+        return True
+    if value in (("bool", False), Val.NONE, Val.ZERO):
+        return False
+    return None
+
+
+_LITERALS = {"True": ("bool", True), "False": ("bool", False), "None": Val.NONE}
+
+
+def _literal(node) -> object:
+    if isinstance(node, cst.Name):
+        return _LITERALS.get(node.value)
+    if isinstance(node, cst.Integer):
+        return Val.ZERO if node.value == "0" else Val.OTHER
+    if isinstance(node, cst.SimpleString):
+        try:
+            return ("str", node.evaluated_value)
+        except Exception:  # noqa: BLE001
+            return None
+    if isinstance(node, (cst.Tuple, cst.List)):
+        items = tuple(_literal(el.value) for el in node.elements)
+        return ("tuple", items) if all(items) else None
+    return None
+
+
+def _defaults(fn) -> dict:
+    """Literal defaults of a function's parameters (`evict=False`)."""
+    out = {}
+    params = fn.node.params
+    for param in (*params.params, *params.kwonly_params):
+        if param.default is not None:
+            value = _literal(param.default)
+            if value is not None:
+                out[param.name.value] = value
+    return out
+
+
+_CONSTANTS: dict = {}
+
+
+def _module_constant(info, name: str):
+    """A module-level `NAME = <literal>` (a tuple of counter names, say), read from the
+    module's text with Python's parser (the module may be outlined)."""
+    key = id(info)
+    table = _CONSTANTS.get(key)
+    if table is None or table[0] is not info:
+        import ast
+
+        found = {}
+        try:
+            tree = ast.parse(info.text)
+        except (SyntaxError, ValueError):
+            tree = None
+        for statement in tree.body if tree is not None else ():
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+                try:
+                    literal = ast.literal_eval(statement.value)
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    continue
+                if isinstance(literal, (tuple, list)) and literal and all(isinstance(x, str) for x in literal):
+                    found[statement.targets[0].id] = ("tuple", tuple(("str", x) for x in literal))
+                elif isinstance(literal, str):
+                    found[statement.targets[0].id] = ("str", literal)
+        table = _CONSTANTS[key] = (info, found)
+    return table[1].get(name)
+
+
+def _may_cover(evicted: str, freed: str) -> bool:
+    """Whether an eviction for request key `evicted` may be for the requests freed under
+    `freed`: the same request, every request, or one the walk cannot tell apart (a
+    parameter, an item of a queue it cannot see into). One known other request
+    (`running[0]`, another loop's request) or part of them does not count."""
+    if evicted in (freed, "*"):
+        return True
+    if evicted == "partial" or evicted.startswith("at:"):
+        return False
+    if evicted.startswith(("q:", "p:")):
+        return True
+    return freed == "*" and evicted.startswith("it:")  # inside a per-request loop
