@@ -196,7 +196,7 @@ def run_oracle(version: str, corpora: list[Path], python: str | None = None
     env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
     if version == "0.26":
-        import vllm026  # beside this file, which is on sys.path
+        from tests.differential import vllm026
 
         src = vllm026.python_sources(python or sys.executable)
         env["PYTHONPATH"] = os.pathsep.join(
