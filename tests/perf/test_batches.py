@@ -24,8 +24,10 @@ from {pkg}.helpers import drop_all, evict_dirty_tails
 
 class Sentinel{n}:
     def on_fault(self, exc):
-        drop_all(self.scheduler)
-        self.scheduler.finish_requests(None, "aborted")
+        if exc is None:  # a path that empties the whole prefix cache (FT005, in the helper)
+            drop_all(self.scheduler)
+            return
+        self.scheduler.finish_requests(None, "aborted")  # aborts with the dirty tails cached (FT007)
 """
 HELPERS = """\
 def drop_all(s):
