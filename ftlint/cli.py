@@ -85,6 +85,11 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         help="print the number of findings per rule code (with its name and whether it is fixable) "
              "instead of the findings; --format text or json",
     )
+    check.add_argument(
+        "--verbose", "-v", action="store_true",
+        help="say what the analysis could not follow (unresolved calls, recursion, vLLM's source not found); "
+             "reads no cached result",
+    )
     check.add_argument("--scan-stats", action="store_true", help="print how many files were linted and parsed, to stderr")
     check.add_argument(
         "--show-settings", action="store_true",
@@ -282,7 +287,7 @@ def run_check(args) -> int:
             sys.stdout.write(diff_text)
     else:
         cache_dir = None
-        if not args.no_cache:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
+        if not args.no_cache and not args.verbose:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
             cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
         result = lint_paths(args.paths, config, selected, exhaustive=args.exhaustive, force_exclude=args.force_exclude,
                             cache_dir=cache_dir)
@@ -293,6 +298,9 @@ def run_check(args) -> int:
         )
     for skipped in result.skipped:
         print(f"ftlint: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+    if args.verbose:
+        for note in result.notes:
+            print(f"ftlint: note: {note}", file=sys.stderr)
     if not args.diff or args.fix:
         emit(args, result.findings, config)
     if args.fix and result.fixes_applied:

@@ -26,6 +26,7 @@ from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME, ParseFailure, disp
 class LintResult:
     findings: list[Finding] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the analysis could not follow (--verbose)
     skipped: list = field(default_factory=list)  # discovery.Skipped
     files_linted: int = 0  # Python files discovered for linting
     files_parsed: int = 0  # files parsed with LibCST (lint set and helpers)
@@ -233,6 +234,7 @@ def lint_discovered(
             outline_always=set(too_large),
         )
     linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, recorder=recorder, early_errors=early_errors)
+    result.notes = linter.paths.notes
     if too_large:  # one FT000 a file: a parse failure found while linting it comes first
         failed = {f.path for f in result.findings if f.code == PARSE_ERROR_CODE}
         for file in lint_files:

@@ -148,6 +148,11 @@ class FaultPaths:
         return self._targets[key]
 
     @property
+    def notes(self) -> list[str]:
+        """What the interpreter could not follow (``--verbose``); empty when it did not run."""
+        return list(self._interpreter.notes) if self._interpreter is not None else []
+
+    @property
     def interpreter(self):
         """The shared abstract interpreter (ftlint.analysis) the path rules ask."""
         if self._interpreter is None:
