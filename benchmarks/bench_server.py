@@ -44,7 +44,7 @@ class Client:
 
     def __init__(self, command: list[str], cwd: Path) -> None:
         self.proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.messages: "queue.Queue[tuple[float, dict]]" = queue.Queue()
+        self.messages: queue.Queue[tuple[float, dict]] = queue.Queue()
         self._id = 0
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -217,7 +217,9 @@ def main() -> int:
         pass
     passed = median <= TARGET_MS
     same = first_codes == last_codes
-    print(f"target: median <= {TARGET_MS:.0f} ms: {'PASS' if passed else 'FAIL'}; findings unchanged by the edits: {same}")
+    print(
+        f"target: median <= {TARGET_MS:.0f} ms: {'PASS' if passed else 'FAIL'}; findings unchanged by the edits: {same}"
+    )
     return 0 if passed and same else 1
 
 

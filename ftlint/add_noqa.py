@@ -17,9 +17,9 @@ import os
 import re
 import tokenize
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
 
 from ftlint.config import Config
 from ftlint.engine import lint_paths
@@ -76,7 +76,7 @@ def add_noqa_paths(
     return outcome
 
 
-def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[Optional[str], int]:
+def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[str | None, int]:
     """(new text, lines changed); None when the text cannot be tokenized or would not
     parse afterwards."""
     layout = _layout(text)
@@ -136,7 +136,7 @@ def _layout(text: str):
     comments: dict[int, tuple[int, str]] = {}
     not_commentable: set[int] = set()
     statement_end: dict[int, int] = {}
-    logical_start: Optional[int] = None
+    logical_start: int | None = None
     skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.ENDMARKER)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):

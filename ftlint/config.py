@@ -27,16 +27,16 @@ from types import MappingProxyType
 from ftlint.gitignore import GlobError, glob_to_regex, has_magic
 
 __all__ = [
-    "ConfigError",
-    "Config",
-    "CodeSelectors",
-    "DEFAULT_EXCLUDES",
-    "DEFAULT_SELECT",
-    "DEFAULT_FAULT_HANDLERS",
     "CONFIG_KEYS",
+    "DEFAULT_EXCLUDES",
+    "DEFAULT_FAULT_HANDLERS",
+    "DEFAULT_SELECT",
+    "CodeSelectors",
+    "Config",
+    "ConfigError",
+    "find_project_root",
     "load_config",
     "select_codes",
-    "find_project_root",
 ]
 
 TABLE = "tool.ftlint"
@@ -126,7 +126,7 @@ class _PathPatterns:
     when absolute, over the absolute path). ``**`` spans directories; ``*`` does not cross ``/``.
     """
 
-    __slots__ = ("names", "name_re", "rel_re", "abs_re")
+    __slots__ = ("abs_re", "name_re", "names", "rel_re")
 
     def __init__(self, patterns: Iterable[str], root: str):
         names: set[str] = set()
@@ -660,7 +660,9 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
             if not isinstance(value, str):
                 raise v.error(key, f"expected a string, got {_type_name(value)}")
             if "{code}" not in value and "{name}" not in value:
-                raise v.error(key, "expected a URL template with {code} or {name}, e.g. \"https://example.org/rules/{code}\"")
+                raise v.error(
+                    key, 'expected a URL template with {code} or {name}, e.g. "https://example.org/rules/{code}"'
+                )
             scheme, sep, rest = value.partition("://")
             if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
                 raise v.error(key, f"expected an absolute URL (scheme://...), got {value!r}")

@@ -21,21 +21,21 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
+from ftlint.cache import stat_signature
 from ftlint.config import Config
 from ftlint.gitignore import GitIgnore
 from ftlint.listing import FILE, LINK, signature
-from ftlint.cache import stat_signature
 
 __all__ = [
     "PYTHON_SUFFIXES",
-    "Skipped",
-    "DiscoveryError",
     "Discovered",
+    "DiscoveryError",
+    "Skipped",
+    "describe_os_error",
     "discover",
+    "is_python_path",
     "iter_python_files",
     "iter_python_paths",
-    "is_python_path",
-    "describe_os_error",
 ]
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -299,7 +299,9 @@ class _Walker:
                         continue
                     if levels and ignored(path, True, levels):
                         continue
-                    subdirs.append((path, rel, levels, real_dir + os.sep + name, listings is not None and below_trusted))
+                    subdirs.append(
+                        (path, rel, levels, real_dir + os.sep + name, listings is not None and below_trusted)
+                    )
                     if listings is not None:
                         kept_dirs.append(name)
                     continue
@@ -336,7 +338,6 @@ class _Walker:
             self.errors.append(DiscoveryError(self.display(path), describe_os_error(err, path)))
             return None
         return (path, os.path.realpath(path)) if stat.S_ISREG(st.st_mode) else None
-
 
 
 def _split_key(path: str) -> list[str]:

@@ -10,8 +10,9 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, NamedTuple, Optional
+from typing import NamedTuple
 
 from ftlint import ir
 from ftlint.config import handler_name_matcher
@@ -40,8 +41,8 @@ class Summary:
 
     may_evict: bool = False
     may_free: bool = False
-    unguarded_free: Optional[ir.Effect] = None  # a free in it that no eviction before it covers
-    first_free: Optional[ir.Effect] = None  # its first free (or call of a freeing helper)
+    unguarded_free: ir.Effect | None = None  # a free in it that no eviction before it covers
+    first_free: ir.Effect | None = None  # its first free (or call of a freeing helper)
     preempted_params: tuple[tuple[str, ir.Effect], ...] = ()  # preempted for resume, counters left set
     reset_params: frozenset[tuple[str, str]] = frozenset()  # (parameter, counter field) it resets
 
@@ -71,7 +72,7 @@ class Flow:
     ret: frozenset = _NONE
     exc: frozenset = _NONE
 
-    def merge(self, other: "Flow") -> "Flow":
+    def merge(self, other: Flow) -> Flow:
         return Flow(
             self.normal | other.normal,
             self.brk | other.brk,
@@ -107,9 +108,9 @@ class FaultPaths:
         self.handlers: list[Function] = []
         self.in_scope: set[Function] = set()
         self.whole_modules: set[ModuleInfo] = set()
-        self._summaries: dict[Function, Optional[Summary]] = {}
+        self._summaries: dict[Function, Summary | None] = {}
         self._analyses: dict[Function, Analysis] = {}
-        self._targets: dict[int, Optional[tuple[Function, bool]]] = {}
+        self._targets: dict[int, tuple[Function, bool] | None] = {}
 
     # -- scope ---------------------------------------------------------------
     def add_roots(self, modules: Iterable[ModuleInfo]) -> None:
@@ -136,12 +137,12 @@ class FaultPaths:
                     if target is not None and target[0] not in self.in_scope:
                         frontier.append(target[0])
 
-    def in_fault_path(self, fn: Optional[Function], info: Optional[ModuleInfo] = None) -> bool:
+    def in_fault_path(self, fn: Function | None, info: ModuleInfo | None = None) -> bool:
         if fn is not None and fn in self.in_scope:
             return True
         return info is not None and info in self.whole_modules
 
-    def target(self, fn: Function, effect: ir.Effect) -> Optional[tuple[Function, bool]]:
+    def target(self, fn: Function, effect: ir.Effect) -> tuple[Function, bool] | None:
         key = id(effect)
         if key not in self._targets:
             self._targets[key] = self.project.resolve_call(fn, effect.callee) if effect.kind == "call" else None
@@ -160,7 +161,7 @@ class FaultPaths:
         return self._interpreter
 
     # -- effects -------------------------------------------------------------
-    def summary(self, fn: Function) -> Optional[Summary]:
+    def summary(self, fn: Function) -> Summary | None:
         """What calling ``fn`` does. Callees are summarised first, depth first in call order,
         with an explicit stack (a helper chain through 300 modules must not recurse); a
         function still in progress reads as None: recursion is opaque."""
@@ -245,7 +246,7 @@ class FaultPaths:
         return self._analyses[fn]
 
 
-def _argument_for(effect: ir.Effect, target: tuple[Function, bool], param: str) -> Optional[str]:
+def _argument_for(effect: ir.Effect, target: tuple[Function, bool], param: str) -> str | None:
     """The caller's expression for a callee parameter."""
     fn, via_instance = target
     for name, code in effect.keywords:
@@ -340,7 +341,9 @@ class _Walker:
             flow = Flow(normal=states)
             for item in node.items:
                 step = self.walk(item, flow.normal)
-                flow = Flow(step.normal, flow.brk | step.brk, flow.cont | step.cont, flow.ret | step.ret, flow.exc | step.exc)
+                flow = Flow(
+                    step.normal, flow.brk | step.brk, flow.cont | step.cont, flow.ret | step.ret, flow.exc | step.exc
+                )
                 if not flow.normal:
                     break
             return flow
@@ -386,7 +389,9 @@ class _Walker:
         body = Flow(normal=states)
         for item in node.body.items:
             step = self.walk(item, body.normal)
-            body = Flow(step.normal, body.brk | step.brk, body.cont | step.cont, body.ret | step.ret, body.exc | step.exc)
+            body = Flow(
+                step.normal, body.brk | step.brk, body.cont | step.cont, body.ret | step.ret, body.exc | step.exc
+            )
             raised |= body.normal
         raised |= body.exc
         flow = self.walk(node.orelse, body.normal)
@@ -406,7 +411,7 @@ class _Walker:
         return final
 
 
-def _reset(state: State, var: Optional[str], fieldname: str) -> State:
+def _reset(state: State, var: str | None, fieldname: str) -> State:
     if not state.pending or var is None:
         return state
     pending = set()

@@ -63,7 +63,7 @@ class Finding:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Finding":
+    def from_dict(cls, data: dict) -> Finding:
         data = dict(data)
         data["severity"] = Severity(data["severity"])
         data["fix"] = tuple(Edit(**edit) for edit in data.get("fix", ()))

@@ -28,6 +28,8 @@ def split_lines(text: str, keepends: bool = False) -> list[str]:
     if keepends:
         return lines
     return [line.rstrip("\r\n") for line in lines]
+
+
 PARSE_ERROR_NAME = "parse-error"
 
 

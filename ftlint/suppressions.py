@@ -55,7 +55,12 @@ def parse_suppressions(text: str) -> Suppressions:
     logical_start = None
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
-            if logical_start is None and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            if logical_start is None and tok.type not in (
+                tokenize.NL,
+                tokenize.COMMENT,
+                tokenize.INDENT,
+                tokenize.DEDENT,
+            ):
                 logical_start = tok.start[0]
             if tok.type == tokenize.COMMENT:
                 file_match = file_noqa.match(tok.string)

@@ -12,9 +12,9 @@ every change from the warm modules: it is a few dictionary look-ups per function
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
 
 from ftlint.config import Config
 from ftlint.finding import Finding
@@ -31,15 +31,15 @@ class FileResult:
 class Workspace:
     """One project (one configuration) and the texts that stand in for its files."""
 
-    def __init__(self, config: Config, selected: Iterable[str], *, cwd: Optional[Path] = None) -> None:
+    def __init__(self, config: Config, selected: Iterable[str], *, cwd: Path | None = None) -> None:
         self.config = config
         self.selected = set(selected)
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self.overlays: dict[str, str] = {}  # absolute path -> text read instead of the file
         self.lint_set: set[str] = set()  # files linted so far (parsed as the CLI parses the files given)
         self._prefilter = Prefilter(config.handler_patterns())
-        self._project_files: Optional[dict[str, bool]] = None  # scanned file -> is a root (may define a handler)
-        self._walked_root: Optional[str] = None
+        self._project_files: dict[str, bool] | None = None  # scanned file -> is a root (may define a handler)
+        self._walked_root: str | None = None
         self._linter = None
         self._scope_stale = True
         self._load_errors: list[str] = []
@@ -93,7 +93,7 @@ class Workspace:
         self._scope_stale = True
 
     # -- linting --------------------------------------------------------------------
-    def lint(self, path: Path | str, display: Optional[str] = None) -> FileResult:
+    def lint(self, path: Path | str, display: str | None = None) -> FileResult:
         """Findings of the file at `path` (its overlay text if it has one), as `ftlint check
         PATH` reports them, named `display` (default: relative to the working directory)."""
         key = _abs(path, self.cwd)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import libcst as cst
-from ftlint import matchers as m
 
 from ftlint import cstedits, ir
+from ftlint import matchers as m
 from ftlint import vocabulary as V
 from ftlint.rule import Invalid, Replacement, Rule, Valid
 

@@ -75,9 +75,7 @@ def _is_absolute_uri(url: str) -> bool:
     return bool(sep and scheme and scheme[0].isalpha() and rest and " " not in url)
 
 
-def rule_descriptor(
-    code: str, doc: RuleDoc | None, sample: Finding | None
-) -> dict[str, Any]:
+def rule_descriptor(code: str, doc: RuleDoc | None, sample: Finding | None) -> dict[str, Any]:
     if doc is not None:
         name = doc.name
         short = _nonempty(doc.summary, doc.name, code)
@@ -144,17 +142,12 @@ def build_sarif(findings: Sequence[Finding], ctx: ReportContext) -> dict[str, An
     samples = {}
     for f in items:
         samples.setdefault(f.code, f)
-    rules = [
-        rule_descriptor(code, ctx.docs.get(code), samples.get(code)) for code in codes
-    ]
+    rules = [rule_descriptor(code, ctx.docs.get(code), samples.get(code)) for code in codes]
     index = {code: i for i, code in enumerate(codes)}
 
     locations = [artifact_location(f.path, ctx) for f in items]
     fingerprints = assign_fingerprints(
-        [
-            (loc["uri"], max(f.line, 1), f.line_text if f.line > 0 else "")
-            for f, loc in zip(items, locations)
-        ]
+        [(loc["uri"], max(f.line, 1), f.line_text if f.line > 0 else "") for f, loc in zip(items, locations)]
     )
     results = []
     for f, loc, fp in zip(items, locations, fingerprints):
@@ -164,9 +157,7 @@ def build_sarif(findings: Sequence[Finding], ctx: ReportContext) -> dict[str, An
                 "ruleIndex": index[f.code],
                 "level": LEVELS[f.severity],
                 "message": {"text": _nonempty(f.message, f.name, f.code)},
-                "locations": [
-                    {"physicalLocation": {"artifactLocation": loc, "region": region(f)}}
-                ],
+                "locations": [{"physicalLocation": {"artifactLocation": loc, "region": region(f)}}],
                 "partialFingerprints": {"primaryLocationLineHash": fp},
             }
         )

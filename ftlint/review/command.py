@@ -23,7 +23,6 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Optional
 
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
 from ftlint.review.pr_checks import PR_CODES, PYTHON_SUFFIXES, PullRequest, check_pull_request, pr_docs
@@ -36,9 +35,7 @@ _PR_SELECTOR = re.compile(r"^PR\d{0,3}$", re.I)
 def _filter_mode(value: str) -> str:
     mode = _FILTER_ALIASES.get(value, value)
     if mode not in FILTER_MODES:
-        raise argparse.ArgumentTypeError(
-            f"invalid choice: {value!r} (choose from {', '.join(FILTER_MODES)})"
-        )
+        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {', '.join(FILTER_MODES)})")
     return mode
 
 
@@ -49,20 +46,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "paths", nargs="*", type=Path, metavar="PATH", help="only review changed files under these paths"
     )
     parser.add_argument(
-        "--base", required=True, metavar="REV",
+        "--base",
+        required=True,
+        metavar="REV",
         help="revision to diff the working tree against (git diff REV), e.g. origin/main or a commit",
     )
     parser.add_argument(
-        "--merge-base", action="store_true",
+        "--merge-base",
+        action="store_true",
         help="diff against the merge base of REV and HEAD (what GitHub shows for a pull request)",
     )
     parser.add_argument(
-        "--filter", "--filter-mode", dest="filter", type=_filter_mode, default="added", metavar="MODE",
+        "--filter",
+        "--filter-mode",
+        dest="filter",
+        type=_filter_mode,
+        default="added",
+        metavar="MODE",
         help="which findings to keep: added (default), diff-context, file, none",
     )
     parser.add_argument("--title", metavar="TEXT", help="the pull request's title (enables PR002, PR004)")
     parser.add_argument(
-        "--body-file", type=Path, metavar="FILE",
+        "--body-file",
+        type=Path,
+        metavar="FILE",
         help="file holding the pull request's description, '-' for stdin (enables PR001)",
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -97,7 +104,7 @@ def _pr_selection(args, pr_select: list[str], pr_extend: list[str], pr_ignore: l
     return enabled
 
 
-def _read_body(path: Optional[Path]) -> Optional[str]:
+def _read_body(path: Path | None) -> str | None:
     from ftlint.cli import UsageError
 
     if path is None:
@@ -137,7 +144,7 @@ def _selected_files(diff: Diff, paths: list[Path], cwd: Path) -> list[FileDiff]:
     return [f for f in diff.files if _under(Path(os.path.abspath(diff.root / f.display)), limits)]
 
 
-def _keep(mode: str, fd: Optional[FileDiff], line: int, end_line: int) -> bool:
+def _keep(mode: str, fd: FileDiff | None, line: int, end_line: int) -> bool:
     if fd is None:
         return False  # an unchanged file: never reported
     if mode in ("file", "none"):

@@ -24,8 +24,14 @@ _MISSING = object()
 
 # Statuses of a request that sits in a waiting queue (vLLM's RequestStatus names).
 WAITING_STATUSES = frozenset(
-    {"WAITING", "PREEMPTED", "WAITING_FOR_FSM", "WAITING_FOR_REMOTE_KVS",
-     "WAITING_FOR_STREAMING_REQ", "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR"}
+    {
+        "WAITING",
+        "PREEMPTED",
+        "WAITING_FOR_FSM",
+        "WAITING_FOR_REMOTE_KVS",
+        "WAITING_FOR_STREAMING_REQ",
+        "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR",
+    }
 )
 
 
@@ -83,20 +89,19 @@ class CacheMap:
 
     def __init__(self, pool: Any, reader: Reader) -> None:
         self.ok = False
-        self._map = reader.get(pool, "cached_block_hash_to_block", "BlockPool",
-                               ("FTR01", "FTR02"))
+        self._map = reader.get(pool, "cached_block_hash_to_block", "BlockPool", ("FTR01", "FTR02"))
         if is_missing(self._map):
             return
         self._contain = getattr(self._map, "contain", None)
         if self._contain is None and not isinstance(self._map, Mapping):
-            reader.miss("BlockPool.cached_block_hash_to_block.contain (unknown map type "
-                        f"{type(self._map).__name__})", ("FTR01", "FTR02"))
+            reader.miss(
+                f"BlockPool.cached_block_hash_to_block.contain (unknown map type {type(self._map).__name__})",
+                ("FTR01", "FTR02"),
+            )
             return
         self.ok = True
         secondary = reader.opt(pool, "cached_block_hashes_by_block")
-        self.secondary: Mapping[int, Any] = (
-            secondary if isinstance(secondary, Mapping) else {}
-        )
+        self.secondary: Mapping[int, Any] = secondary if isinstance(secondary, Mapping) else {}
 
     def contains(self, key: Any, block_id: int) -> bool:
         if self._contain is not None:
@@ -189,8 +194,7 @@ def managers_of(scheduler: Any, reader: Reader) -> tuple[Any, list[Any]]:
     coordinator = reader.get(kvm, "coordinator", "KVCacheManager", BLOCKS)
     managers: Any = _MISSING
     if not is_missing(coordinator):
-        managers = reader.get(coordinator, "single_type_managers",
-                              "KVCacheCoordinator", BLOCKS)
+        managers = reader.get(coordinator, "single_type_managers", "KVCacheCoordinator", BLOCKS)
     pool = reader.opt(kvm, "block_pool")
     if is_missing(pool) and not is_missing(coordinator):
         pool = reader.opt(coordinator, "block_pool")
@@ -360,8 +364,7 @@ class _Odd(Exception):
     """A block the fast loop cannot read plainly: read the request's blocks again, guarded."""
 
 
-def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
-                           blocks: Any, boundary: int) -> None:
+def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord, blocks: Any, boundary: int) -> None:
     r = snap.reader
     cache = snap.cache
     assert cache is not None

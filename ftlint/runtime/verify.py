@@ -31,9 +31,16 @@ class FaultObservation:
     still runs.
     """
 
-    def __init__(self, scheduler: Any, *, strict: bool = False, raise_: bool = True,
-                 lock: Any = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
-                 warn: bool | None = None) -> None:
+    def __init__(
+        self,
+        scheduler: Any,
+        *,
+        strict: bool = False,
+        raise_: bool = True,
+        lock: Any = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        warn: bool | None = None,
+    ) -> None:
         self.scheduler = scheduler
         self.strict = strict
         self.raise_ = raise_
@@ -97,8 +104,7 @@ class FaultObservation:
         try:
             self._snap = take_snapshot(self.scheduler)
         except Exception as exc:  # never crash the user's test on our own bug
-            self.report.cannot_verify.append(
-                f"snapshot failed: {type(exc).__name__}: {exc}")
+            self.report.cannot_verify.append(f"snapshot failed: {type(exc).__name__}: {exc}")
 
     def _check(self) -> None:
         if self._snap is None:
@@ -107,8 +113,7 @@ class FaultObservation:
             run_checks(self._snap, self.report)
             self.report.complete = True
         except Exception as exc:
-            self.report.cannot_verify.append(
-                f"checks failed: {type(exc).__name__}: {exc}")
+            self.report.cannot_verify.append(f"checks failed: {type(exc).__name__}: {exc}")
 
     # -- context manager -------------------------------------------------
     def __enter__(self) -> FaultReport:
@@ -121,9 +126,9 @@ class FaultObservation:
         report = self.report
         if self.warn and report.cannot_verify:
             warnings.warn(
-                "ftlint could not verify this fault handler: "
-                + "; ".join(report.cannot_verify),
-                FaultVerificationWarning, stacklevel=2,
+                "ftlint could not verify this fault handler: " + "; ".join(report.cannot_verify),
+                FaultVerificationWarning,
+                stacklevel=2,
             )
         if exc is not None:
             report.handler_exception = exc
@@ -139,9 +144,9 @@ class FaultObservation:
         return False
 
 
-def verify_fault_handling(scheduler: Any, *, strict: bool = False, lock: Any = None,
-                          lock_timeout: float = DEFAULT_LOCK_TIMEOUT
-                          ) -> FaultObservation:
+def verify_fault_handling(
+    scheduler: Any, *, strict: bool = False, lock: Any = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> FaultObservation:
     """Put around a call of a fault handler; raises FaultInvariantError on exit
     when the handler broke an invariant (FTR02 only with ``strict=True``).
 
@@ -150,21 +155,20 @@ def verify_fault_handling(scheduler: Any, *, strict: bool = False, lock: Any = N
     listed in ``report.cannot_verify`` and warned about
     (:class:`FaultVerificationWarning`), never raised or passed silently.
     """
-    return FaultObservation(scheduler, strict=strict, raise_=True, lock=lock,
-                            lock_timeout=lock_timeout)
+    return FaultObservation(scheduler, strict=strict, raise_=True, lock=lock, lock_timeout=lock_timeout)
 
 
-def observe_fault_handling(scheduler: Any, *, lock: Any = None,
-                           lock_timeout: float = DEFAULT_LOCK_TIMEOUT
-                           ) -> FaultObservation:
+def observe_fault_handling(
+    scheduler: Any, *, lock: Any = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> FaultObservation:
     """Like :func:`verify_fault_handling` but never raises for violations (and
     does not warn): read the yielded report after the ``with`` block."""
-    return FaultObservation(scheduler, raise_=False, lock=lock,
-                            lock_timeout=lock_timeout)
+    return FaultObservation(scheduler, raise_=False, lock=lock, lock_timeout=lock_timeout)
 
 
-def check_fault_handling(scheduler: Any, handler: Callable[..., Any], *args: Any,
-                         lock: Any = None, **kwargs: Any) -> FaultReport:
+def check_fault_handling(
+    scheduler: Any, handler: Callable[..., Any], *args: Any, lock: Any = None, **kwargs: Any
+) -> FaultReport:
     """Call ``handler(*args, **kwargs)`` and return the report (violations and
     counts) without raising for violations.  A handler exception propagates,
     with the report attached as ``exc.ftlint_report``."""

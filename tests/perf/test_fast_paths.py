@@ -73,8 +73,10 @@ def _all_nodes(module: cst.Module) -> list[cst.CSTNode]:
 PATTERNS = {
     "len call": lambda m: m.Call(func=m.Name("len")),
     "falsy": lambda m: m.Integer("0") | m.Name("False") | m.Name("None"),
-    "len bound": lambda m: m.Call(func=m.Name("len"))
-    | m.BinaryOperation(left=m.Call(func=m.Name("len")), operator=m.Subtract() | m.Add(), right=m.Integer()),
+    "len bound": lambda m: (
+        m.Call(func=m.Name("len"))
+        | m.BinaryOperation(left=m.Call(func=m.Name("len")), operator=m.Subtract() | m.Add(), right=m.Integer())
+    ),
     "minus one": lambda m: m.UnaryOperation(operator=m.Minus(), expression=m.Integer("1")),
     "named call": lambda m: m.Call(func=m.Name() | m.Attribute(attr=m.Name())),
     "evict": lambda m: m.Call(func=m.Attribute(attr=m.Name("evict_blocks"))),
@@ -182,9 +184,7 @@ def _statements(fn: cst.FunctionDef) -> list[str]:
     """The body's code lines without comment-only and blank lines: comments after a
     block's last statement sit in LibCST's block footer, which the outline's line span
     (ending at the last statement) leaves out; they hold nothing a rule reads."""
-    return [
-        line for line in _code(fn.body).splitlines() if line.strip() and not line.strip().startswith("#")
-    ]
+    return [line for line in _code(fn.body).splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
 @pytest.mark.vllm  # samples the installed vLLM tree
