@@ -138,9 +138,12 @@ def handler_lines(text: str, name: str = "on_fault") -> list[int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             found = set()
             for statement in ast.walk(node):
-                if isinstance(statement, ast.stmt) and statement is not node:
-                    if statement.lineno == statement.end_lineno:  # one-line statements: a comment ends them
-                        found.add(statement.lineno - 1)
+                if (
+                    isinstance(statement, ast.stmt)
+                    and statement is not node
+                    and statement.lineno == statement.end_lineno  # one-line statements: a comment ends them
+                ):
+                    found.add(statement.lineno - 1)
             return sorted(found)
     raise SystemExit(f"bench_server: no `def {name}` in the file")
 
@@ -201,7 +204,7 @@ def main() -> int:
 
     times.sort()
     median = statistics.median(times)
-    p90 = times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))]
+    p90 = times[min(len(times) - 1, round(0.9 * (len(times) - 1)))]
     print(f"tree: {tree}  file: {args.file}  edits: {len(times)} {env_note}")
     print(f"start + initialize: {(initialized - started) * 1000:8.1f} ms")
     print(f"open (cold):        {open_ms:8.1f} ms   published {first_codes}")

@@ -191,17 +191,17 @@ def main(argv=None) -> int:
     walked = sum(1 for _ in tree.rglob("*.py"))
 
     cases = {
-        "cold": ftlint + ["--no-cache"],
-        "warm": ftlint + ["--cache-dir", str(cache_dir)],
+        "cold": [*ftlint, "--no-cache"],
+        "warm": [*ftlint, "--cache-dir", str(cache_dir)],
         "libcst": [py, "-c", "import libcst"],
     }
     cases["warm-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir)]
     edited_cache = Path(tempfile.mkdtemp(prefix="ftlint-bench-edited-"))
     if single:
-        cases["file"] = ftlint + ["--no-cache", args.file]
-        cases["file-warm"] = ftlint + ["--cache-dir", str(cache_dir), args.file]
+        cases["file"] = [*ftlint, "--no-cache", args.file]
+        cases["file-warm"] = [*ftlint, "--cache-dir", str(cache_dir), args.file]
         cases["file-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir), args.file]
-        cases["file-edited"] = ftlint + ["--cache-dir", str(edited_cache), args.file]
+        cases["file-edited"] = [*ftlint, "--cache-dir", str(edited_cache), args.file]
     target = tree / args.file
     original = target.read_bytes() if single else b""
     if ruff:
@@ -217,7 +217,7 @@ def main(argv=None) -> int:
     fresh_dirs: dict[str, list[Path]] = {}  # emptied before each run of that case (cold)
     work = Path(tempfile.mkdtemp(prefix="ftlint-bench-pre-commit-"))
     if tracked:
-        batch_cases["batches"] = pre_commit_batches(ftlint + ["--no-cache"], tracked)
+        batch_cases["batches"] = pre_commit_batches([*ftlint, "--no-cache"], tracked)
         if ruff:
             ruff_batch = [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "--output-format", "json"]
             batch_cases["ruff-batches"] = pre_commit_batches(ruff_batch, tracked)
@@ -271,7 +271,7 @@ def main(argv=None) -> int:
                     if name == "file-edited":
                         target.write_bytes(original)
         exhaustive = [
-            run_reaped(ftlint + ["--no-cache", "--exhaustive"], tree, env) for _ in range(args.exhaustive_rounds)
+            run_reaped([*ftlint, "--no-cache", "--exhaustive"], tree, env) for _ in range(args.exhaustive_rounds)
         ]
     finally:
         if single and target.read_bytes() != original:

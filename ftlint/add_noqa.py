@@ -97,9 +97,9 @@ def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[str | Non
     for number, codes in sorted(wanted.items()):
         if not 0 < number <= len(lines):
             continue
-        line = lines[number - 1]
-        body = line.rstrip("\r\n")
-        newline = line[len(body) :]
+        line_text = lines[number - 1]
+        body = line_text.rstrip("\r\n")
+        newline = line_text[len(body) :]
         comment = comments.get(number)
         if comment is not None:
             column, comment_text = comment
@@ -153,7 +153,7 @@ def _layout(text: str):
                 not_commentable.update(range(tok.start[0], tok.end[0]))  # ends inside a string
     except (tokenize.TokenError, SyntaxError):
         return None
-    for number, line in enumerate(split_lines(text), 1):
-        if line.rstrip(" \t\f").endswith("\\") and number not in comments:
+    for number, line_text in enumerate(split_lines(text), 1):
+        if line_text.rstrip(" \t\f").endswith("\\") and number not in comments:
             not_commentable.add(number)  # a backslash continuation
     return comments, not_commentable, statement_end

@@ -55,6 +55,7 @@ import threading
 import time
 import zlib
 from pathlib import Path
+from typing import TypeGuard, cast
 
 try:  # hashlib's blake2b without hashlib's OpenSSL start-up (~4 ms of a pre-commit run)
     from _blake2 import blake2b
@@ -116,7 +117,7 @@ def code_fingerprint() -> str:
                 dirs.extend(spec.submodule_search_locations)
         except (ImportError, ValueError):  # pragma: no cover
             pass
-        files = []
+        files: list[tuple[str, int | None, int | None]] = []
         for directory in dirs:
             try:
                 with os.scandir(directory) as it:
@@ -335,7 +336,9 @@ class Cache:
 
     def _mac(self, kind: str, name: str, body: bytes) -> bytes:
         """The entry's MAC: its place (kind and name) and body, under the user's secret."""
-        mac = blake2b(f"{FORMAT}/{kind}/{name}\n".encode("utf-8", "surrogateescape"), digest_size=32, key=self.key)
+        mac = blake2b(
+            f"{FORMAT}/{kind}/{name}\n".encode("utf-8", "surrogateescape"), digest_size=32, key=cast(bytes, self.key)
+        )  # callers check self.key is not None
         mac.update(body)
         return mac.hexdigest().encode()
 
@@ -538,7 +541,7 @@ class _OwnDirectory:
             _remove_ours(self.fd, names, count)
 
 
-def well_formed_stat(entry) -> bool:
+def well_formed_stat(entry) -> TypeGuard[list]:
     """A stat-table entry of the right shape: [mtime_ns, size, inode, ctime_ns, bit, hash]."""
     return (
         type(entry) is list
@@ -826,8 +829,9 @@ class ProbeRecorder:
         with _probe_lock:
             if not _probe_sinks:
                 _probe_saved = (Path.is_file, Path.exists)
-                Path.is_file = _recording(_probe_saved[0], "f")
-                Path.exists = _recording(_probe_saved[1], "e")
+                # patched on the class for the duration, restored in __exit__
+                Path.is_file = _recording(_probe_saved[0], "f")  # type: ignore[method-assign]
+                Path.exists = _recording(_probe_saved[1], "e")  # type: ignore[method-assign]
             _probe_sinks.append(self)
         return self
 
@@ -836,7 +840,7 @@ class ProbeRecorder:
         with _probe_lock:
             _probe_sinks.remove(self)
             if not _probe_sinks and _probe_saved is not None:
-                Path.is_file, Path.exists = _probe_saved
+                Path.is_file, Path.exists = _probe_saved  # type: ignore[method-assign]
                 _probe_saved = None
 
     def as_list(self) -> list:

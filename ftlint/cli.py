@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from ftlint import __version__
 
@@ -28,7 +29,8 @@ def _terminal_columns() -> int:
     except (KeyError, ValueError):
         pass
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns
+        # sys.__stdout__ may be None: the AttributeError is caught below
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
     except (AttributeError, ValueError, OSError):
         return 80
 
@@ -45,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # exit 2 with one line, like ruff
+    def error(self, message: str) -> NoReturn:  # exit 2 with one line, like ruff
         self.print_usage(sys.stderr)
         raise UsageError(message)
 
@@ -508,8 +510,8 @@ def run_rule(args) -> int:
         elif args.format == "markdown":
             sys.stdout.write(rule_pages(docs.values()))
         else:
-            for doc in docs.values():
-                print(f"{doc.code:7} {doc.name:28} {doc.summary}")
+            for rule_doc in docs.values():
+                print(f"{rule_doc.code:7} {rule_doc.name:28} {rule_doc.summary}")
         return EXIT_CLEAN
     if not args.code:
         raise UsageError("rule: give a rule code (e.g. FT004) or --all")

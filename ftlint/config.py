@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from ftlint.gitignore import GlobError, glob_to_regex, has_magic
 
@@ -96,10 +97,7 @@ class ConfigError(Exception):
     def __str__(self) -> str:
         where = ""
         if self.key is not None:
-            if self.key.startswith("-") or not self.table:
-                where = f"{self.key}: "
-            else:
-                where = f"[{self.table}] {self.key}: "
+            where = f"{self.key}: " if self.key.startswith("-") or not self.table else f"[{self.table}] {self.key}: "
         elif self.table and self.path is not None:
             where = f"[{self.table}] "
         prefix = f"{self.path}: " if self.path is not None else ""
@@ -179,7 +177,8 @@ class _PathPatterns:
 def handler_name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
     """Matcher for ``fault-handlers`` patterns on ``"func"`` / ``"Class.method"`` names: a
     pattern with a ``.`` matches the whole dotted name, one without the last component."""
-    dotted_sources, plain_sources = [], []
+    dotted_sources: list[str] = []
+    plain_sources: list[str] = []
     for pattern in patterns:
         (dotted_sources if "." in pattern else plain_sources).append(glob_to_regex(pattern))
     dotted, plain = _alternation(dotted_sources), _alternation(plain_sources)
@@ -283,7 +282,7 @@ class Config:
             "fault_paths",
         ):
             set_(self, name, tuple(getattr(self, name)))
-        pfi = self.per_file_ignores
+        pfi: Iterable[tuple[object, Iterable[str]]] = self.per_file_ignores  # or a Mapping, as given
         if isinstance(pfi, Mapping):
             pfi = pfi.items()
         set_(self, "per_file_ignores", tuple((str(g), tuple(codes)) for g, codes in pfi))
@@ -381,7 +380,7 @@ class Config:
             for i, part in enumerate(parts):
                 if patterns.match_name(part) or patterns.match_rel("/".join(parts[: i + 1])):
                     return True
-            for ancestor in [abspath, *Path(abspath).parents][: len(parts)]:
+            for ancestor in [abspath, *map(os.fspath, Path(abspath).parents)][: len(parts)]:
                 if patterns.match_abs(os.fspath(ancestor)):
                     return True
             return False
@@ -633,7 +632,7 @@ class _Validator:
 
 def _build_config(table: Mapping[str, object], path: Path, root: Path, table_name: str) -> Config:
     v = _Validator(path, table_name)
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, Any] = {}  # Config's fields, of their several types
     for key, value in table.items():
         if key not in CONFIG_KEYS:
             import difflib  # only for a misspelt key

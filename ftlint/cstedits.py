@@ -63,9 +63,12 @@ def missing_resets_after(
             if isinstance(small, cst.Assign) and isinstance(small.value, cst.Integer) and small.value.value == "0":
                 for target in small.targets:
                     t = target.target
-                    if isinstance(t, cst.Attribute) and t.attr.value in missing:
-                        if cst.Module(body=[]).code_for_node(t.value) == var:
-                            missing.remove(t.attr.value)
+                    if (
+                        isinstance(t, cst.Attribute)
+                        and t.attr.value in missing
+                        and cst.Module(body=[]).code_for_node(t.value) == var
+                    ):
+                        missing.remove(t.attr.value)
     return missing
 
 

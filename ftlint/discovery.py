@@ -75,7 +75,7 @@ def is_python_path(path: Path | str) -> bool:
     return os.fspath(path).endswith(PYTHON_SUFFIXES)
 
 
-_ERRNO_MESSAGES = {
+_ERRNO_MESSAGES: dict[int | None, str] = {  # keyed by OSError.errno (which may be None)
     errno.ENOENT: "No such file or directory",
     errno.EACCES: "Permission denied",
     errno.EPERM: "Permission denied",
@@ -247,7 +247,7 @@ class _Walker:
                     if ignore_sig is not None:
                         gi = self._load(ignore_path)
                         if gi is not None:
-                            levels = levels + ((directory.rstrip(os.sep) + os.sep, gi),)
+                            levels = (*levels, (directory.rstrip(os.sep) + os.sep, gi))
                     for name, kind in known[2]:
                         path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
                         if kind == LINK:
@@ -276,7 +276,7 @@ class _Walker:
                     if entry.name == ".gitignore":
                         gi = self._load(entry.path)
                         if gi is not None:
-                            levels = levels + ((directory.rstrip(os.sep) + os.sep, gi),)
+                            levels = (*levels, (directory.rstrip(os.sep) + os.sep, gi))
                         break
             subdirs = []
             for entry in entries:

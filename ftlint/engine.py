@@ -250,7 +250,7 @@ def lint_discovered(
                     result.findings.append(finding)
     if screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(screen) | linted[2])
-    if cache is not None and linted is not None:
+    if cache is not None and linted is not None and key is not None:  # key is set whenever cache is
         findings, errors, read_paths, texts, probes = linted
         deps = []
         stable = True

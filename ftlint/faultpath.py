@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ftlint import ir
 from ftlint.config import handler_name_matcher
 from ftlint.project import Function, ModuleInfo, Project
+
+if TYPE_CHECKING:
+    from ftlint.analysis.interpreter import Interpreter
 
 MAX_STATES = 64
 
@@ -102,7 +105,7 @@ class FaultPaths:
     ) -> None:
         self.project = project
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
-        self._interpreter = None
+        self._interpreter: Interpreter | None = None
         self.is_handler = is_handler
         self.in_fault_path_file = in_fault_path_file
         self.handlers: list[Function] = []
@@ -149,7 +152,7 @@ class FaultPaths:
         return self._targets[key]
 
     @property
-    def interpreter(self):
+    def interpreter(self) -> Interpreter:
         """The shared abstract interpreter (ftlint.analysis) the path rules ask."""
         if self._interpreter is None:
             from ftlint.analysis import generation
@@ -205,7 +208,7 @@ class FaultPaths:
             elif effect.kind == "call":
                 target = self.target(fn, effect)
                 sub = self.summary(target[0]) if target else None
-                if sub is not None:
+                if target and sub is not None:
                     may_evict |= sub.may_evict
                     may_free |= sub.may_free
                     if sub.may_free:
@@ -235,7 +238,7 @@ class FaultPaths:
             target = self.target(fn, effect)
             summary = self.summary(target[0]) if target else None
             inner = None if summary is None else (summary.unguarded_free if unguarded else summary.first_free)
-            if inner is None or target[0].module is not fn.module:
+            if inner is None or not target or target[0].module is not fn.module:
                 break
             fn, effect = target[0], inner
         return effect
@@ -302,7 +305,7 @@ class _Walker:
         if kind == "call":
             target = self.paths.target(self.fn, effect)
             summary = self.paths.summary(target[0]) if target else None
-            if summary is None:
+            if not target or summary is None:
                 return state
             if summary.unguarded_free is not None and not state.evicted:
                 self._unguarded.setdefault(id(effect), effect)
@@ -310,7 +313,7 @@ class _Walker:
                 state = self._evict(effect, state)
             if summary.may_free:
                 state = state._replace(freed=state.freed | {effect})
-            for param, preempt in summary.preempted_params:
+            for param, _preempt in summary.preempted_params:
                 var = _argument_for(effect, target, param)
                 if var:
                     missing = frozenset(("num_in_flight_tokens", "num_stale_output_tokens"))

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 
 
-class Severity(str, Enum):
+class Severity(str, Enum):  # noqa: UP042 -- StrEnum would change str(Severity.X) from "Severity.X" to "x"
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"

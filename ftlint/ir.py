@@ -8,7 +8,6 @@ and the helper summaries walk this, never the CST.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 import libcst as cst
 
@@ -64,7 +63,7 @@ class Exit:
     kind: str  # "return" | "raise" | "break" | "continue"
 
 
-Node = Union[Effect, Seq, Choice, Loop, Try, Exit]
+Node = Effect | Seq | Choice | Loop | Try | Exit
 
 
 def callee_ref(func: cst.BaseExpression) -> tuple[str, str] | None:

@@ -18,7 +18,7 @@ from ftlint.engine import _failure_finding
 from ftlint.faultpath import FaultPaths, handler_matcher
 from ftlint.finding import Finding
 from ftlint.positions import ranges_of
-from ftlint.project import Project
+from ftlint.project import Function, Project
 from ftlint.registry import all_rules
 from ftlint.rule import FileContext, Report, Rule, ScopeTracker
 from ftlint.source import split_lines
@@ -199,7 +199,7 @@ class FileLinter:
         visitors = [tracker, *rules]
         info = context.info
         if info in self.paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
-            roots = [context.module]
+            roots: list = [context.module]
         else:
             roots = [fn.node for fn in info.functions if fn in self.paths.in_scope]
         if context.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
@@ -265,7 +265,7 @@ def _shifted(code_range, lines: int):
 
 
 # -- exhaustive screening ------------------------------------------------------
-_screen_matcher = None
+_screen_matcher: Callable[[Function], bool] | None = None
 
 
 def _screen_init(patterns: tuple[str, ...]) -> None:
@@ -282,7 +282,9 @@ def _screen_one(path: str) -> tuple[str, str]:
     if not isinstance(module, cst.Module):
         return path, "fail"
     info = index_module(Path(path), text, module)
-    return path, "handler" if any(_screen_matcher(fn) for fn in info.functions) else ""
+    matcher = _screen_matcher
+    assert matcher is not None, "_screen_init runs first (the pool's initializer)"
+    return path, "handler" if any(matcher(fn) for fn in info.functions) else ""
 
 
 def _workers() -> int:

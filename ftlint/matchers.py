@@ -36,6 +36,7 @@ class Pattern:
 
 class OneOf(Pattern):
     __slots__ = ("options",)
+    options: tuple[Pattern, ...]
 
     def __init__(self, *options: Pattern) -> None:
         flat: list[Pattern] = []
@@ -86,7 +87,7 @@ def _factory(node_type: type):
     def build(*args: Any, **kwargs: Any) -> NodePattern:
         if len(args) > len(names):
             raise TypeError(f"m.{node_type.__name__}() takes at most {len(names)} positional fields")
-        fields = dict(zip(names, args))
+        fields = dict(zip(names, args, strict=False))
         for name, value in kwargs.items():
             if name not in names:
                 raise TypeError(f"m.{node_type.__name__}() has no field {name!r} (fields: {', '.join(names)})")

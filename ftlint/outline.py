@@ -27,7 +27,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
@@ -244,9 +244,10 @@ def function_node(fn: Function) -> cst.FunctionDef:
     unit = _parse_unit(outer)
     if unit is not None:
         segment, nodes = unit
-        inside = [f for f in info.functions if f.span and _within(f.span, outer.span)]
-        if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes)):
-            for function, node in zip(inside, nodes):
+        # outlined functions always have a span
+        inside = [f for f in info.functions if f.span and _within(f.span, cast("tuple[int, int]", outer.span))]
+        if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes, strict=True)):
+            for function, node in zip(inside, nodes, strict=True):
                 if function.cst_node is None:
                     function.cst_node = node
                     function.segment = segment
@@ -263,9 +264,16 @@ def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
 def _outermost(fn: Function) -> Function:
     best = fn
     for other in fn.module.functions:
-        if other.span and fn.span and _within(fn.span, other.span) and other.span[0] <= best.span[0]:
-            if other.span[0] < best.span[0] or other.span[1] > best.span[1]:
-                best = other
+        # best.span is truthy whenever fn.span is: best is fn or an `other` with a span
+        if (
+            other.span
+            and fn.span
+            and best.span
+            and _within(fn.span, other.span)
+            and other.span[0] <= best.span[0]
+            and (other.span[0] < best.span[0] or other.span[1] > best.span[1])
+        ):
+            best = other
     return best
 
 
@@ -295,7 +303,7 @@ def _parse_unit(fn: Function) -> tuple[Segment, list[cst.FunctionDef]] | None:
     module = parse(text)
     if not isinstance(module, cst.Module) or not module.body:
         return None
-    node = module.body[0]
+    node: cst.CSTNode | None = module.body[0]
     for _ in range(levels):
         node = node.body.body[0] if isinstance(node, cst.If) and node.body.body else None
     if not isinstance(node, cst.FunctionDef) or node.name.value != fn.name:
@@ -388,7 +396,7 @@ def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
         segment = Segment(
             before.segment.module, before.segment.text, before.segment.line_offset + fn.span[0] - before.span[0]
         )
-        for was, now in zip(inner_old, inner_new):
+        for was, now in zip(inner_old, inner_new, strict=True):
             now.cst_node, now.segment, now._ir = was.cst_node, segment, was._ir
             new.by_node[id(was.cst_node)] = now
         carried += 1

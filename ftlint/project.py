@@ -12,7 +12,6 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Union
 
 import libcst as cst
 
@@ -208,7 +207,7 @@ def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decor
         **node,
     )
     info.functions.append(fn)
-    if is_method:
+    if isinstance(enclosing, ClassInfo):  # is_method
         enclosing.methods.setdefault(name, fn)
     elif parent is not None:
         parent.nested.setdefault(name, fn)
@@ -257,7 +256,7 @@ def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     return info
 
 
-Target = Union[Function, ClassInfo, ModuleInfo, None]
+Target = Function | ClassInfo | ModuleInfo | None
 
 
 class Project:
@@ -440,16 +439,16 @@ class Project:
             found = self.method(cls, name, skip_own=(kind == "super"))
             return (found, True) if found else None
         if kind == "name":
-            scope = caller
+            scope: Function | None = caller
             while scope is not None:  # nested defs of this function or an enclosing one
                 if name in scope.nested:
                     return scope.nested[name], False
                 scope = scope.parent
-            target = self.lookup(caller.module, name)
+            target: Target = self.lookup(caller.module, name)
             return (target, False) if isinstance(target, Function) else None
         if kind == "dotted":
             head, *rest = name.split(".")
-            target: Target = self.lookup(caller.module, head)
+            target = self.lookup(caller.module, head)
             if target is None:
                 return None
             for attr in rest:

@@ -14,12 +14,14 @@ import pkgutil
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ftlint.finding import RuleDoc, Severity
 from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME
 
 if TYPE_CHECKING:  # pragma: no cover
+    from importlib.machinery import ModuleSpec
+
     from ftlint.rule import Rule
 
 _CODE_LINE = re.compile(r'^\s+CODE\s*=\s*["\'](FT\d+)["\']', re.M)
@@ -64,7 +66,7 @@ def all_rules() -> dict[str, type[Rule]]:
 def rule_codes() -> tuple[str, ...]:
     """The rule codes, read from the rule modules' sources without importing them
     (tests/test_cli.py checks this equals `all_rules()`)."""
-    spec = importlib.util.find_spec("ftlint.rules")
+    spec = cast("ModuleSpec", importlib.util.find_spec("ftlint.rules"))  # part of this package: always found
     codes = set()
     for folder in spec.submodule_search_locations or ():
         for name in os.listdir(folder):

@@ -193,7 +193,7 @@ def _visitors_of(visitor: cst.BatchableCSTVisitor) -> dict:
         for klass in reversed(cls.__mro__):
             if klass.__module__.partition(".")[0] == "libcst":
                 continue
-            for name, value in vars(klass).items():
+            for name, _value in vars(klass).items():
                 if name.startswith(("visit_", "leave_")):
                     method = getattr(cls, name)
                     if callable(method) and not getattr(method, "_is_no_op", False):

@@ -65,7 +65,8 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
             fixed_text, applied, findings, errors = _fix(workspace, path, shown, text, result, args)
 
     if args.diff and not args.fix:
-        if fixed_text is not None and fixed_text != text:
+        # fixed_text is set only when text decoded (is a str)
+        if fixed_text is not None and isinstance(text, str) and fixed_text != text:
             from ftlint.fixes import unified_diff
 
             sys.stdout.write(unified_diff(shown, text, fixed_text))

@@ -79,8 +79,8 @@ def parse_suppressions(text: str) -> Suppressions:
                 logical_start = None
     except (tokenize.TokenError, IndentationError, SyntaxError):
         # A file that parsed with LibCST but not with tokenize: fall back to plain lines.
-        for number, line in enumerate(split_lines(text), 1):
-            match = noqa.search(line)
+        for number, line_text in enumerate(split_lines(text), 1):
+            match = noqa.search(line_text)
             if match:
                 result.by_line[number] = _codes(match.group("codes"))
     result.file_codes = frozenset(file_codes)

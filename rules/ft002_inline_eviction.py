@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from ftlint import ir
@@ -329,7 +331,11 @@ def evict_blocks_of(kv, block_ids):
         collecting = False
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             if m.matches(current, _COMPREHENSION):
-                elements = (current.key, current.value) if isinstance(current, cst.DictComp) else (current.elt,)
+                elements = (
+                    (current.key, current.value)
+                    if isinstance(current, cst.DictComp)
+                    else (cast(cst.ListComp | cst.SetComp | cst.GeneratorExp, current).elt,)
+                )
                 if any(child is e for e in elements):
                     return True
             elif (

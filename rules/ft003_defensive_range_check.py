@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import libcst as cst
 
@@ -326,7 +327,7 @@ def evict_ids(kv, request):
         self._flatten(node, operands)
         lower = {lower_bound_index(op) for op in operands} - {None}
         bounded = [op for op in operands if isinstance(op, cst.Comparison) and range_check_index(op) is not None]
-        if lower and any(ir.code_of(range_check_index(op)) in lower for op in bounded):
+        if lower and any(ir.code_of(cast(cst.BaseExpression, range_check_index(op))) in lower for op in bounded):
             self._covered.update(id(op) for op in bounded)
             self.report(node)
 

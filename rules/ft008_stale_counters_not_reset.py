@@ -378,7 +378,7 @@ class StaleCountersNotReset(Rule):
                 )
             self.report(finding.node, finding.message, fix=fix, fix_title=title, unsafe_fix=unsafe)
 
-    def _fix(self, call: cst.CSTNode, request: cst.CSTNode | None, counters: tuple[str, ...], function):
+    def _fix(self, call: cst.CSTNode, request: cst.BaseExpression | None, counters: tuple[str, ...], function):
         """(replacements, unsafe, the name reset): the missing resets after the preempt's
         statement, in place when writing the request expression again evaluates nothing
         (a name, an attribute chain); otherwise (`running.pop()`) an unsafe fix that binds

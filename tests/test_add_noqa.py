@@ -132,7 +132,7 @@ def test_add_noqa_on_a_copy_of_vllm_fault_tolerance(tmp_path):
         new = path.read_text()
         old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
         assert len(old_lines) == len(new_lines)
-        for a, b in zip(old_lines, new_lines):
+        for a, b in zip(old_lines, new_lines, strict=True):  # lengths asserted equal above
             if a != b:
                 assert b.startswith(a.rstrip("\n").rstrip()) and b[len(a.rstrip("\n").rstrip()) :].startswith(
                     "  # noqa: FT"

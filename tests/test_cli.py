@@ -72,7 +72,7 @@ def test_noqa_on_line_statement_start_and_file(tmp_path):
             """,
         },
     )
-    code, findings = findings_json("a.py", "b.py", cwd=tmp_path)
+    _code, findings = findings_json("a.py", "b.py", cwd=tmp_path)
     assert codes_at(findings) == [("a.py", 8, "FT005")]
 
 
@@ -82,7 +82,7 @@ def test_config_per_file_ignores_and_exclude(tmp_path):
         {"pkg/a.py": BAD, "pkg/b.py": BAD, "vendor/c.py": BAD},
         config='exclude = ["vendor"]\n[tool.ftlint.per-file-ignores]\n"pkg/b.py" = ["FT001"]\n',
     )
-    code, findings = findings_json(cwd=tmp_path)
+    _code, findings = findings_json(cwd=tmp_path)
     assert codes_at(findings) == [
         ("pkg/a.py", 3, "FT005"),
         ("pkg/a.py", 5, "FT001"),

@@ -51,10 +51,9 @@ def members(archive: Path) -> list[str]:
 def test_sdist_ships_licence_docs_and_no_partial_test_suite(sdist: Path):
     names = members(sdist)
     assert "LICENSE" in names and "README.md" in names and "pyproject.toml" in names
-    licence = tarfile.open(sdist).extractfile(
-        next(m for m in tarfile.open(sdist).getmembers() if m.name.endswith("/LICENSE"))
-    )
-    text = licence.read().decode()
+    with tarfile.open(sdist) as tar:
+        licence = tar.extractfile(next(m for m in tar.getmembers() if m.name.endswith("/LICENSE")))
+        text = licence.read().decode()
     assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     linked = {m for m in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme) if "://" not in m}

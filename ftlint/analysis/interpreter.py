@@ -22,6 +22,7 @@ iterated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -29,6 +30,9 @@ from ftlint import ir
 from ftlint import vocabulary as V
 from ftlint.analysis import generation
 from ftlint.analysis import values as Val
+
+if TYPE_CHECKING:
+    from ftlint.project import Function
 
 MAX_STATES = 32
 MAX_CALL_DEPTH = 24
@@ -47,7 +51,7 @@ _ADDING = frozenset(
 class Site:
     """Where an effect happened: the node, its function, and the call that led there."""
 
-    fn: object  # project.Function
+    fn: Function
     node: cst.CSTNode
     caller: Site | None = None
 
@@ -90,7 +94,7 @@ class State:
 
 
 def _dedupe(states):
-    seen = {}
+    seen: dict = {}
     for s in states:
         try:
             seen.setdefault(s.key(), s)
@@ -139,7 +143,7 @@ class Finding:
     fn: object  # the Function whose body holds `node`
     node: cst.CSTNode
     message: str
-    request: cst.CSTNode | None = None  # FT008: the preempted request's expression
+    request: cst.BaseExpression | None = None  # FT008: the preempted request's expression
     counters: tuple = ()  # FT008: the counters of the handler's API generation
 
 
@@ -268,7 +272,7 @@ class _Walk:
                         self._report_ft007(site, reason)
             if not self.is_handler:
                 continue  # a helper may leave the reset to its caller: asked from the handlers
-            for key, site, missing in state.pending:
+            for _key, site, missing in state.pending:
                 self._report_ft008(site, missing)
 
     @property
@@ -283,7 +287,7 @@ class _Walk:
         """The innermost site of the chain in the entry's file: a free in a helper of
         another file is reported at the call that reaches it."""
         module = self.entry.module
-        current = site
+        current: Site | None = site
         while current is not None and current.fn.module is not module:
             current = current.caller
         return current or site
@@ -320,10 +324,7 @@ class _Walk:
         flow = Flow(normal=states)
         if suite is None:
             return flow
-        if isinstance(suite, cst.SimpleStatementSuite):
-            body = [suite]
-        else:
-            body = getattr(suite, "body", ())
+        body = [suite] if isinstance(suite, cst.SimpleStatementSuite) else getattr(suite, "body", ())
         for statement in body:
             if not flow.normal:
                 break
@@ -633,11 +634,11 @@ class _Walk:
         if isinstance(target, cst.Subscript):
             name = ir.dotted_name(target.value)
             old = state.env.get(name) if name else None
-            if old is not None and old[0] == "dict" and len(target.slice) == 1:
-                index = getattr(target.slice[0].slice, "value", None)
-                key = self.ev_pure(index, state) if index is not None else None
+            if name is not None and old is not None and old[0] == "dict" and len(target.slice) == 1:
+                index_node = getattr(target.slice[0].slice, "value", None)
+                key = self.ev_pure(index_node, state) if index_node is not None else None
                 if key is not None and key[0] == "str":
-                    items = tuple(kv for kv in old[1] if kv[0] != key[1]) + ((key[1], value),)
+                    items = (*(kv for kv in old[1] if kv[0] != key[1]), (key[1], value))
                     return state.bind(name, ("dict", items))
         return state
 
@@ -754,7 +755,7 @@ class _Walk:
     def evict(self, value, node, state: State) -> State:
         if not Val.is_ids(value):
             return state.replace(evicted=state.evicted | {("*", "ok")})
-        _, key, start, groups, stale, origin = value
+        _, key, start, _groups, stale, _origin = value
         key = key or "*"
         if stale:
             self._stale(key, node, state, "evicts their blocks")
@@ -777,7 +778,7 @@ class _Walk:
         origin = value[5]
         site = self.site(node)
         where = site
-        current = site
+        current: Site | None = site
         while current is not None:
             if current.fn is origin:
                 where = current
@@ -858,12 +859,12 @@ class _Walk:
 
     def ev_seq(self, nodes: list, state: State) -> list:
         """Evaluate nodes left to right: [(values, state)]."""
-        results = [((), state)]
+        results: list[tuple[tuple, State]] = [((), state)]
         for node in nodes:
             nxt = []
             for values, current in results:
                 for value, after in self.ev(node, current):
-                    nxt.append((values + (value,), after))
+                    nxt.append(((*values, value), after))
             results = nxt if len(nxt) <= MAX_STATES else [(nxt[0][0], _merge([s for _, s in nxt]))]
         return results
 
@@ -891,9 +892,12 @@ class _Walk:
         if isinstance(node, cst.Subscript):
             return self.subscript(node, state)
         if isinstance(node, cst.BinaryOperation):
-            return [(self.binary(node.operator, l, r), s) for (l, r), s in self.ev_seq([node.left, node.right], state)]
+            return [
+                (self.binary(node.operator, left, right), s)
+                for (left, right), s in self.ev_seq([node.left, node.right], state)
+            ]
         if isinstance(node, cst.BooleanOperation):
-            return [(Val.join(l, r), s) for (l, r), s in self.ev_seq([node.left, node.right], state)]
+            return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
         if isinstance(node, cst.UnaryOperation):
             return [(None, s) for _, s in self.ev(node.expression, state)]
         if isinstance(node, cst.Comparison):
@@ -918,7 +922,7 @@ class _Walk:
             for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
                 key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
                 if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
-                    out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values))), s))
+                    out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
                 else:
                     out.append((None, s))
             return out
@@ -1050,9 +1054,10 @@ class _Walk:
             if element is None:
                 out.append((base if Val.is_ids(base) else None, s))
                 continue
-            for index, s2 in self.ev(element.value, s):
+            index_expr = cast(cst.Index, element).value  # the one other BaseSlice
+            for index, s2 in self.ev(index_expr, s):
                 self._current = s2
-                out.append((self._index(base, element.value, index), s2))
+                out.append((self._index(base, index_expr, index), s2))
         return out
 
     def _slice(self, base, lower_node, lower):
@@ -1085,7 +1090,7 @@ class _Walk:
             if index is not None and index[0] == "idx":
                 return Val.with_start(base, index[2]) if base[2] == "whole" else base
             if isinstance(index_node, cst.Integer) and index_node.value == "0":
-                return base[:3] + ("first",) + base[4:]
+                return (*base[:3], "first", *base[4:])
             if isinstance(index_node, cst.Integer):
                 return base
             return Val.with_start(base, "unknown")
@@ -1211,11 +1216,11 @@ class _Walk:
         if method in V.BLOCK_LIST_CALLS:
             key = Val.key_of(args[0]) if args else None
             return [(self.read_blocks(key, "all"), state)]
-        if method in V.EFFECTS or (
-            method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0]
-        ):
-            if receiver is None or tag not in ("fn", "partial"):
-                return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
+        if (
+            method in V.EFFECTS
+            or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0])
+        ) and (receiver is None or tag not in ("fn", "partial")):
+            return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
         if method == "partial" and ir.dotted_name(func) == "functools.partial":
             return [self.builtin("partial", args, keywords, node, state)]
         callee = None
@@ -1341,7 +1346,7 @@ class _Walk:
             flow = self.suite(fn.node.body, [state.replace(env=env)])
         finally:
             self.stack.pop()
-        out = []
+        out: list = []
         for s in flow.normal:
             out.append((Val.NONE, s.replace(env=state.env)))
         for s in flow.ret:
@@ -1358,7 +1363,7 @@ class _Walk:
 
 def _split(args, values) -> tuple[list, dict]:
     positional, keywords = [], {}
-    for arg, value in zip(args, values):
+    for arg, value in zip(args, values, strict=False):
         if arg.keyword is not None:
             keywords[arg.keyword.value] = value
         elif arg.star == "":
@@ -1393,7 +1398,7 @@ def _comparisons(node) -> list:
     return visitor.found
 
 
-def _request_node(node) -> cst.CSTNode | None:
+def _request_node(node) -> cst.BaseExpression | None:
     if isinstance(node, cst.Call):
         arg = ir.request_argument(node)
         return arg.value if arg is not None else None
@@ -1463,7 +1468,7 @@ def _module_constant(info, name: str):
     if table is None or table[0] is not info:
         import ast
 
-        found = {}
+        found: dict[str, tuple] = {}
         try:
             tree = ast.parse(info.text)
         except (SyntaxError, ValueError):

@@ -31,6 +31,8 @@ counter reset counts only on the request that was preempted, whatever its name.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 # Token / block quantities: the confirmed boundary is computed - inflight; block
 # indices are token counts // block_size.
 NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "early", "zero", "other")
@@ -52,7 +54,7 @@ def ids(key: str | None, start: str, groups: str = "all", stale: bool = False, o
     return ("ids", key, start, groups, stale, origin)
 
 
-def is_ids(value) -> bool:
+def is_ids(value) -> TypeGuard[tuple]:
     return value is not None and value[0] == "ids"
 
 
@@ -69,7 +71,7 @@ def key_of(value) -> str | None:
 
 
 def with_start(value: tuple, start: str) -> tuple:
-    return value[:2] + (start,) + value[3:]
+    return (*value[:2], start, *value[3:])
 
 
 def join_ids(a: tuple, b: tuple) -> tuple:

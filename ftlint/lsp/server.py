@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -23,6 +25,9 @@ from ftlint.finding import Edit, Finding, Severity
 from ftlint.lsp import positions
 from ftlint.lsp.noqa import noqa_edit
 from ftlint.workspace import Workspace
+
+if TYPE_CHECKING:
+    from ftlint.config import Config
 
 log = logging.getLogger("ftlint.lsp")
 
@@ -51,7 +56,7 @@ class FtlintLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("ftlint", __version__)
         self.workspaces: dict[tuple, Workspace] = {}  # (config file, root) -> workspace
-        self.configs: dict[str, object] = {}  # directory -> Config or the error message
+        self.configs: dict[str, Config | str] = {}  # directory -> Config or the error message
         self.linted: dict[str, Linted] = {}  # uri -> last lint
         self._pending: dict[str, None] = {}  # uris to lint, in order
         self._changed: dict[str, None] = {}  # paths changed since the last flush
@@ -167,20 +172,20 @@ class FtlintLanguageServer(LanguageServer):
         # what each changed file reaches (a handler edited may now reach an open helper)
         reverse: set[str] = set()
         for path in changed:
-            uri = by_path.get(path)
-            reverse |= before.get(uri, set()) if uri else set()
-            reverse |= self.linted[uri].reached if uri in self.linted else self._reached_path(path)
+            changed_uri = by_path.get(path)
+            reverse |= before.get(changed_uri, set()) if changed_uri else set()
+            reverse |= self.linted[changed_uri].reached if changed_uri in self.linted else self._reached_path(path)
         for uri in list(self.linted):
             if uri in done:
                 continue
-            path = _path_of(uri)
-            reached = before.get(uri, set()) | self._reached_path(path)
-            if (changed_set & reached) - {path} or path in reverse:
+            open_path = _path_of(uri)
+            reached = before.get(uri, set()) | self._reached_path(open_path)
+            if (changed_set & reached) - {open_path} or open_path in reverse:
                 self.lint_and_publish(uri)
 
     def _reached_path(self, path: str | None) -> set[str]:
         workspace = self.workspace_for(path) if path else None
-        return workspace.reached_files(path) if workspace is not None else set()
+        return workspace.reached_files(path) if workspace is not None and path else set()
 
     def lint_and_publish(self, uri: str) -> None:
         try:
@@ -290,7 +295,7 @@ def _is_safe(finding: Finding) -> bool:
     return getattr(finding, "fix_applicability", "safe") != "unsafe"
 
 
-def _wants(only: list | None, kind) -> bool:
+def _wants(only: Sequence | None, kind) -> bool:
     if not only:
         return kind != FIX_ALL_KIND
     value = getattr(kind, "value", kind)

@@ -73,8 +73,8 @@ def repo_relative(path: str, ctx: ReportContext) -> str | None:
     if not path:
         return None
     if ctx.root is None:
-        p = PurePosixPath(_posix(path))
-        return str(p) if str(p) != "." else None
+        posix = PurePosixPath(_posix(path))
+        return str(posix) if str(posix) != "." else None
     root = os.path.normpath(str(ctx.root))
     p = path
     if not os.path.isabs(p):

@@ -139,7 +139,7 @@ def build_sarif(findings: Sequence[Finding], ctx: ReportContext) -> dict[str, An
     items = [f for f in sorted_findings(findings) if f.path]
     omitted = sum(1 for f in findings if not f.path)
     codes = sorted({f.code for f in items})
-    samples = {}
+    samples: dict[str, Finding] = {}
     for f in items:
         samples.setdefault(f.code, f)
     rules = [rule_descriptor(code, ctx.docs.get(code), samples.get(code)) for code in codes]
@@ -147,10 +147,13 @@ def build_sarif(findings: Sequence[Finding], ctx: ReportContext) -> dict[str, An
 
     locations = [artifact_location(f.path, ctx) for f in items]
     fingerprints = assign_fingerprints(
-        [(loc["uri"], max(f.line, 1), f.line_text if f.line > 0 else "") for f, loc in zip(items, locations)]
+        [
+            (loc["uri"], max(f.line, 1), f.line_text if f.line > 0 else "")
+            for f, loc in zip(items, locations, strict=True)
+        ]
     )
     results = []
-    for f, loc, fp in zip(items, locations, fingerprints):
+    for f, loc, fp in zip(items, locations, fingerprints, strict=True):
         results.append(
             {
                 "ruleId": f.code,

@@ -80,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _split_selectors(values) -> tuple[list[str], list[str]]:
     """(FT selectors, PR selectors) from a --select/--extend-select/--ignore list."""
-    ft, pr = [], []
+    ft: list[str] = []
+    pr: list[str] = []
     for value in values or []:
         (pr if _PR_SELECTOR.match(value) else ft).append(value)
     return ft, [p.upper() for p in pr]
@@ -93,10 +94,8 @@ def _pr_selection(args, pr_select: list[str], pr_extend: list[str], pr_ignore: l
         for entry in entries:
             if not any(code.startswith(entry) for code in PR_CODES):
                 raise UsageError(f"{key}: unknown rule code or prefix {entry!r}")
-    if pr_select:
-        enabled = {c for c in PR_CODES if any(c.startswith(e) for e in pr_select)}
-    else:
-        enabled = set(PR_CODES)  # PR rules are on whenever --title/--body-file are given
+    # PR rules are on whenever --title/--body-file are given
+    enabled = {c for c in PR_CODES if any(c.startswith(e) for e in pr_select)} if pr_select else set(PR_CODES)
     enabled |= {c for c in PR_CODES if any(c.startswith(e) for e in pr_extend)}
     if select_all:
         enabled = set(PR_CODES)

@@ -99,8 +99,7 @@ def git(args: Sequence[str], cwd: Path, *, what: str = "") -> str:
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             check=False,
         )
     except FileNotFoundError:
@@ -245,10 +244,8 @@ def _unquote(path: str) -> str:
 def _strip_prefix(path: str, prefix: str) -> str:
     """A path from a ``---``/``+++`` line or the header, without its ``a/``/``b/`` prefix."""
     path = path.rstrip("\n")
-    if path.startswith('"'):
-        path = _unquote(path.rstrip("\t"))
-    else:
-        path = path.split("\t")[0]  # git appends a tab after names that contain spaces
+    # git appends a tab after names that contain spaces
+    path = _unquote(path.rstrip("\t")) if path.startswith('"') else path.split("\t")[0]
     if path == "/dev/null":
         return ""
     return path[len(prefix) :] if path.startswith(prefix) else path

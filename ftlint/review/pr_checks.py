@@ -24,10 +24,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from ftlint import vocabulary as V
 from ftlint.finding import Finding, RuleDoc, Severity
 from ftlint.review.diff import Diff, FileDiff, show_file
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 __all__ = [
     "PR_CODES",
@@ -434,7 +438,9 @@ class FaultScope:
             if info is None:
                 continue
             scope.whole_module = info in paths.whole_modules
-            positions = MetadataWrapper(info.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            # the linter parses the candidates whole (no outline-only modules): module is set
+            module = cast("cst.Module", info.module)
+            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
             for fn in info.functions:
                 pos = positions.get(fn.node)
                 if pos is None:
@@ -542,7 +548,7 @@ def base_function_spans(text: str) -> list[tuple[int, int, str, str, str]]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef):
                 qual = ".".join([s[1] for s in scopes] + [child.name])
-                visit(child, scopes + [("class", child.name, qual)])
+                visit(child, [*scopes, ("class", child.name, qual)])
             elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 enclosing = scopes[-1] if scopes else None
                 if enclosing is not None and enclosing[0] == "def":
@@ -550,10 +556,10 @@ def base_function_spans(text: str) -> list[tuple[int, int, str, str, str]]:
                 else:
                     qual = ".".join([s[1] for s in scopes] + [child.name])
                 is_method = enclosing is not None and enclosing[0] == "class"
-                class_qual = f"{enclosing[1]}.{child.name}" if is_method else child.name
+                class_qual = f"{enclosing[1]}.{child.name}" if enclosing is not None and is_method else child.name
                 start = min([child.lineno] + [d.lineno for d in child.decorator_list])
                 spans.append((start, child.end_lineno or child.lineno, qual, child.name, class_qual))
-                visit(child, scopes + [("def", child.name, qual)])
+                visit(child, [*scopes, ("def", child.name, qual)])
             else:
                 visit(child, scopes)
 

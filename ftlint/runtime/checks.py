@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .report import CODES, FaultReport, Violation
@@ -42,9 +43,8 @@ def _run_checks(snap: Snapshot, report: FaultReport) -> None:
     blocked = _blocked(snap.missing)
 
     cache = snap.cache
-    if cache is not None and cache.ok:
-        if "FTR01" not in blocked or "FTR02" not in blocked:
-            _check_cache(snap, report, blocked)
+    if cache is not None and cache.ok and ("FTR01" not in blocked or "FTR02" not in blocked):
+        _check_cache(snap, report, blocked)
     if "FTR03" not in blocked:
         _check_resume(snap, report, exit_reader)
     if "FTR04" not in blocked:
@@ -71,7 +71,7 @@ def _check_cache(snap: Snapshot, report: FaultReport, blocked: set[str]) -> None
     for rec in snap.dirty:
         keys = rec.keys
         if len(keys) == 1:
-            still = keys if contains(keys[0], rec.block_id) else ()
+            still: Sequence[Any] = keys if contains(keys[0], rec.block_id) else ()
         else:
             still = [k for k in keys if contains(k, rec.block_id)]
         if not still:
@@ -125,7 +125,7 @@ def _resume_clean(req: Any) -> bool:
             and stale <= 0
             and not (isinstance(discard, int) and discard > 0)
         )
-    except Exception:
+    except Exception:  # noqa: BLE001 - unsure (a property that raises, an odd type): the guarded reads decide
         return False
 
 
@@ -204,7 +204,7 @@ def _check_placeholders(snap: Snapshot, report: FaultReport, r: Reader) -> None:
             value = req.num_output_placeholders
             if type(value) is int and value >= 0:
                 continue
-        except Exception:
+        except Exception:  # noqa: BLE001 - anything odd is read again through the guarded read
             pass
         value = r.int_(req, "num_output_placeholders", "Request", codes)
         if is_missing(value):

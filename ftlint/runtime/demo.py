@@ -95,11 +95,11 @@ def run_demo(out: Any = None) -> int:
             "verdict",
         )
         widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-        line = "  ".join(str(c).ljust(w) for c, w in zip(head, widths))
+        line = "  ".join(str(c).ljust(w) for c, w in zip(head, widths, strict=True))
         print("  " + line, file=out)
         print("  " + "  ".join("-" * w for w in widths), file=out)
         for r in rows:
-            print("  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)), file=out)
+            print("  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)), file=out)
         for r in rows:
             for v in r[-1].violations:
                 print(f"    {r[0]}: {v}", file=out)

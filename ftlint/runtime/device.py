@@ -49,6 +49,6 @@ def assert_blocks_zeroed(kv_caches: Any, block_ids: Iterable[int], *, block_dim:
         index = torch.tensor(ids, device=tensor.device)
         pages = tensor.index_select(block_dim, index).movedim(block_dim, 0)
         nonzero = pages.reshape(len(ids), -1).ne(0).any(dim=1).cpu().tolist()
-        bad.extend(f"{name}: block {b}" for b, nz in zip(ids, nonzero) if nz)
+        bad.extend(f"{name}: block {b}" for b, nz in zip(ids, nonzero, strict=True) if nz)
     if bad:
         raise AssertionError("KV cache pages not zeroed: " + ", ".join(bad))

@@ -20,7 +20,7 @@ import functools
 import importlib
 import inspect
 import threading
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -136,7 +136,7 @@ class _Patch:
 
     def install(self) -> None:
         raw = self.raw
-        func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+        func: Any = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
         if getattr(func, "__ftlint_wrapped__", False):  # wrapped by an outer session
             func = func.__wrapped__
         wrapped = _make_wrapper(func, self.dotted)
@@ -359,7 +359,7 @@ class FtVerifier:
 
 @pytest.fixture
 def ft_verifier(request: pytest.FixtureRequest):
-    plugin: _Plugin = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    plugin = cast(_Plugin, request.config.pluginmanager.get_plugin(PLUGIN_NAME))  # registered in pytest_configure
     installed_here = False if plugin.patches else plugin.install()
     try:
         yield FtVerifier(plugin)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any
+from types import TracebackType
+from typing import Any, Literal
 
 from .checks import run_checks
 from .report import FaultInvariantError, FaultReport, FaultVerificationWarning
@@ -103,7 +104,7 @@ class FaultObservation:
     def _take(self) -> None:
         try:
             self._snap = take_snapshot(self.scheduler)
-        except Exception as exc:  # never crash the user's test on our own bug
+        except Exception as exc:  # noqa: BLE001 - never crash the user's test on our own bug
             self.report.cannot_verify.append(f"snapshot failed: {type(exc).__name__}: {exc}")
 
     def _check(self) -> None:
@@ -112,7 +113,7 @@ class FaultObservation:
         try:
             run_checks(self._snap, self.report)
             self.report.complete = True
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - reported as cannot-verify, never raised into the test
             self.report.cannot_verify.append(f"checks failed: {type(exc).__name__}: {exc}")
 
     # -- context manager -------------------------------------------------
@@ -120,7 +121,9 @@ class FaultObservation:
         self._locked("snapshot", self._take)
         return self.report
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
         self._locked("checks", self._check)
         self._snap = None  # drop references to vLLM objects
         report = self.report
@@ -136,7 +139,7 @@ class FaultObservation:
                 exc.ftlint_report = report  # type: ignore[attr-defined]
                 if report.violations and hasattr(exc, "add_note"):
                     exc.add_note(report.format(self.strict))
-            except Exception:
+            except Exception:  # noqa: BLE001 - the handler's own exception must propagate unchanged
                 pass
             return False  # the handler's exception propagates unchanged
         if self.raise_ and report.failing(self.strict):

@@ -254,7 +254,7 @@ def resume_hit(scheduler: Any, request_id: str) -> int:
 def cached_tokens(scheduler: Any, prompt: Sequence[int]) -> int:
     """Prefix hit of ``prompt`` read without scheduling anything (read-only)."""
     req = make_request("lookup", prompt, block_size=scheduler.block_size)
-    blocks, hit = scheduler.kv_cache_manager.get_computed_blocks(req)
+    _blocks, hit = scheduler.kv_cache_manager.get_computed_blocks(req)
     return hit
 
 

@@ -118,7 +118,7 @@ def run_case(case: Case) -> dict[str, list[str]]:
 
     try:
         cls = _load_handler_class(case)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure to import becomes the case's "import-error:<type>" code
         return {s: [f"import-error:{type(exc).__name__}"] for s in case.scenarios()}
     asynchronous = case.vllm == "0.26"
     out: dict[str, list[str]] = {}
@@ -135,7 +135,7 @@ def run_case(case: Case) -> dict[str, list[str]]:
         try:
             with observe_fault_handling(sched) as report:
                 handler.on_fault(RuntimeError("DP collective failed"))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever the handler raises becomes a "raised:<type>" code
             raised = [f"raised:{type(exc).__name__}"]
             report = getattr(exc, "ftlint_report", None)
             if report is None:

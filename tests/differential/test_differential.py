@@ -99,10 +99,7 @@ def test_runtime_label_is_current(name, fresh_runtime_labels):
 @pytest.mark.parametrize("name", list(_static_params()))
 def test_static_verdict_equals_runtime_verdict(name, static_results):
     result = static_results[name]
-    if name in LEGITIMATE_DIFFERENCES:
-        expected = LEGITIMATE_DIFFERENCES[name][0]
-    else:
-        expected = LABELS[name]["verdict"]
+    expected = LEGITIMATE_DIFFERENCES[name][0] if name in LEGITIMATE_DIFFERENCES else LABELS[name]["verdict"]
     assert result.verdict == expected, (
         f"{name}: static {result.rule_codes} -> {result.verdict}, "
         f"runtime {LABELS[name]['verdict']}; findings: "

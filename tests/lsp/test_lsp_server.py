@@ -272,7 +272,7 @@ async def test_save_and_close(client: LanguageClient, project):
 async def test_fix_all_action_and_file_watchers(client: LanguageClient, project):
     text = _dedent(HANDLER_DROPS_FRAME)
     uri = open_file(client, write(project, "pkg/sentinel.py", text))
-    (diagnostic,) = await published_after(client, uri, 0)
+    (_diagnostic,) = await published_after(client, uri, 0)
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),

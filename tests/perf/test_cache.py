@@ -234,9 +234,17 @@ def test_warm_cli_run_does_not_parse_or_import_the_linter(tmp_path):
         """
     )
     env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
-    run = lambda: subprocess.run(
-        [sys.executable, "-c", driver, str(tmp_path)], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
+
+    def run():
+        return subprocess.run(
+            [sys.executable, "-c", driver, str(tmp_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
     cold = run()
     assert cold.stdout.startswith("False 1 "), cold.stderr
     warm = run()

@@ -200,7 +200,7 @@ def test_outline_indexes_like_the_libcst_indexer_and_parses_functions_alike():
         kept = json.loads(json.dumps(outline_ops(text)))
         assert _shape(replay(path, text, kept)) == _shape(full), path
         compared += 1
-        for mine, theirs in zip(outlined.functions, full.functions):
+        for mine, theirs in zip(outlined.functions, full.functions, strict=True):  # same _shape: same length
             node = mine.node
             assert node.name.value == theirs.node.name.value
             assert _code(node.params) == _code(theirs.node.params), (path, mine.qualname)
@@ -242,7 +242,7 @@ def test_outline_cases_the_two_indexers_must_agree_on(tmp_path):
     outlined = outline_module(path, text)
     assert _shape(outlined) == _shape(full)
     assert set(full.imports) == {"a", "e", "f", "I", "j"}
-    for mine, theirs in zip(outlined.functions, full.functions):
+    for mine, theirs in zip(outlined.functions, full.functions, strict=True):  # same _shape: same length
         assert _statements(mine.node) == _statements(theirs.node), mine.qualname
 
 
@@ -464,7 +464,7 @@ def test_forked_scan_with_the_cache_learns_what_the_serial_one_learns(tmp_path, 
         sentinel.write_text(original)
         cache_dir = tmp_path / f"cache-{enabled}"
 
-        def run():
+        def run(cache_dir=cache_dir):
             result = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root, cache_dir=cache_dir)
             return sorted((f.path, f.line, f.code) for f in result.findings), result.cache_hit
 

@@ -279,7 +279,7 @@ def test_extreme_nesting_never_crashes_the_process(tmp_path, ftlint, text):
     (tmp_path / "deep.py").write_text("def on_fault(self, exc):\n    pass\n" + text + "\n")
     run = ftlint(tmp_path, "deep.py")
     assert len(run.findings) == 1
-    path, line, _, code, message = run.findings[0]
+    path, _line, _, code, message = run.findings[0]
     assert (path, code) == ("deep.py", "FT000")
     assert message.startswith("too deeply nested: ")
     assert run.code == 1

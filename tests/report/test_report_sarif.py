@@ -180,7 +180,10 @@ def test_levels():
 def test_utf16_columns():
     f = ft001()
     region = sarif([f])["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
-    utf16 = lambda s: len(s.encode("utf-16-le")) // 2
+
+    def utf16(s):
+        return len(s.encode("utf-16-le")) // 2
+
     assert region["startLine"] == region["endLine"] == 12
     assert region["startColumn"] == utf16(NON_ASCII_LINE[: f.column - 1]) + 1 == 17
     assert region["endColumn"] == utf16(NON_ASCII_LINE) + 1 == len(NON_ASCII_LINE) + 2  # 🙂 counts 2
@@ -263,7 +266,10 @@ def test_fingerprint_matches_codeql_algorithm_and_counts_occurrences():
 def test_fingerprint_ignores_indentation_changes():
     a = sarif([ft002(line_text="    evict_blocks(ids)")])
     b = sarif([ft002(line_text="\t\tevict_blocks( ids )")])
-    fp = lambda log: log["runs"][0]["results"][0]["partialFingerprints"]["primaryLocationLineHash"]
+
+    def fp(log):
+        return log["runs"][0]["results"][0]["partialFingerprints"]["primaryLocationLineHash"]
+
     assert fp(a) == fp(b)
 
 

@@ -64,7 +64,7 @@ class FakeAPI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = _serve
+            do_GET = do_POST = _serve  # noqa: N815 - BaseHTTPRequestHandler's method names
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -252,7 +252,7 @@ def test_payload_meets_githubs_request_schema(tmp_path, pr_repo, api):
 
 def test_comments_already_posted_are_not_repeated(tmp_path, pr_repo, api):
     first = api(github_like())
-    proc, outputs = run_action(tmp_path, pr_repo, first.url, write_event(tmp_path, pr_repo))
+    proc, _outputs = run_action(tmp_path, pr_repo, first.url, write_event(tmp_path, pr_repo))
     assert proc.returncode == 0, proc.stderr
     earlier = first.requests[-1].body["comments"]
     assert earlier

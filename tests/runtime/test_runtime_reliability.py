@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 import warnings
-from types import SimpleNamespace as NS
+from types import SimpleNamespace as NS  # noqa: N814 - short alias for the many vLLM-like stand-ins built below
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -294,9 +294,11 @@ def test_lock_held_elsewhere_is_cannot_verify_not_a_hang(h, prompt):
     lock = threading.Lock()
     lock.acquire()  # e.g. the caller holds the handler's non-reentrant lock
     try:
-        with pytest.warns(FaultVerificationWarning, match="lock"):
-            with verify_fault_handling(sched, lock=lock, lock_timeout=0.05) as report:
-                pass
+        with (
+            pytest.warns(FaultVerificationWarning, match="lock"),
+            verify_fault_handling(sched, lock=lock, lock_timeout=0.05) as report,
+        ):
+            pass
     finally:
         lock.release()
     assert not report.verified and "lock" in report.cannot_verify[0]
@@ -313,10 +315,12 @@ def test_held_lock_costs_one_timeout_not_two(h, prompt):
     lock.acquire()
     try:
         start = time.monotonic()
-        with pytest.warns(FaultVerificationWarning, match="lock"):
-            with verify_fault_handling(sched, lock=lock, lock_timeout=timeout) as report:
-                ran.append(True)
-                good.abort_all_evicting_tail(sched)
+        with (
+            pytest.warns(FaultVerificationWarning, match="lock"),
+            verify_fault_handling(sched, lock=lock, lock_timeout=timeout) as report,
+        ):
+            ran.append(True)
+            good.abort_all_evicting_tail(sched)
         waited = time.monotonic() - start
     finally:
         lock.release()
@@ -339,10 +343,12 @@ def test_asyncio_lock_is_cannot_verify_and_the_handler_runs(h, prompt):
     ran = []
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no "coroutine was never awaited"
-        with pytest.warns(FaultVerificationWarning, match="asyncio|Lock"):
-            with verify_fault_handling(sched, lock=lock) as report:
-                ran.append(True)
-                good.abort_all_evicting_tail(sched)
+        with (
+            pytest.warns(FaultVerificationWarning, match="asyncio|Lock"),
+            verify_fault_handling(sched, lock=lock) as report,
+        ):
+            ran.append(True)
+            good.abort_all_evicting_tail(sched)
     assert ran == [True] and not lock.locked()
     assert report.cannot_verify == [
         "snapshot: the fault handler's lock (Lock) is not a lock whose acquire(timeout=...) "

@@ -58,7 +58,7 @@ def test_upstream_on_fault_after_failed_decode_step(h, sched, prompt):
     assert v.token_range == (32, 48)
     assert (report.dirty_total, report.dirty_evicted) == (1, 0)
     assert (report.clean_total, report.clean_evicted) == (2, 0)
-    assert h.prefix_hit(sched, prompt + [147, 5]) == 48  # dirty block hit
+    assert h.prefix_hit(sched, [*prompt, 147, 5]) == 48  # dirty block hit
 
 
 # -- a correct handler -----------------------------------------------------------
@@ -74,7 +74,7 @@ def test_tail_evicting_handler_passes_and_keeps_clean_prefix(h, sched, prompt, h
     assert (report.clean_total, report.clean_evicted) == (4, 0)
     # resume/new request hits the clean prefix (2 blocks), not the dirty block
     if handler is good.abort_all_evicting_tail:
-        assert h.prefix_hit(sched, prompt + [147, 5]) == 32
+        assert h.prefix_hit(sched, [*prompt, 147, 5]) == 32
     else:
         assert h.resume_hit(sched, "r0") == 32
 
