@@ -64,8 +64,7 @@ def read_event(env: dict[str, str]) -> dict[str, Any]:
     pr = event.get("pull_request") if isinstance(event, dict) else None
     if not isinstance(pr, dict):
         raise ActionError(
-            "the event has no pull_request: use this action on `pull_request` "
-            "(or `pull_request_target`) events"
+            "the event has no pull_request: use this action on `pull_request` (or `pull_request_target`) events"
         )
     try:
         return {
@@ -94,21 +93,50 @@ def run_review(event: dict[str, Any], env: dict[str, str], workdir: Path) -> tup
     mode = env.get("FTLINT_FILTER_MODE") or "added"
     pr_args = ["--title", event["title"], "--body-file", str(body_file)]
     status = _ftlint(
-        "review", *common, "--filter", mode, *pr_args,
-        "--format", "github-review", "--output-file", str(review_file), *paths,
+        "review",
+        *common,
+        "--filter",
+        mode,
+        *pr_args,
+        "--format",
+        "github-review",
+        "--output-file",
+        str(review_file),
+        *paths,
     )
     count = 0
     if status == 1:
         counted = workdir / "ftlint-review-findings.json"
-        _ftlint("review", *common, "--filter", mode, *pr_args, "--format", "json",
-                "--output-file", str(counted), "--exit-zero", *paths)
+        _ftlint(
+            "review",
+            *common,
+            "--filter",
+            mode,
+            *pr_args,
+            "--format",
+            "json",
+            "--output-file",
+            str(counted),
+            "--exit-zero",
+            *paths,
+        )
         count = len(json.loads(counted.read_text(encoding="utf-8")))
     sarif_file = None
     if _flag(env, "FTLINT_SARIF", False):
         sarif_file = workdir / "ftlint.sarif"
         # Code scanning filters alerts to the diff itself: hand it every finding of the changed files.
-        _ftlint("review", *common, "--filter", "file", "--format", "sarif",
-                "--output-file", str(sarif_file), "--exit-zero", *paths)
+        _ftlint(
+            "review",
+            *common,
+            "--filter",
+            "file",
+            "--format",
+            "sarif",
+            "--output-file",
+            str(sarif_file),
+            "--exit-zero",
+            *paths,
+        )
     return count, review_file, sarif_file
 
 
@@ -137,7 +165,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
     """The token must reach the API host only: a redirect is an error, never followed."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
-        raise ActionError(f"the API answered {code} with a redirect to {newurl}: not followed (the token stays with {req.host})")
+        raise ActionError(
+            f"the API answered {code} with a redirect to {newurl}: not followed (the token stays with {req.host})"
+        )
 
 
 class GitHub:
@@ -228,9 +258,15 @@ def post_review(api: GitHub, number: int, head_sha: str, review: dict[str, Any])
     if status == 422 and fresh:
         # GitHub could not place an inline comment (a diff it computed differently): keep the
         # findings, in the body.
-        print(f"ftlint-action: GitHub rejected the inline comments{_api_message(data)}; posting them in the review body")
+        print(
+            f"ftlint-action: GitHub rejected the inline comments{_api_message(data)}; posting them in the review body"
+        )
         moved = "\n\n".join(f"**`{c['path']}` line {c['line']}**\n\n{c['body']}" for c in fresh)
-        payload = {**payload, "comments": [], "body": payload["body"].rstrip("\n") + "\n\n### Comments\n\n" + moved + "\n"}
+        payload = {
+            **payload,
+            "comments": [],
+            "body": payload["body"].rstrip("\n") + "\n\n### Comments\n\n" + moved + "\n",
+        }
         status, data = api.create_review(number, payload)
     if status == 403:
         raise ActionError(
@@ -269,12 +305,15 @@ def main(env: dict[str, str] | None = None) -> int:
                 env.get("FTLINT_TOKEN", ""),
             )
             posted = post_review(api, event["number"], event["head_sha"], review)
-        _set_outputs(env, {
-            "findings": str(count),
-            "review-file": str(review_file),
-            "sarif-file": str(sarif_file or ""),
-            "posted": "true" if posted else "false",
-        })
+        _set_outputs(
+            env,
+            {
+                "findings": str(count),
+                "review-file": str(review_file),
+                "sarif-file": str(sarif_file or ""),
+                "posted": "true" if posted else "false",
+            },
+        )
         print(f"ftlint-action: {count} finding(s); review {'posted' if posted else 'not posted'}")
         return 0
     except ActionError as err:

@@ -44,7 +44,7 @@ class Client:
 
     def __init__(self, command: list[str], cwd: Path) -> None:
         self.proc = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.messages: "queue.Queue[tuple[float, dict]]" = queue.Queue()
+        self.messages: queue.Queue[tuple[float, dict]] = queue.Queue()
         self._id = 0
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -138,9 +138,12 @@ def handler_lines(text: str, name: str = "on_fault") -> list[int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             found = set()
             for statement in ast.walk(node):
-                if isinstance(statement, ast.stmt) and statement is not node:
-                    if statement.lineno == statement.end_lineno:  # one-line statements: a comment ends them
-                        found.add(statement.lineno - 1)
+                if (
+                    isinstance(statement, ast.stmt)
+                    and statement is not node
+                    and statement.lineno == statement.end_lineno  # one-line statements: a comment ends them
+                ):
+                    found.add(statement.lineno - 1)
             return sorted(found)
     raise SystemExit(f"bench_server: no `def {name}` in the file")
 
@@ -201,7 +204,7 @@ def main() -> int:
 
     times.sort()
     median = statistics.median(times)
-    p90 = times[min(len(times) - 1, int(round(0.9 * (len(times) - 1))))]
+    p90 = times[min(len(times) - 1, round(0.9 * (len(times) - 1)))]
     print(f"tree: {tree}  file: {args.file}  edits: {len(times)} {env_note}")
     print(f"start + initialize: {(initialized - started) * 1000:8.1f} ms")
     print(f"open (cold):        {open_ms:8.1f} ms   published {first_codes}")
@@ -217,7 +220,9 @@ def main() -> int:
         pass
     passed = median <= TARGET_MS
     same = first_codes == last_codes
-    print(f"target: median <= {TARGET_MS:.0f} ms: {'PASS' if passed else 'FAIL'}; findings unchanged by the edits: {same}")
+    print(
+        f"target: median <= {TARGET_MS:.0f} ms: {'PASS' if passed else 'FAIL'}; findings unchanged by the edits: {same}"
+    )
     return 0 if passed and same else 1
 
 

@@ -135,9 +135,7 @@ def run_batches(cmds: list[list[str]], cwd: Path, env: dict) -> dict:
 
 def tracked_python_files(tree: Path) -> list[str]:
     """What pre-commit passes with --all-files (git ls-files), Python files only."""
-    proc = subprocess.run(
-        ["git", "ls-files", "-z", "--", "*.py", "*.pyi"], cwd=tree, capture_output=True, check=False
-    )
+    proc = subprocess.run(["git", "ls-files", "-z", "--", "*.py", "*.pyi"], cwd=tree, capture_output=True, check=False)
     return [name for name in proc.stdout.decode().split("\0") if name] if proc.returncode == 0 else []
 
 
@@ -173,8 +171,12 @@ def main(argv=None) -> int:
     parser.add_argument("--file", default=DEFAULT_FILE, help="the single file (relative to the tree)")
     parser.add_argument("--python", default=sys.executable, help="the Python that has ftlint installed")
     parser.add_argument("--ruff", default=None, help="ruff executable (default: next to --python, then PATH)")
-    parser.add_argument("--no-pre-commit", dest="pre_commit", action="store_false",
-                        help="skip the batch and `pre-commit run --all-files` cases")
+    parser.add_argument(
+        "--no-pre-commit",
+        dest="pre_commit",
+        action="store_false",
+        help="skip the batch and `pre-commit run --all-files` cases",
+    )
     args = parser.parse_args(argv)
 
     tree = args.tree.resolve()
@@ -189,17 +191,17 @@ def main(argv=None) -> int:
     walked = sum(1 for _ in tree.rglob("*.py"))
 
     cases = {
-        "cold": ftlint + ["--no-cache"],
-        "warm": ftlint + ["--cache-dir", str(cache_dir)],
+        "cold": [*ftlint, "--no-cache"],
+        "warm": [*ftlint, "--cache-dir", str(cache_dir)],
         "libcst": [py, "-c", "import libcst"],
     }
     cases["warm-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir)]
     edited_cache = Path(tempfile.mkdtemp(prefix="ftlint-bench-edited-"))
     if single:
-        cases["file"] = ftlint + ["--no-cache", args.file]
-        cases["file-warm"] = ftlint + ["--cache-dir", str(cache_dir), args.file]
+        cases["file"] = [*ftlint, "--no-cache", args.file]
+        cases["file-warm"] = [*ftlint, "--cache-dir", str(cache_dir), args.file]
         cases["file-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir), args.file]
-        cases["file-edited"] = ftlint + ["--cache-dir", str(edited_cache), args.file]
+        cases["file-edited"] = [*ftlint, "--cache-dir", str(edited_cache), args.file]
     target = tree / args.file
     original = target.read_bytes() if single else b""
     if ruff:
@@ -207,7 +209,7 @@ def main(argv=None) -> int:
 
     # pre-commit's way: every tracked file passed explicitly, in its partitions
     try:
-        import pre_commit  # noqa: F401 - its partitioning and its CLI
+        import pre_commit
     except ImportError:
         args.pre_commit = False
     tracked = tracked_python_files(tree) if args.pre_commit else []
@@ -215,7 +217,7 @@ def main(argv=None) -> int:
     fresh_dirs: dict[str, list[Path]] = {}  # emptied before each run of that case (cold)
     work = Path(tempfile.mkdtemp(prefix="ftlint-bench-pre-commit-"))
     if tracked:
-        batch_cases["batches"] = pre_commit_batches(ftlint + ["--no-cache"], tracked)
+        batch_cases["batches"] = pre_commit_batches([*ftlint, "--no-cache"], tracked)
         if ruff:
             ruff_batch = [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "--output-format", "json"]
             batch_cases["ruff-batches"] = pre_commit_batches(ruff_batch, tracked)
@@ -241,7 +243,15 @@ def main(argv=None) -> int:
     subprocess.run([py, "-c", COMPILE_FTLINT], check=False, capture_output=True)
     try:
         # fill the caches once (pre-commit: its own store, PRE_COMMIT_HOME, is made on first use)
-        for prime in ("warm", "file-warm", "warm-engine", "file-engine", "file-edited", "pre-commit", "pre-commit-ruff"):
+        for prime in (
+            "warm",
+            "file-warm",
+            "warm-engine",
+            "file-engine",
+            "file-edited",
+            "pre-commit",
+            "pre-commit-ruff",
+        ):
             if prime in cases:
                 run_reaped(cases[prime], tree, env)
         results: dict[str, list[dict]] = {name: [] for name in cases}
@@ -261,7 +271,7 @@ def main(argv=None) -> int:
                     if name == "file-edited":
                         target.write_bytes(original)
         exhaustive = [
-            run_reaped(ftlint + ["--no-cache", "--exhaustive"], tree, env) for _ in range(args.exhaustive_rounds)
+            run_reaped([*ftlint, "--no-cache", "--exhaustive"], tree, env) for _ in range(args.exhaustive_rounds)
         ]
     finally:
         if single and target.read_bytes() != original:
@@ -305,10 +315,17 @@ def main(argv=None) -> int:
         check("warm / ruff", median(results["warm"]) / r, 0.5)
         check("warm-engine / ruff (no registry import)", median(results["warm-engine"]) / r, 0.5)
         if "batches" in results and "ruff-batches" in results:
-            check("batches / ruff-batches (explicit, cold)", median(results["batches"]) / median(results["ruff-batches"]), 1.0)
+            check(
+                "batches / ruff-batches (explicit, cold)",
+                median(results["batches"]) / median(results["ruff-batches"]),
+                1.0,
+            )
         if "pre-commit" in results and "pre-commit-ruff" in results:
-            check("pre-commit / pre-commit-ruff (--all-files, cold)",
-                  median(results["pre-commit"]) / median(results["pre-commit-ruff"]), 1.5)
+            check(
+                "pre-commit / pre-commit-ruff (--all-files, cold)",
+                median(results["pre-commit"]) / median(results["pre-commit-ruff"]),
+                1.5,
+            )
     lib = median(results["libcst"])
     if single:
         check("file (cold) / import libcst", median(results["file"]) / lib, 1.5)
@@ -320,8 +337,17 @@ def main(argv=None) -> int:
     print("\nsame findings:")
     base = findings(results["cold"][-1])
     for name, rs in rows.items():
-        if name in ("ruff", "ruff-batches", "pre-commit", "pre-commit-ruff", "libcst", "file", "file-warm",
-                    "file-engine", "file-edited"):
+        if name in (
+            "ruff",
+            "ruff-batches",
+            "pre-commit",
+            "pre-commit-ruff",
+            "libcst",
+            "file",
+            "file-warm",
+            "file-engine",
+            "file-edited",
+        ):
             continue
         same = all(findings(r) == base for r in rs)
         ok &= same

@@ -17,9 +17,9 @@ import os
 import re
 import tokenize
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
 
 from ftlint.config import Config
 from ftlint.engine import lint_paths
@@ -76,7 +76,7 @@ def add_noqa_paths(
     return outcome
 
 
-def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[Optional[str], int]:
+def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[str | None, int]:
     """(new text, lines changed); None when the text cannot be tokenized or would not
     parse afterwards."""
     layout = _layout(text)
@@ -97,9 +97,9 @@ def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[Optional[
     for number, codes in sorted(wanted.items()):
         if not 0 < number <= len(lines):
             continue
-        line = lines[number - 1]
-        body = line.rstrip("\r\n")
-        newline = line[len(body) :]
+        line_text = lines[number - 1]
+        body = line_text.rstrip("\r\n")
+        newline = line_text[len(body) :]
         comment = comments.get(number)
         if comment is not None:
             column, comment_text = comment
@@ -136,7 +136,7 @@ def _layout(text: str):
     comments: dict[int, tuple[int, str]] = {}
     not_commentable: set[int] = set()
     statement_end: dict[int, int] = {}
-    logical_start: Optional[int] = None
+    logical_start: int | None = None
     skip = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.ENDMARKER)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
@@ -153,7 +153,7 @@ def _layout(text: str):
                 not_commentable.update(range(tok.start[0], tok.end[0]))  # ends inside a string
     except (tokenize.TokenError, SyntaxError):
         return None
-    for number, line in enumerate(split_lines(text), 1):
-        if line.rstrip(" \t\f").endswith("\\") and number not in comments:
+    for number, line_text in enumerate(split_lines(text), 1):
+        if line_text.rstrip(" \t\f").endswith("\\") and number not in comments:
             not_commentable.add(number)  # a backslash continuation
     return comments, not_commentable, statement_end

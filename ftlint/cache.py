@@ -55,7 +55,7 @@ import threading
 import time
 import zlib
 from pathlib import Path
-from typing import Optional
+from typing import TypeGuard, cast
 
 try:  # hashlib's blake2b without hashlib's OpenSSL start-up (~4 ms of a pre-commit run)
     from _blake2 import blake2b
@@ -98,7 +98,7 @@ def digest(*parts: object) -> str:
     return blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
-_fingerprint: Optional[str] = None
+_fingerprint: str | None = None
 
 
 def code_fingerprint() -> str:
@@ -117,7 +117,7 @@ def code_fingerprint() -> str:
                 dirs.extend(spec.submodule_search_locations)
         except (ImportError, ValueError):  # pragma: no cover
             pass
-        files = []
+        files: list[tuple[str, int | None, int | None]] = []
         for directory in dirs:
             try:
                 with os.scandir(directory) as it:
@@ -136,7 +136,7 @@ def stat_signature(st: os.stat_result) -> list:
 
 
 # -- the per-user secret ------------------------------------------------------------------
-def key_path() -> Optional[str]:
+def key_path() -> str | None:
     """Where the secret lives: the user's cache directory, never a project's."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
@@ -147,11 +147,11 @@ def key_path() -> Optional[str]:
     return os.path.join(base, "ftlint", "cache-key")
 
 
-_keys: dict[str, Optional[bytes]] = {}
+_keys: dict[str, bytes | None] = {}
 _keys_lock = threading.Lock()
 
 
-def user_key() -> Optional[bytes]:
+def user_key() -> bytes | None:
     """The secret that authenticates cache entries (made on first use), or None when there
     is no usable one (no home directory, not writable): then there is no cache."""
     path = key_path()
@@ -163,7 +163,7 @@ def user_key() -> Optional[bytes]:
         return _keys[path]
 
 
-def _read_key(path: str) -> Optional[bytes]:
+def _read_key(path: str) -> bytes | None:
     """The secret at `path` if it is one: a regular file of KEY_BYTES bytes, ours, that
     nobody else can read or write."""
     try:
@@ -184,7 +184,7 @@ def _read_key(path: str) -> Optional[bytes]:
         os.close(fd)
 
 
-def _make_key(path: str) -> Optional[bytes]:
+def _make_key(path: str) -> bytes | None:
     """A new secret, written 0600 to a temporary file and linked into place (a concurrent
     run that got there first wins: its secret is used); an unusable one is replaced."""
     directory = os.path.dirname(path)
@@ -222,7 +222,7 @@ def _write_new(path: str, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
-def read_entry_bytes(path: str, dir_fd: Optional[int] = None, limit: int = MAX_ENTRY_BYTES) -> Optional[bytes]:
+def read_entry_bytes(path: str, dir_fd: int | None = None, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
     """The bytes of a cache file: not through a symbolic link, a regular file only, at
     most `limit` bytes (None otherwise, or when it cannot be read)."""
     try:
@@ -259,7 +259,7 @@ class Cache:
         self.directory = Path(os.path.abspath(directory))
         self._top = os.fspath(self.directory)
         self.started_ns = time.time_ns()
-        self._ready: Optional[bool] = None  # None: not checked yet
+        self._ready: bool | None = None  # None: not checked yet
         self._pruned: set[str] = set()  # what this run has pruned already (once is enough)
         self.key = user_key()
 
@@ -336,7 +336,9 @@ class Cache:
 
     def _mac(self, kind: str, name: str, body: bytes) -> bytes:
         """The entry's MAC: its place (kind and name) and body, under the user's secret."""
-        mac = blake2b(f"{FORMAT}/{kind}/{name}\n".encode("utf-8", "surrogateescape"), digest_size=32, key=self.key)
+        mac = blake2b(
+            f"{FORMAT}/{kind}/{name}\n".encode("utf-8", "surrogateescape"), digest_size=32, key=cast(bytes, self.key)
+        )  # callers check self.key is not None
         mac.update(body)
         return mac.hexdigest().encode()
 
@@ -404,7 +406,7 @@ class Cache:
         self._store(LISTINGS, scope, payload)
 
     # -- run entries -----------------------------------------------------------
-    def load_run(self, key: str) -> Optional[dict]:
+    def load_run(self, key: str) -> dict | None:
         """A run entry of the right shape (its findings are checked as they are replayed)."""
         data = self._load(RUNS, key)
         if not isinstance(data, dict):
@@ -463,7 +465,7 @@ def _format_1_table(name: str) -> bool:
     return name.startswith(("stat-", "listing-")) and name.endswith(".json")
 
 
-def _remove_ours(dir_fd: int, names: list, count: Optional[int] = None) -> None:
+def _remove_ours(dir_fd: int, names: list, count: int | None = None) -> None:
     """Unlink the files `names` (the first `count` of them that are ftlint's) in the
     directory `dir_fd` that start with ftlint's header: regular files only, not through
     links (anything else was not written by ftlint)."""
@@ -496,7 +498,7 @@ class _OwnDirectory:
     cannot open files relative to a directory."""
 
     def __init__(self, top: str, kind: str) -> None:
-        self.fd: Optional[int] = None
+        self.fd: int | None = None
         if _HOUSEKEEPING:
             try:
                 flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
@@ -504,7 +506,7 @@ class _OwnDirectory:
             except OSError:
                 pass
 
-    def __enter__(self) -> "_OwnDirectory":
+    def __enter__(self) -> _OwnDirectory:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -533,13 +535,13 @@ class _OwnDirectory:
             return []
         return found
 
-    def remove(self, names: list, count: Optional[int] = None) -> None:
+    def remove(self, names: list, count: int | None = None) -> None:
         """Remove the first `count` (default: all) of `names` that are ftlint's entries."""
         if self.fd is not None:
             _remove_ours(self.fd, names, count)
 
 
-def well_formed_stat(entry) -> bool:
+def well_formed_stat(entry) -> TypeGuard[list]:
     """A stat-table entry of the right shape: [mtime_ns, size, inode, ctime_ns, bit, hash]."""
     return (
         type(entry) is list
@@ -559,7 +561,7 @@ class OutlineStore:
     of earlier runs, keyed by a digest of the text, the Python version (its parser makes
     the outline) and ftlint's code fingerprint."""
 
-    def __init__(self, cache: Optional[Cache] = None) -> None:
+    def __init__(self, cache: Cache | None = None) -> None:
         self.cache = cache
         self._known: dict[str, object] = {}
         self._salt = digest(code_fingerprint(), sys.version_info[:3]).encode()[:64] if cache is not None else b""
@@ -598,7 +600,7 @@ class FileFacts:
     """Stat, prefilter bit and content hash of files, through the stat table when there is
     one (without a cache: just read and prefilter)."""
 
-    def __init__(self, cache: Optional[Cache], scope: str, prefilter) -> None:
+    def __init__(self, cache: Cache | None, scope: str, prefilter) -> None:
         self.cache = cache
         self.scope = scope
         self.prefilter = prefilter
@@ -612,11 +614,11 @@ class FileFacts:
             stored = self._stored[shard] = self.cache.load_stats(self.scope, shard) if self.cache is not None else {}
         return stored
 
-    def stored(self, path: str) -> Optional[list]:
+    def stored(self, path: str) -> list | None:
         """The stat table's entry for `path` (its shard is read on first use)."""
         return self._shard(stat_shard(path)).get(path)
 
-    def _entry(self, path: str, st: os.stat_result) -> Optional[list]:
+    def _entry(self, path: str, st: os.stat_result) -> list | None:
         """The stored entry when the file's stat is unchanged."""
         known = self.new.get(path) or self.stored(path)
         # well_formed_stat, inline (once per file of a warm run): the stat compared first
@@ -657,7 +659,7 @@ class FileFacts:
         self.new.update(new)
         self._dirty |= dirty
 
-    def _record(self, path: str, st: os.stat_result, data: bytes, hashed: Optional[str] = None) -> list:
+    def _record(self, path: str, st: os.stat_result, data: bytes, hashed: str | None = None) -> list:
         """Remember what the file is now; without `hashed`, the content hash is kept for a
         file passing the prefilter only (a candidate: its hash is a dependency of the run)."""
         bit = self.prefilter.matches(data)
@@ -699,7 +701,7 @@ class FileFacts:
             return entry[5]
         return self.hash_and_text(path)[0]
 
-    def hash_and_text(self, path: str) -> tuple[str, Optional[str]]:
+    def hash_and_text(self, path: str) -> tuple[str, str | None]:
         """Read now: (content hash, decoded text or None)."""
         from ftlint.source import decode
 
@@ -726,7 +728,7 @@ class FileFacts:
         self._dirty.clear()
 
 
-def read_file(path: str) -> Optional[tuple[bytes, os.stat_result]]:
+def read_file(path: str) -> tuple[bytes, os.stat_result] | None:
     """(bytes, stat) with one open, one fstat and (usually) one read; None when unreadable."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
@@ -753,8 +755,15 @@ def read_file(path: str) -> Optional[tuple[bytes, os.stat_result]]:
 _EDIT_FIELDS = {"line": int, "column": int, "end_line": int, "end_column": int, "text": str}
 _FINDING_FIELDS = {
     **{"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str, "name": str},
-    **{"message": str, "severity": str, "line_text": str, "end_line_text": str, "fix": list, "fix_title": str,
-       "fix_applicability": str},
+    **{
+        "message": str,
+        "severity": str,
+        "line_text": str,
+        "end_line_text": str,
+        "fix": list,
+        "fix_title": str,
+        "fix_applicability": str,
+    },
 }
 
 
@@ -790,8 +799,8 @@ def validate(entry: dict, facts: FileFacts) -> bool:
 
 
 _probe_lock = threading.Lock()
-_probe_sinks: list["ProbeRecorder"] = []
-_probe_saved: Optional[tuple] = None
+_probe_sinks: list[ProbeRecorder] = []
+_probe_saved: tuple | None = None
 
 
 def _recording(method, kind: str):
@@ -815,13 +824,14 @@ class ProbeRecorder:
     def __init__(self) -> None:
         self.probes: dict[tuple[str, str], bool] = {}
 
-    def __enter__(self) -> "ProbeRecorder":
+    def __enter__(self) -> ProbeRecorder:
         global _probe_saved
         with _probe_lock:
             if not _probe_sinks:
                 _probe_saved = (Path.is_file, Path.exists)
-                Path.is_file = _recording(_probe_saved[0], "f")
-                Path.exists = _recording(_probe_saved[1], "e")
+                # patched on the class for the duration, restored in __exit__
+                Path.is_file = _recording(_probe_saved[0], "f")  # type: ignore[method-assign]
+                Path.exists = _recording(_probe_saved[1], "e")  # type: ignore[method-assign]
             _probe_sinks.append(self)
         return self
 
@@ -830,7 +840,7 @@ class ProbeRecorder:
         with _probe_lock:
             _probe_sinks.remove(self)
             if not _probe_sinks and _probe_saved is not None:
-                Path.is_file, Path.exists = _probe_saved
+                Path.is_file, Path.exists = _probe_saved  # type: ignore[method-assign]
                 _probe_saved = None
 
     def as_list(self) -> list:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import NoReturn
 
 from ftlint import __version__
 
@@ -28,7 +29,8 @@ def _terminal_columns() -> int:
     except (KeyError, ValueError):
         pass
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns
+        # sys.__stdout__ may be None: the AttributeError is caught below
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
     except (AttributeError, ValueError, OSError):
         return 80
 
@@ -45,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # exit 2 with one line, like ruff
+    def error(self, message: str) -> NoReturn:  # exit 2 with one line, like ruff
         self.print_usage(sys.stderr)
         raise UsageError(message)
 
@@ -63,46 +65,71 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     add_selection_options(check)
     check.add_argument("--fix", action="store_true", help="apply safe fixes (FT001, FT008) in place")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
-    check.add_argument("--unsafe-fixes", action="store_true",
-                       help="also apply (with --fix, --diff) and offer fixes that may change what the code does")
+    check.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply (with --fix, --diff) and offer fixes that may change what the code does",
+    )
     check.add_argument("--show-fixes", action="store_true", help="with --fix/--diff: list the findings fixed, per file")
-    check.add_argument("--add-noqa", action="store_true",
-                       help="add `# noqa: FTxxx` to every reported line (a baseline); change nothing else")
+    check.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add `# noqa: FTxxx` to every reported line (a baseline); change nothing else",
+    )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument(
         "--exhaustive", action="store_true", help="parse every file instead of prefiltering (slow; same findings)"
     )
     check.add_argument(
-        "--exhaustive-max-mb", type=float, default=None, metavar="MB",
+        "--exhaustive-max-mb",
+        type=float,
+        default=None,
+        metavar="MB",
         help="with --exhaustive, files larger than this are FT000 instead of parsed whole with LibCST "
         "(default: exhaustive-max-mb in the config, 2)",
     )
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths passed explicitly")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
-    check.add_argument("--cache-dir", type=Path, help="result cache location (default: .ftlint_cache in the project root)")
     check.add_argument(
-        "--statistics", action="store_true",
-        help="print the number of findings per rule code (with its name and whether it is fixable) "
-             "instead of the findings; --format text or json",
+        "--cache-dir", type=Path, help="result cache location (default: .ftlint_cache in the project root)"
     )
     check.add_argument(
-        "--verbose", "-v", action="store_true",
+        "--verbose",
+        "-v",
+        action="store_true",
         help="say what the analysis could not follow (unresolved calls, recursion, vLLM's source not found); "
-             "reads no cached result",
+        "reads no cached result",
     )
-    check.add_argument("--scan-stats", action="store_true", help="print how many files were linted and parsed, to stderr")
     check.add_argument(
-        "--show-settings", action="store_true",
+        "--statistics",
+        action="store_true",
+        help="print the number of findings per rule code (with its name and whether it is fixable) "
+        "instead of the findings; --format text or json",
+    )
+    check.add_argument(
+        "--scan-stats", action="store_true", help="print how many files were linted and parsed, to stderr"
+    )
+    check.add_argument(
+        "--show-settings",
+        action="store_true",
         help="print the resolved configuration (the file it came from and every setting) and exit",
     )
-    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
-                       help="with `-` (or no PATH): lint stdin as if it were the file PATH; --fix writes the fixed text to stdout")
+    check.add_argument(
+        "--stdin-filename",
+        type=Path,
+        metavar="PATH",
+        help="with `-` (or no PATH): lint stdin as if it were the file PATH; --fix writes the fixed text to stdout",
+    )
 
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
     rule.add_argument("code", nargs="?", help="e.g. FT004")
     rule.add_argument("--all", action="store_true", help="list every rule")
-    rule.add_argument("--format", choices=("text", "markdown", "json", "table"), default="text",
-                      help="table: the README's markdown rule table (with --all)")
+    rule.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "table"),
+        default="text",
+        help="table: the README's markdown rule table (with --all)",
+    )
 
     review = sub.add_parser("review", help="lint the lines a change touched (PR bot output)")
     if with_review_options:
@@ -112,8 +139,12 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         add_output_options(review, default="markdown")
         add_selection_options(review)
 
-    server = sub.add_parser("server", help="run the language server on stdin/stdout (needs `pip install 'ftlint[lsp]'`)")
-    server.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default and only transport)")
+    server = sub.add_parser(
+        "server", help="run the language server on stdin/stdout (needs `pip install 'ftlint[lsp]'`)"
+    )
+    server.add_argument(
+        "--stdio", action="store_true", help="talk LSP over stdin/stdout (the default and only transport)"
+    )
 
     verify = sub.add_parser("verify", help="run the runtime verifier's demo on vLLM's real scheduler (CPU)")
     verify.add_argument("--demo", action="store_true", required=True, help="run the demo")
@@ -137,7 +168,7 @@ def _codes(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code (tests and embedders call this)."""
     return _dispatch(argv)[0]
 
@@ -161,7 +192,7 @@ def _allow_deep_recursion() -> None:
         sys.setrecursionlimit(limit)
 
 
-def _dispatch(argv: Optional[Sequence[str]]) -> tuple[int, Optional[str]]:
+def _dispatch(argv: Sequence[str] | None) -> tuple[int, str | None]:
     """(exit code, the command that ran or None)."""
     _allow_deep_recursion()
     try:
@@ -220,7 +251,7 @@ def run() -> None:
     os._exit(code)
 
 
-def load_settings(args, start: Optional[Path] = None):
+def load_settings(args, start: Path | None = None):
     """(config, selected codes) from pyproject.toml and the command line; errors exit 2.
     The pyproject is searched from `start` (default: the current directory) upwards."""
     from ftlint.config import ConfigError, load_config, select_codes
@@ -234,7 +265,9 @@ def load_settings(args, start: Optional[Path] = None):
         known = known_codes()
         config.validate_codes(known)
         if args.select:
-            selected = select_codes(args.select, [*config.ignore, *args.ignore], known, extend_select=args.extend_select)
+            selected = select_codes(
+                args.select, [*config.ignore, *args.ignore], known, extend_select=args.extend_select
+            )
         else:
             selected = select_codes(config, args.ignore, known, extend_select=args.extend_select)
     except ConfigError as err:
@@ -250,7 +283,9 @@ def run_check(args) -> int:
             raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
         if args.add_noqa:
             raise UsageError("--add-noqa edits files: it cannot read stdin")
-        if args.stdin_filename is not None:  # the configuration that applies to PATH: the nearest [tool.ftlint] above it
+        if (
+            args.stdin_filename is not None
+        ):  # the configuration that applies to PATH: the nearest [tool.ftlint] above it
             start = Path.cwd().joinpath(args.stdin_filename).parent
     config, selected = load_settings(args, start)
     if args.show_settings:
@@ -281,16 +316,30 @@ def run_check(args) -> int:
         from ftlint.fixing import FixOutcome, fix_paths  # imports LibCST: only when fixing
 
         outcome = FixOutcome()
-        result, diff_text = fix_paths(args.paths, config, selected, write=args.fix, unsafe=args.unsafe_fixes,
-                                      exhaustive=args.exhaustive, force_exclude=args.force_exclude, outcome=outcome)
+        result, diff_text = fix_paths(
+            args.paths,
+            config,
+            selected,
+            write=args.fix,
+            unsafe=args.unsafe_fixes,
+            exhaustive=args.exhaustive,
+            force_exclude=args.force_exclude,
+            outcome=outcome,
+        )
         if args.diff and diff_text:
             sys.stdout.write(diff_text)
     else:
         cache_dir = None
         if not args.no_cache and not args.verbose:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
             cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
-        result = lint_paths(args.paths, config, selected, exhaustive=args.exhaustive, force_exclude=args.force_exclude,
-                            cache_dir=cache_dir)
+        result = lint_paths(
+            args.paths,
+            config,
+            selected,
+            exhaustive=args.exhaustive,
+            force_exclude=args.force_exclude,
+            cache_dir=cache_dir,
+        )
     if args.scan_stats:
         print(
             f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed",
@@ -324,13 +373,15 @@ def run_check(args) -> int:
 def run_add_noqa(args, config, selected) -> int:
     from ftlint.add_noqa import add_noqa_paths
 
-    outcome = add_noqa_paths(args.paths, config, selected, exhaustive=args.exhaustive,
-                             force_exclude=args.force_exclude)
+    outcome = add_noqa_paths(args.paths, config, selected, exhaustive=args.exhaustive, force_exclude=args.force_exclude)
     for problem in outcome.problems:
         print(f"ftlint: {problem}", file=sys.stderr)
     n = outcome.added
-    print(f"Added {n} noqa directive{'' if n == 1 else 's'}" + (f" in {outcome.files} file{'' if outcome.files == 1 else 's'}." if n else "."),
-          file=sys.stderr)
+    print(
+        f"Added {n} noqa directive{'' if n == 1 else 's'}"
+        + (f" in {outcome.files} file{'' if outcome.files == 1 else 's'}." if n else "."),
+        file=sys.stderr,
+    )
     return EXIT_ERROR if outcome.failed else EXIT_CLEAN
 
 
@@ -358,9 +409,15 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
 
     docs = linked_docs(all_docs(extra_docs), config.docs_url)
     color = args.output_file is None and use_color(sys.stdout)
-    ctx = ReportContext(docs=docs, tool_version=__version__, root=config.root, cwd=Path.cwd(), diff_lines=diff_lines,
-                        color=color,
-                        unsafe_fixes=bool(getattr(args, "unsafe_fixes", False)))
+    ctx = ReportContext(
+        docs=docs,
+        tool_version=__version__,
+        root=config.root,
+        cwd=Path.cwd(),
+        diff_lines=diff_lines,
+        color=color,
+        unsafe_fixes=bool(getattr(args, "unsafe_fixes", False)),
+    )
     if getattr(args, "statistics", False):
         from ftlint.report.statistics import render_statistics
 
@@ -463,8 +520,8 @@ def run_rule(args) -> int:
         elif args.format == "markdown":
             sys.stdout.write(rule_pages(docs.values()))
         else:
-            for doc in docs.values():
-                print(f"{doc.code:7} {doc.name:28} {doc.summary}")
+            for rule_doc in docs.values():
+                print(f"{rule_doc.code:7} {rule_doc.name:28} {rule_doc.summary}")
         return EXIT_CLEAN
     if not args.code:
         raise UsageError("rule: give a rule code (e.g. FT004) or --all")

@@ -23,20 +23,21 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from ftlint.gitignore import GlobError, glob_to_regex, has_magic
 
 __all__ = [
-    "ConfigError",
-    "Config",
-    "CodeSelectors",
-    "DEFAULT_EXCLUDES",
-    "DEFAULT_SELECT",
-    "DEFAULT_FAULT_HANDLERS",
     "CONFIG_KEYS",
+    "DEFAULT_EXCLUDES",
+    "DEFAULT_FAULT_HANDLERS",
+    "DEFAULT_SELECT",
+    "CodeSelectors",
+    "Config",
+    "ConfigError",
+    "find_project_root",
     "load_config",
     "select_codes",
-    "find_project_root",
 ]
 
 TABLE = "tool.ftlint"
@@ -96,10 +97,7 @@ class ConfigError(Exception):
     def __str__(self) -> str:
         where = ""
         if self.key is not None:
-            if self.key.startswith("-") or not self.table:
-                where = f"{self.key}: "
-            else:
-                where = f"[{self.table}] {self.key}: "
+            where = f"{self.key}: " if self.key.startswith("-") or not self.table else f"[{self.table}] {self.key}: "
         elif self.table and self.path is not None:
             where = f"[{self.table}] "
         prefix = f"{self.path}: " if self.path is not None else ""
@@ -126,7 +124,7 @@ class _PathPatterns:
     when absolute, over the absolute path). ``**`` spans directories; ``*`` does not cross ``/``.
     """
 
-    __slots__ = ("names", "name_re", "rel_re", "abs_re")
+    __slots__ = ("abs_re", "name_re", "names", "rel_re")
 
     def __init__(self, patterns: Iterable[str], root: str):
         names: set[str] = set()
@@ -179,7 +177,8 @@ class _PathPatterns:
 def handler_name_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
     """Matcher for ``fault-handlers`` patterns on ``"func"`` / ``"Class.method"`` names: a
     pattern with a ``.`` matches the whole dotted name, one without the last component."""
-    dotted_sources, plain_sources = [], []
+    dotted_sources: list[str] = []
+    plain_sources: list[str] = []
     for pattern in patterns:
         (dotted_sources if "." in pattern else plain_sources).append(glob_to_regex(pattern))
     dotted, plain = _alternation(dotted_sources), _alternation(plain_sources)
@@ -283,7 +282,7 @@ class Config:
             "fault_paths",
         ):
             set_(self, name, tuple(getattr(self, name)))
-        pfi = self.per_file_ignores
+        pfi: Iterable[tuple[object, Iterable[str]]] = self.per_file_ignores  # or a Mapping, as given
         if isinstance(pfi, Mapping):
             pfi = pfi.items()
         set_(self, "per_file_ignores", tuple((str(g), tuple(codes)) for g, codes in pfi))
@@ -381,7 +380,7 @@ class Config:
             for i, part in enumerate(parts):
                 if patterns.match_name(part) or patterns.match_rel("/".join(parts[: i + 1])):
                     return True
-            for ancestor in [abspath, *Path(abspath).parents][: len(parts)]:
+            for ancestor in [abspath, *map(os.fspath, Path(abspath).parents)][: len(parts)]:
                 if patterns.match_abs(os.fspath(ancestor)):
                     return True
             return False
@@ -633,7 +632,7 @@ class _Validator:
 
 def _build_config(table: Mapping[str, object], path: Path, root: Path, table_name: str) -> Config:
     v = _Validator(path, table_name)
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, Any] = {}  # Config's fields, of their several types
     for key, value in table.items():
         if key not in CONFIG_KEYS:
             import difflib  # only for a misspelt key
@@ -660,7 +659,9 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
             if not isinstance(value, str):
                 raise v.error(key, f"expected a string, got {_type_name(value)}")
             if "{code}" not in value and "{name}" not in value:
-                raise v.error(key, "expected a URL template with {code} or {name}, e.g. \"https://example.org/rules/{code}\"")
+                raise v.error(
+                    key, 'expected a URL template with {code} or {name}, e.g. "https://example.org/rules/{code}"'
+                )
             scheme, sep, rest = value.partition("://")
             if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
                 raise v.error(key, f"expected an absolute URL (scheme://...), got {value!r}")

@@ -3,25 +3,25 @@ an empty block, and inserting the two counter resets after a preempt."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from ftlint import vocabulary as V
 from ftlint.rule import Replacement
 
-GetParent = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+GetParent = Callable[[cst.CSTNode], cst.CSTNode | None]
 
 
-def enclosing_statement(node: cst.CSTNode, parent_of: GetParent) -> Optional[cst.CSTNode]:
+def enclosing_statement(node: cst.CSTNode, parent_of: GetParent) -> cst.CSTNode | None:
     """The statement line (or compound statement) that holds `node`."""
-    current: Optional[cst.CSTNode] = node
+    current: cst.CSTNode | None = node
     while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         current = parent_of(current)
     return current
 
 
-def remove_small_statement(small: cst.BaseSmallStatement, parent_of: GetParent) -> Optional[Replacement]:
+def remove_small_statement(small: cst.BaseSmallStatement, parent_of: GetParent) -> Replacement | None:
     """Delete one small statement; the line if it is alone there; `pass` if the block would be empty."""
     line = parent_of(small)
     if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
@@ -63,13 +63,18 @@ def missing_resets_after(
             if isinstance(small, cst.Assign) and isinstance(small.value, cst.Integer) and small.value.value == "0":
                 for target in small.targets:
                     t = target.target
-                    if isinstance(t, cst.Attribute) and t.attr.value in missing:
-                        if cst.Module(body=[]).code_for_node(t.value) == var:
-                            missing.remove(t.attr.value)
+                    if (
+                        isinstance(t, cst.Attribute)
+                        and t.attr.value in missing
+                        and cst.Module(body=[]).code_for_node(t.value) == var
+                    ):
+                        missing.remove(t.attr.value)
     return missing
 
 
-def insert_after(line: cst.SimpleStatementLine, new_line: cst.SimpleStatementLine, extra: list[cst.SimpleStatementLine]) -> Replacement:
+def insert_after(
+    line: cst.SimpleStatementLine, new_line: cst.SimpleStatementLine, extra: list[cst.SimpleStatementLine]
+) -> Replacement:
     return Replacement(line, cst.FlattenSentinel([new_line, *extra]))
 
 
@@ -88,7 +93,7 @@ def side_effect_free(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def enclosing_function(node: cst.CSTNode, parent_of: GetParent) -> Optional[cst.FunctionDef]:
+def enclosing_function(node: cst.CSTNode, parent_of: GetParent) -> cst.FunctionDef | None:
     current = parent_of(node)
     while current is not None and not isinstance(current, cst.FunctionDef):
         current = parent_of(current)
@@ -104,7 +109,7 @@ class _Names(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-def fresh_name(scope: Optional[cst.CSTNode], base: str = "preempted") -> str:
+def fresh_name(scope: cst.CSTNode | None, base: str = "preempted") -> str:
     """A name no Name in `scope` uses (`preempted`, `preempted_1`, ...)."""
     collector = _Names()
     if scope is not None:
@@ -116,7 +121,7 @@ def fresh_name(scope: Optional[cst.CSTNode], base: str = "preempted") -> str:
     return name
 
 
-def bindable_call_line(call: cst.Call, parent_of: GetParent) -> Optional[cst.SimpleStatementLine]:
+def bindable_call_line(call: cst.Call, parent_of: GetParent) -> cst.SimpleStatementLine | None:
     """The statement line when it is only `call` (an expression statement in a block):
     the call's argument can then be bound to a name on the line before without moving
     anything else's evaluation past it."""

@@ -21,21 +21,21 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
+from ftlint.cache import stat_signature
 from ftlint.config import Config
 from ftlint.gitignore import GitIgnore
 from ftlint.listing import FILE, LINK, signature
-from ftlint.cache import stat_signature
 
 __all__ = [
     "PYTHON_SUFFIXES",
-    "Skipped",
-    "DiscoveryError",
     "Discovered",
+    "DiscoveryError",
+    "Skipped",
+    "describe_os_error",
     "discover",
+    "is_python_path",
     "iter_python_files",
     "iter_python_paths",
-    "is_python_path",
-    "describe_os_error",
 ]
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -75,7 +75,7 @@ def is_python_path(path: Path | str) -> bool:
     return os.fspath(path).endswith(PYTHON_SUFFIXES)
 
 
-_ERRNO_MESSAGES = {
+_ERRNO_MESSAGES: dict[int | None, str] = {  # keyed by OSError.errno (which may be None)
     errno.ENOENT: "No such file or directory",
     errno.EACCES: "Permission denied",
     errno.EPERM: "Permission denied",
@@ -247,7 +247,7 @@ class _Walker:
                     if ignore_sig is not None:
                         gi = self._load(ignore_path)
                         if gi is not None:
-                            levels = levels + ((directory.rstrip(os.sep) + os.sep, gi),)
+                            levels = (*levels, (directory.rstrip(os.sep) + os.sep, gi))
                     for name, kind in known[2]:
                         path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
                         if kind == LINK:
@@ -276,7 +276,7 @@ class _Walker:
                     if entry.name == ".gitignore":
                         gi = self._load(entry.path)
                         if gi is not None:
-                            levels = levels + ((directory.rstrip(os.sep) + os.sep, gi),)
+                            levels = (*levels, (directory.rstrip(os.sep) + os.sep, gi))
                         break
             subdirs = []
             for entry in entries:
@@ -299,7 +299,9 @@ class _Walker:
                         continue
                     if levels and ignored(path, True, levels):
                         continue
-                    subdirs.append((path, rel, levels, real_dir + os.sep + name, listings is not None and below_trusted))
+                    subdirs.append(
+                        (path, rel, levels, real_dir + os.sep + name, listings is not None and below_trusted)
+                    )
                     if listings is not None:
                         kept_dirs.append(name)
                     continue
@@ -336,7 +338,6 @@ class _Walker:
             self.errors.append(DiscoveryError(self.display(path), describe_os_error(err, path)))
             return None
         return (path, os.path.realpath(path)) if stat.S_ISREG(st.st_mode) else None
-
 
 
 def _split_key(path: str) -> list[str]:

@@ -9,15 +9,15 @@ findings.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
 
+from ftlint import parallel_scan
 from ftlint.config import Config
 from ftlint.discovery import Discovered, discover, iter_python_paths
 from ftlint.finding import Finding, Severity
-from ftlint import parallel_scan
 from ftlint.prefilter import Prefilter
 from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME, ParseFailure, display_path
 
@@ -34,10 +34,10 @@ class LintResult:
     fixes_applied: int = 0
     files_scanned: int = 0  # files the prefilter (or the stat table) looked at
     cache_hit: bool = False  # the findings came from the result cache (nothing parsed)
-    texts: dict[str, Optional[str]] = field(default_factory=dict)  # absolute path -> the text linted
+    texts: dict[str, str | None] = field(default_factory=dict)  # absolute path -> the text linted
 
 
-def _failure_finding(path: str, failure: ParseFailure, text_lines: Optional[list[str]] = None) -> Finding:
+def _failure_finding(path: str, failure: ParseFailure, text_lines: list[str] | None = None) -> Finding:
     line_text = ""
     if text_lines and 0 < failure.line <= len(text_lines):
         line_text = text_lines[failure.line - 1]
@@ -61,10 +61,10 @@ def lint_paths(
     config: Config,
     selected: Iterable[str],
     *,
-    cwd: Optional[Path] = None,
+    cwd: Path | None = None,
     exhaustive: bool = False,
     force_exclude: bool = False,
-    cache_dir: Optional[Path] = None,
+    cache_dir: Path | None = None,
 ) -> LintResult:
     """Lint files and directories as `ftlint check` does (no fixes applied). With
     `cache_dir`, results are read from and written to the result cache there."""
@@ -102,7 +102,7 @@ def lint_discovered(
     cwd: Path,
     exhaustive: bool = False,
     explicit: Sequence[Path] = (),
-    cache_dir: Optional[Path] = None,
+    cache_dir: Path | None = None,
     listings=None,
 ) -> LintResult:
     """Discovery results to findings. Steps: the project scan (every Python file a handler
@@ -230,10 +230,18 @@ def lint_discovered(
 
     if linter is None:
         linter = _new_linter(
-            config, selected, cwd, in_fault_path_file, lint_set, exhaustive=exhaustive, cache=cache,
+            config,
+            selected,
+            cwd,
+            in_fault_path_file,
+            lint_set,
+            exhaustive=exhaustive,
+            cache=cache,
             outline_always=set(too_large),
         )
-    linted = _lint_with_libcst(linter, lint_files, candidates, cwd, result, recorder=recorder, early_errors=early_errors)
+    linted = _lint_with_libcst(
+        linter, lint_files, candidates, cwd, result, recorder=recorder, early_errors=early_errors
+    )
     result.notes = linter.paths.notes
     if too_large:  # one FT000 a file: a parse failure found while linting it comes first
         failed = {f.path for f in result.findings if f.code == PARSE_ERROR_CODE}
@@ -244,7 +252,7 @@ def lint_discovered(
                     result.findings.append(finding)
     if screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(screen) | linted[2])
-    if cache is not None and linted is not None:
+    if cache is not None and linted is not None and key is not None:  # key is set whenever cache is
         findings, errors, read_paths, texts, probes = linted
         deps = []
         stable = True
@@ -270,7 +278,7 @@ def lint_discovered(
     return result
 
 
-def _project_root_to_walk(lint_files: list[str], config: Config, given: Sequence, cwd_str: str) -> Optional[str]:
+def _project_root_to_walk(lint_files: list[str], config: Config, given: Sequence, cwd_str: str) -> str | None:
     """The project root when its other Python files must be scanned too (a handler
     anywhere may reach a helper in a linted file); None when the lint set is all there is
     (no project root, files outside it, or the root itself was walked)."""
@@ -285,7 +293,7 @@ def _project_root_to_walk(lint_files: list[str], config: Config, given: Sequence
     return root
 
 
-def _walk_project(root: Optional[str], known: set[str], config: Config, listings) -> list[str]:
+def _walk_project(root: str | None, known: set[str], config: Config, listings) -> list[str]:
     if root is None:
         return []
     return [p for p in iter_python_paths(root, config, listings=listings) if p not in known]
@@ -361,9 +369,11 @@ def _too_large_finding(file: str, size: int, config: Config, cwd: Path) -> Findi
     )
 
 
-def _new_linter(config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False, cache=None, outline_always=()):
-    from ftlint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
+def _new_linter(
+    config, selected, cwd, in_fault_path_file, lint_set, *, exhaustive=False, cache=None, outline_always=()
+):
     from ftlint.cache import OutlineStore
+    from ftlint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
 
     return FileLinter(
         config,

@@ -10,12 +10,16 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple
 
 from ftlint import ir
 from ftlint.config import handler_name_matcher
 from ftlint.project import Function, ModuleInfo, Project
+
+if TYPE_CHECKING:
+    from ftlint.analysis.interpreter import Interpreter
 
 MAX_STATES = 64
 
@@ -40,8 +44,8 @@ class Summary:
 
     may_evict: bool = False
     may_free: bool = False
-    unguarded_free: Optional[ir.Effect] = None  # a free in it that no eviction before it covers
-    first_free: Optional[ir.Effect] = None  # its first free (or call of a freeing helper)
+    unguarded_free: ir.Effect | None = None  # a free in it that no eviction before it covers
+    first_free: ir.Effect | None = None  # its first free (or call of a freeing helper)
     preempted_params: tuple[tuple[str, ir.Effect], ...] = ()  # preempted for resume, counters left set
     reset_params: frozenset[tuple[str, str]] = frozenset()  # (parameter, counter field) it resets
 
@@ -71,7 +75,7 @@ class Flow:
     ret: frozenset = _NONE
     exc: frozenset = _NONE
 
-    def merge(self, other: "Flow") -> "Flow":
+    def merge(self, other: Flow) -> Flow:
         return Flow(
             self.normal | other.normal,
             self.brk | other.brk,
@@ -101,15 +105,15 @@ class FaultPaths:
     ) -> None:
         self.project = project
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
-        self._interpreter = None
+        self._interpreter: Interpreter | None = None
         self.is_handler = is_handler
         self.in_fault_path_file = in_fault_path_file
         self.handlers: list[Function] = []
         self.in_scope: set[Function] = set()
         self.whole_modules: set[ModuleInfo] = set()
-        self._summaries: dict[Function, Optional[Summary]] = {}
+        self._summaries: dict[Function, Summary | None] = {}
         self._analyses: dict[Function, Analysis] = {}
-        self._targets: dict[int, Optional[tuple[Function, bool]]] = {}
+        self._targets: dict[int, tuple[Function, bool] | None] = {}
 
     # -- scope ---------------------------------------------------------------
     def add_roots(self, modules: Iterable[ModuleInfo]) -> None:
@@ -136,12 +140,12 @@ class FaultPaths:
                     if target is not None and target[0] not in self.in_scope:
                         frontier.append(target[0])
 
-    def in_fault_path(self, fn: Optional[Function], info: Optional[ModuleInfo] = None) -> bool:
+    def in_fault_path(self, fn: Function | None, info: ModuleInfo | None = None) -> bool:
         if fn is not None and fn in self.in_scope:
             return True
         return info is not None and info in self.whole_modules
 
-    def target(self, fn: Function, effect: ir.Effect) -> Optional[tuple[Function, bool]]:
+    def target(self, fn: Function, effect: ir.Effect) -> tuple[Function, bool] | None:
         key = id(effect)
         if key not in self._targets:
             self._targets[key] = self.project.resolve_call(fn, effect.callee) if effect.kind == "call" else None
@@ -153,7 +157,7 @@ class FaultPaths:
         return list(self._interpreter.notes) if self._interpreter is not None else []
 
     @property
-    def interpreter(self):
+    def interpreter(self) -> Interpreter:
         """The shared abstract interpreter (ftlint.analysis) the path rules ask."""
         if self._interpreter is None:
             from ftlint.analysis import generation
@@ -165,7 +169,7 @@ class FaultPaths:
         return self._interpreter
 
     # -- effects -------------------------------------------------------------
-    def summary(self, fn: Function) -> Optional[Summary]:
+    def summary(self, fn: Function) -> Summary | None:
         """What calling ``fn`` does. Callees are summarised first, depth first in call order,
         with an explicit stack (a helper chain through 300 modules must not recurse); a
         function still in progress reads as None: recursion is opaque."""
@@ -209,7 +213,7 @@ class FaultPaths:
             elif effect.kind == "call":
                 target = self.target(fn, effect)
                 sub = self.summary(target[0]) if target else None
-                if sub is not None:
+                if target and sub is not None:
                     may_evict |= sub.may_evict
                     may_free |= sub.may_free
                     if sub.may_free:
@@ -239,7 +243,7 @@ class FaultPaths:
             target = self.target(fn, effect)
             summary = self.summary(target[0]) if target else None
             inner = None if summary is None else (summary.unguarded_free if unguarded else summary.first_free)
-            if inner is None or target[0].module is not fn.module:
+            if inner is None or not target or target[0].module is not fn.module:
                 break
             fn, effect = target[0], inner
         return effect
@@ -250,7 +254,7 @@ class FaultPaths:
         return self._analyses[fn]
 
 
-def _argument_for(effect: ir.Effect, target: tuple[Function, bool], param: str) -> Optional[str]:
+def _argument_for(effect: ir.Effect, target: tuple[Function, bool], param: str) -> str | None:
     """The caller's expression for a callee parameter."""
     fn, via_instance = target
     for name, code in effect.keywords:
@@ -306,7 +310,7 @@ class _Walker:
         if kind == "call":
             target = self.paths.target(self.fn, effect)
             summary = self.paths.summary(target[0]) if target else None
-            if summary is None:
+            if not target or summary is None:
                 return state
             if summary.unguarded_free is not None and not state.evicted:
                 self._unguarded.setdefault(id(effect), effect)
@@ -314,7 +318,7 @@ class _Walker:
                 state = self._evict(effect, state)
             if summary.may_free:
                 state = state._replace(freed=state.freed | {effect})
-            for param, preempt in summary.preempted_params:
+            for param, _preempt in summary.preempted_params:
                 var = _argument_for(effect, target, param)
                 if var:
                     missing = frozenset(("num_in_flight_tokens", "num_stale_output_tokens"))
@@ -345,7 +349,9 @@ class _Walker:
             flow = Flow(normal=states)
             for item in node.items:
                 step = self.walk(item, flow.normal)
-                flow = Flow(step.normal, flow.brk | step.brk, flow.cont | step.cont, flow.ret | step.ret, flow.exc | step.exc)
+                flow = Flow(
+                    step.normal, flow.brk | step.brk, flow.cont | step.cont, flow.ret | step.ret, flow.exc | step.exc
+                )
                 if not flow.normal:
                     break
             return flow
@@ -391,7 +397,9 @@ class _Walker:
         body = Flow(normal=states)
         for item in node.body.items:
             step = self.walk(item, body.normal)
-            body = Flow(step.normal, body.brk | step.brk, body.cont | step.cont, body.ret | step.ret, body.exc | step.exc)
+            body = Flow(
+                step.normal, body.brk | step.brk, body.cont | step.cont, body.ret | step.ret, body.exc | step.exc
+            )
             raised |= body.normal
         raised |= body.exc
         flow = self.walk(node.orelse, body.normal)
@@ -411,7 +419,7 @@ class _Walker:
         return final
 
 
-def _reset(state: State, var: Optional[str], fieldname: str) -> State:
+def _reset(state: State, var: str | None, fieldname: str) -> State:
     if not state.pending or var is None:
         return state
     pending = set()

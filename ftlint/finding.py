@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 
 
-class Severity(str, Enum):
+class Severity(str, Enum):  # noqa: UP042 -- StrEnum would change str(Severity.X) from "Severity.X" to "x"
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
@@ -63,7 +63,7 @@ class Finding:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Finding":
+    def from_dict(cls, data: dict) -> Finding:
         data = dict(data)
         data["severity"] = Severity(data["severity"])
         data["fix"] = tuple(Edit(**edit) for edit in data.get("fix", ()))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
@@ -73,7 +73,11 @@ def edits_between(before: str, after: str) -> tuple[Edit, ...]:
 def shift(edit: Edit, lines: int) -> Edit:
     """The same edit `lines` further down (an edit computed on a function parsed alone)."""
     return Edit(
-        line=edit.line + lines, column=edit.column, end_line=edit.end_line + lines, end_column=edit.end_column, text=edit.text
+        line=edit.line + lines,
+        column=edit.column,
+        end_line=edit.end_line + lines,
+        end_column=edit.end_column,
+        text=edit.text,
     )
 
 
@@ -214,7 +218,7 @@ def _fill_empty_blocks(text: str, removed: list[tuple[int, str]]) -> str:
     return text
 
 
-def _removed_at(removed: list[tuple[int, str]], low: int, high: int) -> tuple[Optional[int], Optional[str]]:
+def _removed_at(removed: list[tuple[int, str]], low: int, high: int) -> tuple[int | None, str | None]:
     """(offset, indentation) of the first removal between a header and the line where
     its block was expected."""
     for at, old in removed:

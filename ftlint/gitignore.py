@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["GlobError", "glob_to_regex", "compile_glob", "has_magic", "GitIgnore", "GitIgnoreRule"]
+__all__ = ["GitIgnore", "GitIgnoreRule", "GlobError", "compile_glob", "glob_to_regex", "has_magic"]
 
 
 class GlobError(ValueError):
@@ -208,7 +208,11 @@ def _alternatives(pattern: str, *, strict: bool, braces: bool, dir_self: bool) -
                     raise GlobError("unclosed '{'")
                 out.append(re.escape(ch))
             else:
-                alts = [alt for part in parts for alt in _alternatives(part, strict=strict, braces=braces, dir_self=dir_self)]
+                alts = [
+                    alt
+                    for part in parts
+                    for alt in _alternatives(part, strict=strict, braces=braces, dir_self=dir_self)
+                ]
                 if len(prefixes) * len(alts) > MAX_BRACE_ALTERNATIVES:
                     raise _TooManyAlternatives
                 prefixes = [prefix + out + alt for prefix in prefixes for alt in alts]
@@ -358,7 +362,7 @@ class GitIgnore:
     lookup only tries the few rules that can match, however long the file is.
     """
 
-    __slots__ = ("rules", "_tables")
+    __slots__ = ("_tables", "rules")
 
     def __init__(self, rules: list[GitIgnoreRule]):
         self.rules = tuple(rules)

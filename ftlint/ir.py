@@ -8,11 +8,10 @@ and the helper summaries walk this, never the CST.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
 
 import libcst as cst
-from ftlint import matchers as m
 
+from ftlint import matchers as m
 from ftlint import vocabulary as V
 
 
@@ -24,16 +23,16 @@ class Effect:
     name: str  # called name, or the counter field for "reset-counter"
     node: cst.CSTNode  # the Call (or the assignment target) to report at
     statement: cst.CSTNode  # the statement holding it (fixes insert after this)
-    callee: Optional[tuple[str, str]] = None  # ("name", "f") | ("self", "m") | ("dotted", "a.b.f") | ("super", "m")
-    target: Optional[str] = None  # code of the request argument (preempt) / reset receiver
+    callee: tuple[str, str] | None = None  # ("name", "f") | ("self", "m") | ("dotted", "a.b.f") | ("super", "m")
+    target: str | None = None  # code of the request argument (preempt) / reset receiver
     drop_stale_output: bool = False
-    args: tuple[Optional[str], ...] = ()  # code of positional args, for parameter mapping
+    args: tuple[str | None, ...] = ()  # code of positional args, for parameter mapping
     keywords: tuple[tuple[str, str], ...] = ()  # (name, code) of keyword args
 
 
 @dataclass
 class Seq:
-    items: list["Node"] = field(default_factory=list)
+    items: list[Node] = field(default_factory=list)
 
 
 @dataclass
@@ -64,10 +63,10 @@ class Exit:
     kind: str  # "return" | "raise" | "break" | "continue"
 
 
-Node = Union[Effect, Seq, Choice, Loop, Try, Exit]
+Node = Effect | Seq | Choice | Loop | Try | Exit
 
 
-def callee_ref(func: cst.BaseExpression) -> Optional[tuple[str, str]]:
+def callee_ref(func: cst.BaseExpression) -> tuple[str, str] | None:
     """How a call names its target, for resolution against the project."""
     if isinstance(func, cst.Name):
         return ("name", func.value)
@@ -83,7 +82,7 @@ def callee_ref(func: cst.BaseExpression) -> Optional[tuple[str, str]]:
     return None
 
 
-def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+def dotted_name(node: cst.BaseExpression) -> str | None:
     parts = []
     while isinstance(node, cst.Attribute):
         parts.append(node.attr.value)
@@ -94,7 +93,7 @@ def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-def called_name(func: cst.BaseExpression) -> Optional[str]:
+def called_name(func: cst.BaseExpression) -> str | None:
     if isinstance(func, cst.Name):
         return func.value
     if isinstance(func, cst.Attribute):
@@ -109,7 +108,7 @@ def code_of(node: cst.CSTNode) -> str:
     return _EMPTY_MODULE.code_for_node(node)
 
 
-def is_true(node: Optional[cst.BaseExpression]) -> bool:
+def is_true(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
@@ -122,7 +121,7 @@ def preempt_drops_output(call: cst.Call) -> bool:
     return len(positional) >= 3 and is_true(positional[2].value)
 
 
-def request_argument(call: cst.Call) -> Optional[cst.Arg]:
+def request_argument(call: cst.Call) -> cst.Arg | None:
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value in ("request", "req"):
             return arg
@@ -206,7 +205,7 @@ class _CallCollector(cst.CSTVisitor):
             self._resets([node.target], node.value)
 
 
-def _effects_in(node: Optional[cst.CSTNode], statement: cst.CSTNode) -> list[Effect]:
+def _effects_in(node: cst.CSTNode | None, statement: cst.CSTNode) -> list[Effect]:
     if node is None:
         return []
     collector = _CallCollector(statement)
@@ -219,7 +218,7 @@ def build(body: cst.BaseSuite) -> Seq:
     return _suite(body)
 
 
-def _suite(suite: Optional[cst.CSTNode]) -> Seq:
+def _suite(suite: cst.CSTNode | None) -> Seq:
     seq = Seq()
     if suite is None:
         return seq

@@ -5,9 +5,9 @@ into findings (positions, suppressions, fix edits)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Callable, Iterable, Optional
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -17,9 +17,9 @@ from ftlint.config import Config
 from ftlint.engine import _failure_finding
 from ftlint.faultpath import FaultPaths, handler_matcher
 from ftlint.finding import Finding
-from ftlint.project import Project
-from ftlint.registry import all_rules
 from ftlint.positions import ranges_of
+from ftlint.project import Function, Project
+from ftlint.registry import all_rules
 from ftlint.rule import FileContext, Report, Rule, ScopeTracker
 from ftlint.source import split_lines
 from ftlint.suppressions import parse_suppressions
@@ -38,7 +38,7 @@ class FileLinter:
         *,
         cwd: Path,
         in_fault_path_file: Callable[[Path], bool],
-        lint_set: Optional[set[str]] = None,
+        lint_set: set[str] | None = None,
         outline_lint_set: bool = True,
         outline_store=None,
         outline_always=(),
@@ -149,7 +149,9 @@ class FileLinter:
         except Exception:  # noqa: BLE001 - find the failing rule, keep the others
             rules, errors = [], []
             for rule_class in self.rules:
-                context = FileContext(path=context.path, info=context.info, paths=context.paths, options=context.options)
+                context = FileContext(
+                    path=context.path, info=context.info, paths=context.paths, options=context.options
+                )
                 rule = rule_class(context)
                 try:
                     self._visit(context, [rule])
@@ -183,7 +185,9 @@ class FileLinter:
         for segment in context.segments():
             mine = [r for r in fix if ranges_of(segment.module, [r.node])]
             if mine:
-                edits.extend(fixes.shift(e, segment.line_offset) for e in fixes.fix_edits(segment.text, segment.module, mine))
+                edits.extend(
+                    fixes.shift(e, segment.line_offset) for e in fixes.fix_edits(segment.text, segment.module, mine)
+                )
         return tuple(edits)
 
     def _visit(self, context: FileContext, rules: list[Rule]) -> None:
@@ -195,7 +199,7 @@ class FileLinter:
         visitors = [tracker, *rules]
         info = context.info
         if info in self.paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
-            roots = [context.module]
+            roots: list = [context.module]
         else:
             roots = [fn.node for fn in info.functions if fn in self.paths.in_scope]
         if context.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
@@ -240,7 +244,7 @@ class FileLinter:
             fix_applicability=("unsafe" if report.unsafe_fix else "safe") if edits else "",
         )
 
-    def _suppress(self, path: Path, findings: list[Finding], text: Optional[str]) -> list[Finding]:
+    def _suppress(self, path: Path, findings: list[Finding], text: str | None) -> list[Finding]:
         if not findings:
             return findings
         ignored = self.config.ignored_codes_for(path)
@@ -261,7 +265,7 @@ def _shifted(code_range, lines: int):
 
 
 # -- exhaustive screening ------------------------------------------------------
-_screen_matcher = None
+_screen_matcher: Callable[[Function], bool] | None = None
 
 
 def _screen_init(patterns: tuple[str, ...]) -> None:
@@ -270,7 +274,7 @@ def _screen_init(patterns: tuple[str, ...]) -> None:
 
 
 def _screen_one(path: str) -> tuple[str, str]:
-    """"handler" when the file defines a fault handler, "fail" when it cannot be parsed, else ""."""
+    """ "handler" when the file defines a fault handler, "fail" when it cannot be parsed, else ""."""
     from ftlint.project import index_module
     from ftlint.source import load_module
 
@@ -278,7 +282,9 @@ def _screen_one(path: str) -> tuple[str, str]:
     if not isinstance(module, cst.Module):
         return path, "fail"
     info = index_module(Path(path), text, module)
-    return path, "handler" if any(_screen_matcher(fn) for fn in info.functions) else ""
+    matcher = _screen_matcher
+    assert matcher is not None, "_screen_init runs first (the pool's initializer)"
+    return path, "handler" if any(matcher(fn) for fn in info.functions) else ""
 
 
 def _workers() -> int:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Optional
 
 from ftlint.cache import RACY_NS, Cache, digest, stat_signature
 
@@ -25,7 +24,7 @@ FILE, LINK = "f", "l"
 _KINDS = (FILE, LINK)
 
 
-def signature(path: str) -> Optional[list]:
+def signature(path: str) -> list | None:
     """The stat signature of `path`, or None when it does not exist (or cannot be stat'ed)."""
     try:
         return stat_signature(os.stat(path))
@@ -56,10 +55,10 @@ def _well_formed(files, subdirs) -> bool:
 class DirListings:
     """directory -> [dir signature, own .gitignore signature or None, [[name, kind]...], [subdir...]]"""
 
-    def __init__(self, cache: Optional[Cache], scope: str) -> None:
+    def __init__(self, cache: Cache | None, scope: str) -> None:
         self.cache = cache
         self.scope = scope
-        self._old: Optional[tuple[dict, dict]] = None  # read on first use: a run may walk nothing
+        self._old: tuple[dict, dict] | None = None  # read on first use: a run may walk nothing
         self.new: dict = {}
         self.new_tops: dict = {}
         self.dirty = False
@@ -82,11 +81,17 @@ class DirListings:
         return self._stored()[1]
 
     @classmethod
-    def for_walk(cls, cache: Optional[Cache], config) -> Optional["DirListings"]:
+    def for_walk(cls, cache: Cache | None, config) -> DirListings | None:
         """The listings for walks under this configuration (None without a cache)."""
         if cache is None:
             return None
-        scope = digest("listing", os.fspath(config.root), config.respect_gitignore, list(config.exclude), list(config.extend_exclude))
+        scope = digest(
+            "listing",
+            os.fspath(config.root),
+            config.respect_gitignore,
+            list(config.exclude),
+            list(config.extend_exclude),
+        )
         return cls(cache, scope)
 
     # -- the walk's questions ------------------------------------------------------------
@@ -100,7 +105,7 @@ class DirListings:
             return False
         return True
 
-    def reuse(self, directory: str, dir_sig: list, ignore_sig: Optional[list]) -> Optional[list]:
+    def reuse(self, directory: str, dir_sig: list, ignore_sig: list | None) -> list | None:
         """The stored listing when the directory and its .gitignore are unchanged (and it
         has the shape `store` gives it: the walker replays it without further checks)."""
         known = self.new.get(directory) or self.old.get(directory)
@@ -115,13 +120,13 @@ class DirListings:
             return known
         return None
 
-    def ignore_unchanged(self, directory: str, ignore_sig: Optional[list]) -> bool:
+    def ignore_unchanged(self, directory: str, ignore_sig: list | None) -> bool:
         """Whether the directory's .gitignore is as when its listing was stored (the
         listings below it hold only then)."""
         known = self.old.get(directory)
         return isinstance(known, list) and len(known) == 4 and known[1] == ignore_sig
 
-    def store(self, directory: str, dir_sig: list, ignore_sig: Optional[list], files: list, subdirs: list) -> None:
+    def store(self, directory: str, dir_sig: list, ignore_sig: list | None, files: list, subdirs: list) -> None:
         if dir_sig[0] >= self.limit or (ignore_sig is not None and ignore_sig[0] >= self.limit):
             return  # racy: a change later in the same clock tick would go unseen
         self.new[directory] = [dir_sig, ignore_sig, files, subdirs]

@@ -14,11 +14,12 @@ pre-commit budget of a single-file run (issue 5).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import libcst as cst
 
-__all__ = ["Pattern", "NodePattern", "OneOf", "matches", "findall"]
+__all__ = ["NodePattern", "OneOf", "Pattern", "findall", "matches"]
 
 
 class Pattern:
@@ -29,12 +30,13 @@ class Pattern:
     def matches(self, node: object) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def __or__(self, other: "Pattern") -> "OneOf":
+    def __or__(self, other: Pattern) -> OneOf:
         return OneOf(self, other)
 
 
 class OneOf(Pattern):
     __slots__ = ("options",)
+    options: tuple[Pattern, ...]
 
     def __init__(self, *options: Pattern) -> None:
         flat: list[Pattern] = []
@@ -53,7 +55,7 @@ class NodePattern(Pattern):
     """A node of exactly this type whose given fields match (a pattern, or a value
     compared with ==); fields left out match anything."""
 
-    __slots__ = ("node_type", "fields")
+    __slots__ = ("fields", "node_type")
 
     def __init__(self, node_type: type, fields: dict[str, Any]) -> None:
         self.node_type = node_type
@@ -85,7 +87,7 @@ def _factory(node_type: type):
     def build(*args: Any, **kwargs: Any) -> NodePattern:
         if len(args) > len(names):
             raise TypeError(f"m.{node_type.__name__}() takes at most {len(names)} positional fields")
-        fields = dict(zip(names, args))
+        fields = dict(zip(names, args, strict=False))
         for name, value in kwargs.items():
             if name not in names:
                 raise TypeError(f"m.{node_type.__name__}() has no field {name!r} (fields: {', '.join(names)})")
@@ -103,7 +105,9 @@ def __getattr__(name: str):
     factory = _factories.get(name)
     if factory is None:
         node_type = getattr(cst, name, None)
-        if not (isinstance(node_type, type) and issubclass(node_type, cst.CSTNode) and dataclasses.is_dataclass(node_type)):
+        if not (
+            isinstance(node_type, type) and issubclass(node_type, cst.CSTNode) and dataclasses.is_dataclass(node_type)
+        ):
             raise AttributeError(f"ftlint.matchers has no node pattern {name!r} (not a LibCST node class)")
         factory = _factories[name] = _factory(node_type)
     return factory

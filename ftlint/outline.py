@@ -27,7 +27,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as Python numbers them
 
 
-def outline_module(path: Path, text: str, *, store=None) -> Optional["ModuleInfo"]:
+def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand), or
     None when Python's parser cannot read it (the caller parses it whole with LibCST).
     With `store` (cache.OutlineStore), an outline made before from the same text is
@@ -95,7 +95,9 @@ def well_formed(ops, text: str) -> bool:
                 return False
         elif kind == _FROM_OP and size == 5:
             _, bound, module, name, level = op
-            if not (type(bound) is str and type(module) is str and type(name) is str and type(level) is int and level >= 0):
+            if not (
+                type(bound) is str and type(module) is str and type(name) is str and type(level) is int and level >= 0
+            ):
                 return False
         else:
             return False
@@ -120,13 +122,13 @@ def outline_ops(text: str):
     return ops
 
 
-def replay(path: Path, text: str, ops: list) -> "ModuleInfo":
+def replay(path: Path, text: str, ops: list) -> ModuleInfo:
     """The ModuleInfo the outline `ops` describe: the same calls to project's add_class,
     add_function and add_import that its LibCST indexer makes."""
     from ftlint.project import ImportRef, ModuleInfo, add_class, add_function, add_import
 
     info = ModuleInfo(path=path, text=text, module=None)
-    scopes: list[Union["ClassInfo", "Function"]] = []
+    scopes: list[ClassInfo | Function] = []
     for op in ops:
         kind = op[0]
         if kind == _END:
@@ -146,7 +148,7 @@ def replay(path: Path, text: str, ops: list) -> "ModuleInfo":
     return info
 
 
-def _dotted(node: ast.expr) -> Optional[str]:
+def _dotted(node: ast.expr) -> str | None:
     """ir.dotted_name for an ast expression: `a.b.c`, else None."""
     parts = []
     while isinstance(node, ast.Attribute):
@@ -178,14 +180,16 @@ class _Outliner:
             if isinstance(statement, _FUNCTION):
                 args = statement.args
                 first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
-                ops.append([
-                    _FUNCTION_OP,
-                    statement.name,
-                    [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
-                    sorted({_dotted(d) for d in statement.decorator_list}, key=str),
-                    first,
-                    statement.end_lineno or statement.lineno,
-                ])
+                ops.append(
+                    [
+                        _FUNCTION_OP,
+                        statement.name,
+                        [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
+                        sorted({_dotted(d) for d in statement.decorator_list}, key=str),
+                        first,
+                        statement.end_lineno or statement.lineno,
+                    ]
+                )
                 self._inside(statement.body)
             elif isinstance(statement, ast.ClassDef):
                 ops.append([_CLASS_OP, statement.name, [b for b in map(_dotted, statement.bases) if b]])
@@ -198,7 +202,9 @@ class _Outliner:
                     for alias in statement.names:
                         if alias.name == "*":
                             break
-                        ops.append([_FROM_OP, alias.asname or alias.name, statement.module or "", alias.name, statement.level])
+                        ops.append(
+                            [_FROM_OP, alias.asname or alias.name, statement.module or "", alias.name, statement.level]
+                        )
             else:
                 for attr in _SUITES:
                     self.walk(getattr(statement, attr, None) or [])
@@ -224,7 +230,7 @@ class Segment:
     line_offset: int
 
 
-def function_node(fn: "Function") -> cst.FunctionDef:
+def function_node(fn: Function) -> cst.FunctionDef:
     """The LibCST tree of one outlined function. Its outermost enclosing function is
     parsed alone (decorators to the last line of its body, inside `if 1:` when indented
     so the indentation stays as written), and every function inside it gets its node
@@ -238,9 +244,10 @@ def function_node(fn: "Function") -> cst.FunctionDef:
     unit = _parse_unit(outer)
     if unit is not None:
         segment, nodes = unit
-        inside = [f for f in info.functions if f.span and _within(f.span, outer.span)]
-        if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes)):
-            for function, node in zip(inside, nodes):
+        # outlined functions always have a span
+        inside = [f for f in info.functions if f.span and _within(f.span, cast("tuple[int, int]", outer.span))]
+        if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes, strict=True)):
+            for function, node in zip(inside, nodes, strict=True):
                 if function.cst_node is None:
                     function.cst_node = node
                     function.segment = segment
@@ -254,16 +261,23 @@ def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
-def _outermost(fn: "Function") -> "Function":
+def _outermost(fn: Function) -> Function:
     best = fn
     for other in fn.module.functions:
-        if other.span and fn.span and _within(fn.span, other.span) and other.span[0] <= best.span[0]:
-            if other.span[0] < best.span[0] or other.span[1] > best.span[1]:
-                best = other
+        # best.span is truthy whenever fn.span is: best is fn or an `other` with a span
+        if (
+            other.span
+            and fn.span
+            and best.span
+            and _within(fn.span, other.span)
+            and other.span[0] <= best.span[0]
+            and (other.span[0] < best.span[0] or other.span[1] > best.span[1])
+        ):
+            best = other
     return best
 
 
-def _parse_unit(fn: "Function") -> Optional[tuple[Segment, list[cst.FunctionDef]]]:
+def _parse_unit(fn: Function) -> tuple[Segment, list[cst.FunctionDef]] | None:
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
     from ftlint.source import parse
@@ -280,14 +294,16 @@ def _parse_unit(fn: "Function") -> Optional[tuple[Segment, list[cst.FunctionDef]
     whitespace = text[: len(text) - len(text.lstrip(" \t\x0c"))]
     levels = 0
     if whitespace:
-        levels = len(whitespace) // len(indent) if indent and whitespace == indent * (len(whitespace) // len(indent)) else 0
+        levels = (
+            len(whitespace) // len(indent) if indent and whitespace == indent * (len(whitespace) // len(indent)) else 0
+        )
         wrapper = "".join(indent * i + "if 1:" + newline for i in range(levels)) if levels else "if 1:" + newline
         levels = levels or 1
         text = wrapper + text
     module = parse(text)
     if not isinstance(module, cst.Module) or not module.body:
         return None
-    node = module.body[0]
+    node: cst.CSTNode | None = module.body[0]
     for _ in range(levels):
         node = node.body.body[0] if isinstance(node, cst.If) and node.body.body else None
     if not isinstance(node, cst.FunctionDef) or node.name.value != fn.name:
@@ -297,7 +313,7 @@ def _parse_unit(fn: "Function") -> Optional[tuple[Segment, list[cst.FunctionDef]
     return Segment(module, text, first - 1 - levels), found
 
 
-def _layout(info: "ModuleInfo") -> tuple[str, str]:
+def _layout(info: ModuleInfo) -> tuple[str, str]:
     """The file's default newline and indent as LibCST detects them: its first line
     ending, and the whitespace of its first indented block."""
     if info.layout is None:
@@ -332,7 +348,7 @@ def _function_defs(statements, found: list) -> None:
                 _function_defs(_body(suite), found)
 
 
-def _from_whole_file(fn: "Function") -> cst.FunctionDef:
+def _from_whole_file(fn: Function) -> cst.FunctionDef:
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
     from ftlint.project import index_module
@@ -349,7 +365,7 @@ def _from_whole_file(fn: "Function") -> cst.FunctionDef:
     return cst.FunctionDef(name=cst.Name(fn.name), params=cst.Parameters(), body=cst.IndentedBlock(body=[]))
 
 
-def carry_over(old: "ModuleInfo", new: "ModuleInfo") -> int:
+def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
     """Give the outline of an edited file (`new`) the parsed trees, and their IR, of the
     outermost functions whose lines did not change since `old` (the same file before the
     edit), shifted to where they are now: the language server re-parses only the
@@ -373,10 +389,14 @@ def carry_over(old: "ModuleInfo", new: "ModuleInfo") -> int:
             continue
         inner_old = [f for f in old.functions if f.span and _within(f.span, before.span)]
         inner_new = [f for f in new.functions if f.span and _within(f.span, fn.span)]
-        if len(inner_old) != len(inner_new) or any(f.cst_node is None or f.segment is not before.segment for f in inner_old):
+        if len(inner_old) != len(inner_new) or any(
+            f.cst_node is None or f.segment is not before.segment for f in inner_old
+        ):
             continue
-        segment = Segment(before.segment.module, before.segment.text, before.segment.line_offset + fn.span[0] - before.span[0])
-        for was, now in zip(inner_old, inner_new):
+        segment = Segment(
+            before.segment.module, before.segment.text, before.segment.line_offset + fn.span[0] - before.span[0]
+        )
+        for was, now in zip(inner_old, inner_new, strict=True):
             now.cst_node, now.segment, now._ir = was.cst_node, segment, was._ir
             new.by_node[id(was.cst_node)] = now
         carried += 1

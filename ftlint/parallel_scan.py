@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 #: Set False to always scan in-process (tests compare both ways).
 ENABLED = True
@@ -47,7 +48,7 @@ class Forked:
         except (OSError, ValueError):
             return True  # let the caller collect (and see the failure)
 
-    def __call__(self) -> Optional[Any]:
+    def __call__(self) -> Any | None:
         chunks = []
         try:
             while True:
@@ -66,7 +67,7 @@ class Forked:
             return None
 
 
-def start(compute: Callable[[], Any]) -> Optional[Forked]:
+def start(compute: Callable[[], Any]) -> Forked | None:
     """Fork a child that runs `compute()` and sends back its (picklable) result. Returns
     the Forked child, or None right away when forking is not available (the caller
     computes)."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import accumulate
-from typing import Iterable, Iterator, Optional
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState  # the hook PositionProvider uses too
@@ -69,8 +69,8 @@ class _RangeRecorder(CodegenState):
         self,
         node: cst.CSTNode,
         *,
-        start_node: Optional[cst.CSTNode] = None,
-        end_node: Optional[cst.CSTNode] = None,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
     ):
         if id(node) not in self.wanted:
             return _NO_RECORD
@@ -114,7 +114,5 @@ def ranges_of(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Cod
         return CodePosition(line + 1, offset - line_starts[line])
 
     return {
-        key: CodeRange(position(start), position(end))
-        for key, (start, end) in state.computed.items()
-        if key in asked
+        key: CodeRange(position(start), position(end)) for key, (start, end) in state.computed.items() if key in asked
     }

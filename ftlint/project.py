@@ -9,9 +9,9 @@ known; nothing is imported or run.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -27,26 +27,26 @@ class ImportRef:
     """`local` binds `module` (a module), or `name` from `module`; level>0 is relative."""
 
     module: str
-    name: Optional[str]
+    name: str | None
     level: int
 
 
 @dataclass(eq=False)
 class Function:
-    module: "ModuleInfo"
+    module: ModuleInfo
     qualname: str  # "EngineCoreSentinel.on_fault", "helper", "outer.<locals>.inner"
     name: str
-    class_info: Optional["ClassInfo"]  # set for methods (and functions nested in methods)
-    cst_node: Optional[cst.FunctionDef]  # None until asked, in outlined modules (outline.py)
+    class_info: ClassInfo | None  # set for methods (and functions nested in methods)
+    cst_node: cst.FunctionDef | None  # None until asked, in outlined modules (outline.py)
     params: tuple[str, ...]
     is_method: bool
     is_static: bool
     is_classmethod: bool = False
-    parent: Optional["Function"] = None
-    nested: dict[str, "Function"] = field(default_factory=dict)
-    span: Optional[tuple[int, int]] = None  # (first line, last line), in outlined modules
-    segment: Optional[object] = None  # outline.Segment its node was parsed in (outlined modules)
-    _ir: Optional[ir.Seq] = None
+    parent: Function | None = None
+    nested: dict[str, Function] = field(default_factory=dict)
+    span: tuple[int, int] | None = None  # (first line, last line), in outlined modules
+    segment: object | None = None  # outline.Segment its node was parsed in (outlined modules)
+    _ir: ir.Seq | None = None
 
     @property
     def node(self) -> cst.FunctionDef:
@@ -64,7 +64,7 @@ class Function:
 
     @property
     def class_qualname(self) -> str:
-        """"Class.method" for methods, the plain name otherwise (what handler globs match)."""
+        """ "Class.method" for methods, the plain name otherwise (what handler globs match)."""
         return f"{self.class_info.name}.{self.name}" if self.is_method and self.class_info else self.name
 
     def caller_params(self, via_instance: bool) -> tuple[str, ...]:
@@ -83,7 +83,7 @@ class ClassInfo:
     name: str
     qualname: str
     bases: tuple[str, ...]  # dotted names as written
-    module: "ModuleInfo"
+    module: ModuleInfo
     methods: dict[str, Function] = field(default_factory=dict)
 
 
@@ -91,17 +91,17 @@ class ClassInfo:
 class ModuleInfo:
     path: Path  # absolute
     text: str
-    module: Optional[cst.Module]  # None in outlined modules (outside the lint set; outline.py)
+    module: cst.Module | None  # None in outlined modules (outside the lint set; outline.py)
     functions: list[Function] = field(default_factory=list)
     by_node: dict[int, Function] = field(default_factory=dict)  # id(FunctionDef) -> Function
     top_functions: dict[str, Function] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)  # top-level classes by name
     imports: dict[str, ImportRef] = field(default_factory=dict)
-    lines: Optional[list] = None  # the text split as Python numbers lines (outlined modules)
-    cst_failure: Optional[ParseFailure] = None  # LibCST rejected the file (outlined modules)
-    layout: Optional[tuple[str, str]] = None  # (default newline, default indent), outlined modules
+    lines: list | None = None  # the text split as Python numbers lines (outlined modules)
+    cst_failure: ParseFailure | None = None  # LibCST rejected the file (outlined modules)
+    layout: tuple[str, str] | None = None  # (default newline, default indent), outlined modules
 
-    def function_for(self, node: cst.FunctionDef) -> Optional[Function]:
+    def function_for(self, node: cst.FunctionDef) -> Function | None:
         return self.by_node.get(id(node))
 
 
@@ -111,7 +111,7 @@ class _Indexer:
 
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
-        self.scopes: list[Union[ClassInfo, Function]] = []
+        self.scopes: list[ClassInfo | Function] = []
 
     def walk(self, statements: Iterable[cst.CSTNode]) -> None:
         for statement in statements:
@@ -207,7 +207,7 @@ def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decor
         **node,
     )
     info.functions.append(fn)
-    if is_method:
+    if isinstance(enclosing, ClassInfo):  # is_method
         enclosing.methods.setdefault(name, fn)
     elif parent is not None:
         parent.nested.setdefault(name, fn)
@@ -216,7 +216,7 @@ def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decor
     return fn
 
 
-def add_import(info: ModuleInfo, dotted: str, asname: Optional[str]) -> None:
+def add_import(info: ModuleInfo, dotted: str, asname: str | None) -> None:
     """`import a.b.c [as x]` binds x, or else a."""
     if asname is not None:
         info.imports[asname] = ImportRef(dotted, None, 0)
@@ -256,7 +256,7 @@ def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     return info
 
 
-Target = Union[Function, ClassInfo, ModuleInfo, None]
+Target = Function | ClassInfo | ModuleInfo | None
 
 
 class Project:
@@ -269,17 +269,17 @@ class Project:
     def __init__(
         self,
         root: Path,
-        cwd: Optional[Path] = None,
+        cwd: Path | None = None,
         *,
-        outline_only: Optional[Callable[[Path], bool]] = None,
+        outline_only: Callable[[Path], bool] | None = None,
         outline_store=None,
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self.outline_only = outline_only
         self.outline_store = outline_store  # cache.OutlineStore: outlines made already
-        self._modules: dict[Path, Union[ModuleInfo, ParseFailure]] = {}
-        self._texts: dict[Path, Optional[str]] = {}
+        self._modules: dict[Path, ModuleInfo | ParseFailure] = {}
+        self._texts: dict[Path, str | None] = {}
         self.read_paths: set[Path] = set()  # every file whose contents a result depended on
         #: texts read instead of the files at these (absolute) paths: unsaved editor
         #: buffers, stdin (see workspace.py); forget() a path when its text changes
@@ -299,7 +299,7 @@ class Project:
         self._modules.pop(key, None)
         self._texts.pop(key, None)
 
-    def module_at(self, path: Path) -> Optional[ModuleInfo]:
+    def module_at(self, path: Path) -> ModuleInfo | None:
         key = Path(os.path.abspath(path))
         if key not in self._modules:
             self._modules[key] = self._load(key)
@@ -307,7 +307,7 @@ class Project:
         found = self._modules[key]
         return found if isinstance(found, ModuleInfo) else None
 
-    def _load(self, key: Path) -> Union[ModuleInfo, ParseFailure]:
+    def _load(self, key: Path) -> ModuleInfo | ParseFailure:
         overlay = self.overlays.get(key)
         if self.outline_only is not None and self.outline_only(key):
             text = overlay if overlay is not None else read_text(key)
@@ -327,15 +327,15 @@ class Project:
             self._texts[key] = text
         return index_module(key, text, result) if isinstance(result, cst.Module) else result
 
-    def loaded_module(self, path: Path) -> Optional[ModuleInfo]:
+    def loaded_module(self, path: Path) -> ModuleInfo | None:
         found = self._modules.get(Path(os.path.abspath(path)))
         return found if isinstance(found, ModuleInfo) else None
 
-    def failure_at(self, path: Path) -> Optional[ParseFailure]:
+    def failure_at(self, path: Path) -> ParseFailure | None:
         found = self._modules.get(Path(os.path.abspath(path)))
         return found if isinstance(found, ParseFailure) else None
 
-    def text_at(self, path: Path) -> Optional[str]:
+    def text_at(self, path: Path) -> str | None:
         return self._texts.get(Path(os.path.abspath(path)))
 
     def loaded(self) -> Iterable[ModuleInfo]:
@@ -352,7 +352,7 @@ class Project:
                 roots.append(root)
         return roots
 
-    def find_module_file(self, dotted: str, importer: Path, level: int) -> Optional[Path]:
+    def find_module_file(self, dotted: str, importer: Path, level: int) -> Path | None:
         parts = [p for p in dotted.split(".") if p]
         if level:
             base = importer.parent
@@ -406,14 +406,14 @@ class Project:
             return self.method(target, attr, depth + 1)
         return None
 
-    def resolve_class(self, info: ModuleInfo, dotted: str, depth: int = 0) -> Optional[ClassInfo]:
+    def resolve_class(self, info: ModuleInfo, dotted: str, depth: int = 0) -> ClassInfo | None:
         head, *rest = dotted.split(".")
         target = self.lookup(info, head, depth + 1)
         for attr in rest:
             target = self.attribute(target, attr, depth + 1)
         return target if isinstance(target, ClassInfo) else None
 
-    def method(self, cls: ClassInfo, name: str, depth: int = 0, *, skip_own: bool = False) -> Optional[Function]:
+    def method(self, cls: ClassInfo, name: str, depth: int = 0, *, skip_own: bool = False) -> Function | None:
         if depth > MAX_RESOLUTION_DEPTH:
             return None
         if not skip_own and name in cls.methods:
@@ -426,7 +426,7 @@ class Project:
                     return found
         return None
 
-    def resolve_call(self, caller: Function, callee: Optional[tuple[str, str]]) -> Optional[tuple[Function, bool]]:
+    def resolve_call(self, caller: Function, callee: tuple[str, str] | None) -> tuple[Function, bool] | None:
         """The project function a call reaches, and whether it is called through an instance
         (so `self` is bound). None when it is not a project function (or not resolvable)."""
         if callee is None:
@@ -439,16 +439,16 @@ class Project:
             found = self.method(cls, name, skip_own=(kind == "super"))
             return (found, True) if found else None
         if kind == "name":
-            scope = caller
+            scope: Function | None = caller
             while scope is not None:  # nested defs of this function or an enclosing one
                 if name in scope.nested:
                     return scope.nested[name], False
                 scope = scope.parent
-            target = self.lookup(caller.module, name)
+            target: Target = self.lookup(caller.module, name)
             return (target, False) if isinstance(target, Function) else None
         if kind == "dotted":
             head, *rest = name.split(".")
-            target: Target = self.lookup(caller.module, head)
+            target = self.lookup(caller.module, head)
             if target is None:
                 return None
             for attr in rest:

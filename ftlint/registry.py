@@ -12,14 +12,16 @@ import importlib.util
 import os
 import pkgutil
 import re
-from collections.abc import Mapping
-from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import TYPE_CHECKING, cast
 
 from ftlint.finding import RuleDoc, Severity
 from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME
 
 if TYPE_CHECKING:  # pragma: no cover
+    from importlib.machinery import ModuleSpec
+
     from ftlint.rule import Rule
 
 _CODE_LINE = re.compile(r'^\s+CODE\s*=\s*["\'](FT\d+)["\']', re.M)
@@ -33,14 +35,14 @@ PARSE_ERROR_DOC = RuleDoc(
         "(syntax error, bad encoding, binary content, unreadable)."
     ),
     why_bad="Fault-path rules cannot check a file they cannot parse; its problems would go unseen.",
-    example='def on_fault(self, exc)\n    pass  # missing colon',
+    example="def on_fault(self, exc)\n    pass  # missing colon",
     use_instead="def on_fault(self, exc):\n    pass",
     severity=Severity.ERROR,
 )
 
 
-@lru_cache(maxsize=None)
-def all_rules() -> dict[str, type["Rule"]]:
+@cache
+def all_rules() -> dict[str, type[Rule]]:
     import ftlint.rules as package
     from ftlint.rule import Rule
 
@@ -48,18 +50,23 @@ def all_rules() -> dict[str, type["Rule"]]:
     for module_info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{package.__name__}.{module_info.name}")
         for value in vars(module).values():
-            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
+            if (
+                isinstance(value, type)
+                and issubclass(value, Rule)
+                and value is not Rule
+                and value.__module__ == module.__name__
+            ):
                 if value.CODE in rules:
                     raise RuntimeError(f"duplicate rule code {value.CODE} in {module.__name__}")
                 rules[value.CODE] = value
     return dict(sorted(rules.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def rule_codes() -> tuple[str, ...]:
     """The rule codes, read from the rule modules' sources without importing them
     (tests/test_cli.py checks this equals `all_rules()`)."""
-    spec = importlib.util.find_spec("ftlint.rules")
+    spec = cast("ModuleSpec", importlib.util.find_spec("ftlint.rules"))  # part of this package: always found
     codes = set()
     for folder in spec.submodule_search_locations or ():
         for name in os.listdir(folder):

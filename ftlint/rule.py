@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Optional, Sequence, Union
+from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
@@ -23,12 +24,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ftlint.project import Function, ModuleInfo
 
 
-
 @dataclass(frozen=True)
 class Scope:
     """Where a node sits: its innermost function, and whether fault-path rules apply there."""
 
-    function: Optional["Function"]
+    function: Function | None
     in_fault_path: bool
     is_handler: bool
 
@@ -40,7 +40,7 @@ class ScopeTracker(cst.BatchableCSTVisitor):
     traversal of the file (a metadata provider would walk the whole tree once more,
     about as long as parsing it)."""
 
-    def __init__(self, context: "FileContext") -> None:
+    def __init__(self, context: FileContext) -> None:
         super().__init__()
         self.context = context
         self.functions_seen: set[int] = set()  # id() of every FunctionDef visited
@@ -61,17 +61,17 @@ class FileContext:
     """What a rule may ask about the file it visits (read-only)."""
 
     path: Path
-    info: "ModuleInfo"
-    paths: "FaultPaths"
+    info: ModuleInfo
+    paths: FaultPaths
     options: dict = field(default_factory=dict)
-    _parents: Optional[dict] = field(default=None, repr=False)
+    _parents: dict | None = field(default=None, repr=False)
     _enclosing: list = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
     _function_scopes: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._enclosing.append(self.scope_for(None))
 
-    def scope_for(self, fn: Optional["Function"]) -> Scope:
+    def scope_for(self, fn: Function | None) -> Scope:
         return Scope(
             function=fn,
             in_fault_path=self.paths.in_fault_path(fn, self.info),
@@ -91,7 +91,7 @@ class FileContext:
         return self._enclosing[-1]
 
     @property
-    def module(self) -> Optional[cst.Module]:
+    def module(self) -> cst.Module | None:
         """The file's tree; None when only its fault-path functions were parsed (see segments)."""
         return self.info.module
 
@@ -103,7 +103,7 @@ class FileContext:
                 seen.setdefault(id(fn.segment), fn.segment)
         return sorted(seen.values(), key=lambda segment: segment.line_offset)
 
-    def parent_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    def parent_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node's parent. Built on first use (rules ask only when they report or fix),
         so files without findings skip the extra pass ParentNodeProvider would cost."""
         if self._parents is None:
@@ -135,7 +135,7 @@ class Replacement:
     cst.RemovalSentinel.REMOVE); the engine turns it into text edits."""
 
     node: cst.CSTNode
-    new: Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
+    new: cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel
 
 
 @dataclass
@@ -163,16 +163,16 @@ class Case:
     lint: tuple = ()
     config: str = ""  # extra lines for [tool.ftlint]
     expect: tuple = ()
-    fixed: Optional[str] = None
+    fixed: str | None = None
     name: str = ""
     message: str = ""
 
 
-def Valid(code: str, **kwargs) -> Case:  # noqa: N802 - reads like Fixit's examples
+def Valid(code: str, **kwargs) -> Case:
     return Case(inspect.cleandoc(code) + "\n", **kwargs)
 
 
-def Invalid(code: str, **kwargs) -> Case:  # noqa: N802
+def Invalid(code: str, **kwargs) -> Case:
     if "fixed" in kwargs and kwargs["fixed"] is not None:
         kwargs["fixed"] = inspect.cleandoc(kwargs["fixed"]) + "\n"
     return Case(inspect.cleandoc(code) + "\n", **kwargs)
@@ -193,7 +193,7 @@ def _visitors_of(visitor: cst.BatchableCSTVisitor) -> dict:
         for klass in reversed(cls.__mro__):
             if klass.__module__.partition(".")[0] == "libcst":
                 continue
-            for name, value in vars(klass).items():
+            for name, _value in vars(klass).items():
                 if name.startswith(("visit_", "leave_")):
                     method = getattr(cls, name)
                     if callable(method) and not getattr(method, "_is_no_op", False):
@@ -233,10 +233,10 @@ class Rule(cst.BatchableCSTVisitor):
     def in_fault_path(self, node: cst.CSTNode) -> bool:
         return self.scope(node).in_fault_path
 
-    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.context.parent_of(node)
 
-    def path_analysis(self, node: cst.FunctionDef, *, handlers_only: bool = False) -> Optional["Analysis"]:
+    def path_analysis(self, node: cst.FunctionDef, *, handlers_only: bool = False) -> Analysis | None:
         """The path walk of a fault-path function (FT006-FT008 read it), or None when the
         function is not on a fault path (or not a handler, with handlers_only)."""
         scope = self.scope(node)
@@ -247,7 +247,7 @@ class Rule(cst.BatchableCSTVisitor):
     def report(
         self,
         node: cst.CSTNode,
-        message: Optional[str] = None,
+        message: str | None = None,
         *,
         fix: Sequence[Replacement] = (),
         fix_title: str = "",

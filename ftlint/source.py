@@ -13,6 +13,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PARSE_ERROR_CODE = "FT000"
 
@@ -28,6 +29,8 @@ def split_lines(text: str, keepends: bool = False) -> list[str]:
     if keepends:
         return lines
     return [line.rstrip("\r\n") for line in lines]
+
+
 PARSE_ERROR_NAME = "parse-error"
 
 
@@ -241,7 +244,8 @@ def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:
         return None  # LibCST reports the syntax error (it may accept newer syntax than this Python)
     except ValueError:
         return None
-    stack = [(tree, 0, 1, 1)]
+    # Any: the position attributes (lineno, col_offset) are only on some node types
+    stack: list[tuple[Any, int, int, int]] = [(tree, 0, 1, 1)]
     while stack:
         node, depth, line, column = stack.pop()
         if hasattr(node, "lineno"):

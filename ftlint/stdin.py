@@ -14,7 +14,6 @@ import sys
 import tokenize
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Optional
 
 from ftlint.source import ParseFailure, decode, display_path
 
@@ -29,7 +28,7 @@ def read_stdin() -> bytes:
     return stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
 
 
-def run_stdin_check(args, config, selected, *, emit, stdin_filename: Optional[Path]) -> int:
+def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None) -> int:
     """The `check` command on stdin; returns the exit code (as run_check's)."""
     from ftlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
@@ -66,7 +65,8 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Optional[Pa
             fixed_text, applied, findings, errors = _fix(workspace, path, shown, text, result, args)
 
     if args.diff and not args.fix:
-        if fixed_text is not None and fixed_text != text:
+        # fixed_text is set only when text decoded (is a str)
+        if fixed_text is not None and isinstance(text, str) and fixed_text != text:
             from ftlint.fixes import unified_diff
 
             sys.stdout.write(unified_diff(shown, text, fixed_text))

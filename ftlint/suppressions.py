@@ -55,7 +55,12 @@ def parse_suppressions(text: str) -> Suppressions:
     logical_start = None
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
-            if logical_start is None and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            if logical_start is None and tok.type not in (
+                tokenize.NL,
+                tokenize.COMMENT,
+                tokenize.INDENT,
+                tokenize.DEDENT,
+            ):
                 logical_start = tok.start[0]
             if tok.type == tokenize.COMMENT:
                 file_match = file_noqa.match(tok.string)
@@ -74,8 +79,8 @@ def parse_suppressions(text: str) -> Suppressions:
                 logical_start = None
     except (tokenize.TokenError, IndentationError, SyntaxError):
         # A file that parsed with LibCST but not with tokenize: fall back to plain lines.
-        for number, line in enumerate(split_lines(text), 1):
-            match = noqa.search(line)
+        for number, line_text in enumerate(split_lines(text), 1):
+            match = noqa.search(line_text)
             if match:
                 result.by_line[number] = _codes(match.group("codes"))
     result.file_codes = frozenset(file_codes)

@@ -103,4 +103,6 @@ EFFECTS = {
     "reset_prefix_cache": "reset-prefix-cache",
 }
 # Attributes that hold the whole block pool (evicting from these is broad).
-WHOLE_POOL_ATTRS = frozenset({"blocks", "cached_block_hash_to_block", "cached_block_hashes_by_block", "free_block_queue"})
+WHOLE_POOL_ATTRS = frozenset(
+    {"blocks", "cached_block_hash_to_block", "cached_block_hashes_by_block", "free_block_queue"}
+)

@@ -12,14 +12,18 @@ every change from the warm modules: it is a few dictionary look-ups per function
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, cast
 
 from ftlint.config import Config
 from ftlint.finding import Finding
 from ftlint.prefilter import Prefilter
 from ftlint.source import display_path
+
+if TYPE_CHECKING:
+    from ftlint.lint_runner import FileLinter
 
 
 @dataclass
@@ -31,16 +35,16 @@ class FileResult:
 class Workspace:
     """One project (one configuration) and the texts that stand in for its files."""
 
-    def __init__(self, config: Config, selected: Iterable[str], *, cwd: Optional[Path] = None) -> None:
+    def __init__(self, config: Config, selected: Iterable[str], *, cwd: Path | None = None) -> None:
         self.config = config
         self.selected = set(selected)
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self.overlays: dict[str, str] = {}  # absolute path -> text read instead of the file
         self.lint_set: set[str] = set()  # files linted so far (parsed as the CLI parses the files given)
         self._prefilter = Prefilter(config.handler_patterns())
-        self._project_files: Optional[dict[str, bool]] = None  # scanned file -> is a root (may define a handler)
-        self._walked_root: Optional[str] = None
-        self._linter = None
+        self._project_files: dict[str, bool] | None = None  # scanned file -> is a root (may define a handler)
+        self._walked_root: str | None = None
+        self._linter: FileLinter | None = None
         self._scope_stale = True
         self._load_errors: list[str] = []
         self._imports_of: dict = {}  # module path -> (its imports, the files they name)
@@ -93,7 +97,7 @@ class Workspace:
         self._scope_stale = True
 
     # -- linting --------------------------------------------------------------------
-    def lint(self, path: Path | str, display: Optional[str] = None) -> FileResult:
+    def lint(self, path: Path | str, display: str | None = None) -> FileResult:
         """Findings of the file at `path` (its overlay text if it has one), as `ftlint check
         PATH` reports them, named `display` (default: relative to the working directory)."""
         key = _abs(path, self.cwd)
@@ -156,7 +160,7 @@ class Workspace:
         known = self._imports_of.get(module.path)
         if known is not None and known[0] == refs:
             return known[1]
-        project = self._linter.project
+        project = cast("FileLinter", self._linter).project  # called once the linter exists
         files = set()
         for ref in module.imports.values():
             for dotted in (ref.module, ".".join(filter(None, [ref.module, ref.name]))):
@@ -167,7 +171,7 @@ class Workspace:
         return files
 
     # -- internals ------------------------------------------------------------------
-    def _ensure_linter(self):
+    def _ensure_linter(self) -> FileLinter:
         if self._linter is None:
             from ftlint.lint_runner import FileLinter  # imports LibCST
 
@@ -184,20 +188,21 @@ class Workspace:
     def _rebuild_scope(self, key: str) -> None:
         """Handlers and scope from the roots: every project file that may define a handler
         (the byte prefilter, or `fault-paths`), and the files linted."""
+        linter = cast("FileLinter", self._linter)  # called once the linter exists
         files = self._scan(key)
         roots = [Path(f) for f, is_root in files.items() if is_root]
         roots.extend(Path(f) for f in sorted(self.lint_set) if not files.get(f))
         if self._previous:
             from ftlint.outline import carry_over
 
-            project = self._linter.project
+            project = linter.project
             for file, old in self._previous.items():
                 new = project.module_at(Path(file)) if file in self.lint_set else None
                 if new is not None:
                     carry_over(old, new)
             self._previous.clear()
-        self._linter.reset_scope()
-        self._load_errors = self._linter.load(roots)
+        linter.reset_scope()
+        self._load_errors = linter.load(roots)
         self._scope_stale = False
 
     def _scan(self, key: str) -> dict[str, bool]:

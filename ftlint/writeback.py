@@ -23,7 +23,6 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from ftlint.source import ParseFailure, decode_with_encoding, read_bytes
 
@@ -73,14 +72,16 @@ def read_source(path: Path) -> SourceFile | ParseFailure:
     return SourceFile(path=path, data=data, encoding=encoding, text=text)
 
 
-def write_back(source: SourceFile, new_text: str) -> Optional[WriteProblem]:
+def write_back(source: SourceFile, new_text: str) -> WriteProblem | None:
     """Replace the file's content with `new_text` (in its own codec) if it still holds
     `source.data`. None when written."""
     path = source.path
     try:
         data = new_text.encode(source.encoding)
     except UnicodeEncodeError as err:
-        return WriteProblem(path, f"not written: the fixed text cannot be encoded as {source.encoding} ({err.reason})", True)
+        return WriteProblem(
+            path, f"not written: the fixed text cannot be encoded as {source.encoding} ({err.reason})", True
+        )
     try:
         target = Path(os.path.realpath(path))  # a symlink is fixed where it points
         info = os.stat(target)
@@ -97,7 +98,7 @@ def write_back(source: SourceFile, new_text: str) -> Optional[WriteProblem]:
     if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         return WriteProblem(path, "not written: the file is read-only", True)
     lock_fd = None
-    tmp: Optional[str] = None
+    tmp: str | None = None
     try:
         lock_fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         if fcntl is not None:

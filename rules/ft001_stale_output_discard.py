@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
-from ftlint import matchers as m
 
 from ftlint import cstedits, ir
+from ftlint import matchers as m
 from ftlint import vocabulary as V
 from ftlint.rule import Invalid, Replacement, Rule, Valid
 
@@ -271,13 +273,15 @@ def resume_all(scheduler):
         ):
             self._report_assignment(node)
 
-    def _check_assignment(self, node: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def _check_assignment(
+        self, node: cst.BaseSmallStatement, target: cst.BaseExpression, value: cst.BaseExpression
+    ) -> None:
         if not isinstance(target, cst.Attribute) or m.matches(value, _FALSY):
             return
         if target.attr.value in (V.ASYNC_DISCARD_FIELD, V.DROP_STALE_OUTPUT):
             self._report_assignment(node)
 
-    def _report_assignment(self, node: cst.CSTNode) -> None:
+    def _report_assignment(self, node: cst.BaseSmallStatement) -> None:
         parent_of = self.parent
         fix = cstedits.remove_small_statement(node, parent_of)
         self.report(node, fix=[fix] if fix else (), fix_title="Remove the discard assignment")
@@ -306,7 +310,7 @@ def resume_all(scheduler):
         drop = next((a for a in args if a.keyword is not None and a.keyword.value == V.DROP_STALE_OUTPUT), None)
         if drop is None and len(positional) >= 3:
             drop = positional[2]
-        args.remove(drop)
+        args.remove(cast(cst.Arg, drop))  # visit_Call asked preempt_drops_output: the argument is there
         if args:
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         new_call = call.with_changes(args=args)
@@ -314,7 +318,7 @@ def resume_all(scheduler):
         request = ir.request_argument(call)
         if not isinstance(line, cst.SimpleStatementLine) or request is None:
             return [Replacement(call, new_call)], False
-        new_line = line.deep_replace(call, new_call)
+        new_line = cast(cst.SimpleStatementLine, line.deep_replace(call, new_call))  # `call` lies inside `line`
         if not cstedits.side_effect_free(request.value):
             bound_line = cstedits.bindable_call_line(call, parent_of)
             if bound_line is None:
@@ -324,5 +328,9 @@ def resume_all(scheduler):
             return [cstedits.bind_then(line, new_line, request.value, name, resets)], True
         var = ir.code_of(request.value)
         missing = cstedits.missing_resets_after(line, var, parent_of)
-        resets = [s for s in cstedits.counter_resets(var) if s.body[0].targets[0].target.attr.value in missing]
+        resets = [
+            s
+            for s in cstedits.counter_resets(var)
+            if cast(cst.Attribute, cast(cst.Assign, s.body[0]).targets[0].target).attr.value in missing
+        ]
         return [cstedits.insert_after(line, new_line, resets)], False

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import cast
 
 import libcst as cst
-from ftlint import matchers as m
 
 from ftlint import ir
+from ftlint import matchers as m
 from ftlint import vocabulary as V
 from ftlint.rule import Invalid, Rule, Valid
 
@@ -275,11 +275,11 @@ def evict_blocks_of(kv, block_ids):
             fn = fn.parent
         return False
 
-    def _parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parent(node)
 
     def _statement(self, node: cst.CSTNode) -> cst.CSTNode:
-        current: Optional[cst.CSTNode] = node
+        current: cst.CSTNode | None = node
         while current is not None and not isinstance(current, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             current = self._parent(current)
         return current if current is not None else node
@@ -331,16 +331,22 @@ def evict_blocks_of(kv, block_ids):
         collecting = False
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             if m.matches(current, _COMPREHENSION):
-                elements = (current.key, current.value) if isinstance(current, cst.DictComp) else (current.elt,)
+                elements = (
+                    (current.key, current.value)
+                    if isinstance(current, cst.DictComp)
+                    else (cast(cst.ListComp | cst.SetComp | cst.GeneratorExp, current).elt,)
+                )
                 if any(child is e for e in elements):
                     return True
-            elif m.matches(current, _DISPLAY) or isinstance(current, cst.AugAssign):
-                collecting = True
             elif (
-                isinstance(current, cst.Call)
-                and child is not current.func
-                and ir.called_name(current.func) in _COLLECTING_METHODS
-                and isinstance(current.func, cst.Attribute)
+                m.matches(current, _DISPLAY)
+                or isinstance(current, cst.AugAssign)
+                or (
+                    isinstance(current, cst.Call)
+                    and child is not current.func
+                    and ir.called_name(current.func) in _COLLECTING_METHODS
+                    and isinstance(current.func, cst.Attribute)
+                )
             ):
                 collecting = True
             elif m.matches(current, _LOOP) and collecting:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import cast
 
 import libcst as cst
-from ftlint import matchers as m
 
 from ftlint import ir
+from ftlint import matchers as m
 from ftlint.rule import Invalid, Rule, Valid
 
 _ORDER = m.LessThan() | m.LessThanEqual() | m.GreaterThan() | m.GreaterThanEqual()
@@ -27,7 +27,7 @@ _COUNT_NAME = re.compile(
 _LIMIT_CALLS = frozenset({"len", "range", "max", "min", "abs"})
 
 
-def _identifier(node: cst.BaseExpression) -> Optional[str]:
+def _identifier(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
@@ -60,7 +60,7 @@ def _pairs(node: cst.Comparison):
         left = target.comparator
 
 
-def _range_stop(call: cst.Call) -> Optional[cst.BaseExpression]:
+def _range_stop(call: cst.Call) -> cst.BaseExpression | None:
     """The stop of `range(stop)` / `range(0, stop)` (a range that starts at 0), else None."""
     args = [a for a in call.args if a.keyword is None and a.star == ""]
     if len(args) == 1:
@@ -70,7 +70,7 @@ def _range_stop(call: cst.Call) -> Optional[cst.BaseExpression]:
     return None
 
 
-def range_check_index(node: cst.Comparison) -> Optional[cst.BaseExpression]:
+def range_check_index(node: cst.Comparison) -> cst.BaseExpression | None:
     """The index a comparison bounds against a length (`x < len(y)`, `0 <= x < len(y)`,
     `len(y) > x`, `x >= len(y)`, `x in range(len(y))`), or None."""
     for left, operator, right in _pairs(node):
@@ -86,7 +86,7 @@ def range_check_index(node: cst.Comparison) -> Optional[cst.BaseExpression]:
     return None
 
 
-def lower_bound_index(node: cst.BaseExpression) -> Optional[str]:
+def lower_bound_index(node: cst.BaseExpression) -> str | None:
     """The code of `x` in `x >= 0`, `0 <= x`, `x > -1`, `x < 0`, `0 > x` (a check against 0), else None."""
     if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
         return None
@@ -327,7 +327,7 @@ def evict_ids(kv, request):
         self._flatten(node, operands)
         lower = {lower_bound_index(op) for op in operands} - {None}
         bounded = [op for op in operands if isinstance(op, cst.Comparison) and range_check_index(op) is not None]
-        if lower and any(ir.code_of(range_check_index(op)) in lower for op in bounded):
+        if lower and any(ir.code_of(cast(cst.BaseExpression, range_check_index(op))) in lower for op in bounded):
             self._covered.update(id(op) for op in bounded)
             self.report(node)
 

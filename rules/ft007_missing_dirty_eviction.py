@@ -57,7 +57,9 @@ class MissingDirtyEviction(Rule):
 
     CODE = "FT007"
     NAME = "missing-dirty-eviction"
-    MESSAGE = "Fault handler frees requests without first evicting their unconfirmed tail: dirty KV stays in the prefix cache"
+    MESSAGE = (
+        "Fault handler frees requests without first evicting their unconfirmed tail: dirty KV stays in the prefix cache"
+    )
 
     VALID = [
         Valid(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from ftlint import cstedits, ir
@@ -253,7 +251,9 @@ class StaleCountersNotReset(Rule):
                 def _evict_tails(self):
                     self.kv.evict_blocks(set())
             """,
-            files={"resume.py": "def preempt_for_resume(scheduler, request):\n    scheduler._preempt_request(request, 0.0)\n"},
+            files={
+                "resume.py": "def preempt_for_resume(scheduler, request):\n    scheduler._preempt_request(request, 0.0)\n"
+            },
             expect=((8, 17),),
             name="helper-in-other-module-abort-and-resume",
         ),
@@ -378,7 +378,7 @@ class StaleCountersNotReset(Rule):
                 )
             self.report(finding.node, finding.message, fix=fix, fix_title=title, unsafe_fix=unsafe)
 
-    def _fix(self, call: cst.CSTNode, request: Optional[cst.CSTNode], counters: tuple[str, ...], function):
+    def _fix(self, call: cst.CSTNode, request: cst.BaseExpression | None, counters: tuple[str, ...], function):
         """(replacements, unsafe, the name reset): the missing resets after the preempt's
         statement, in place when writing the request expression again evaluates nothing
         (a name, an attribute chain); otherwise (`running.pop()`) an unsafe fix that binds

@@ -19,10 +19,23 @@ from pathlib import Path
 # Installed separately (torch as the CPU build, xgrammar/apache-tvm-ffi with
 # --no-deps so they do not pull triton) or useless without a GPU.
 SEPARATE_OR_GPU_ONLY = {
-    "torch", "torchaudio", "torchvision", "torchcodec", "xgrammar", "apache-tvm-ffi",
-    "pynvvideocodec", "flashinfer-python", "tilelang", "nvidia-cudnn-frontend", "nvtx",
-    "fastsafetensors", "instanttensor", "nvidia-cutlass-dsl", "quack-kernels",
-    "tokenspeed-mla", "humming-kernels",
+    "torch",
+    "torchaudio",
+    "torchvision",
+    "torchcodec",
+    "xgrammar",
+    "apache-tvm-ffi",
+    "pynvvideocodec",
+    "flashinfer-python",
+    "tilelang",
+    "nvidia-cudnn-frontend",
+    "nvtx",
+    "fastsafetensors",
+    "instanttensor",
+    "nvidia-cutlass-dsl",
+    "quack-kernels",
+    "tokenspeed-mla",
+    "humming-kernels",
 }
 
 OUT = Path(__file__).resolve().parent.parent / "requirements"
@@ -45,13 +58,14 @@ def main(wheel: str) -> int:
     keep = [r for r in requires if _name(r) not in SEPARATE_OR_GPU_ONLY]
     header = f"# Derived from vllm=={version} METADATA by scripts/derive_vllm_requirements.py\n"
     (OUT / "vllm-cpu.txt").write_text(
-        header + "# Requires-Dist minus GPU-only packages and those installed separately.\n"
-        + "\n".join(keep) + "\n"
+        header + "# Requires-Dist minus GPU-only packages and those installed separately.\n" + "\n".join(keep) + "\n"
     )
     constraints = [re.sub(r"\[[^\]]*\]", "", r) for r in keep]
     (OUT / "vllm-cpu-constraints.txt").write_text(
-        header + "# vLLM's own pins, used as constraints so pip resolves to what vLLM expects.\n"
-        + "\n".join(constraints) + "\n"
+        header
+        + "# vLLM's own pins, used as constraints so pip resolves to what vLLM expects.\n"
+        + "\n".join(constraints)
+        + "\n"
     )
     print(f"vllm=={version}: {len(keep)} of {len(requires)} requirements kept")
     return 0

@@ -43,39 +43,48 @@ def main(argv: list[str] | None = None) -> int:
     s_agree, s_total = agreement.scenario_agreement(static, labels)
     correct = [n for n in runtime if not runtime[n]]
     flagged_correct = [n for n in correct if static[n]]
-    print(f"differential corpus: {len(cases)} handlers "
-          f"({sum(c.vllm == '0.26' for c in cases)} on vLLM 0.26), "
-          f"{sum(len(c.scenarios()) for c in cases)} runtime scenarios")
-    print(f"handlers where static == runtime: {len(agree)}/{len(static)} "
-          f"({pct(len(agree) / len(static)).strip()})")
-    truth = {n: LEGITIMATE_DIFFERENCES[n][0] if n in LEGITIMATE_DIFFERENCES else runtime[n]
-             for n in static}
+    print(
+        f"differential corpus: {len(cases)} handlers "
+        f"({sum(c.vllm == '0.26' for c in cases)} on vLLM 0.26), "
+        f"{sum(len(c.scenarios()) for c in cases)} runtime scenarios"
+    )
+    print(f"handlers where static == runtime: {len(agree)}/{len(static)} ({pct(len(agree) / len(static)).strip()})")
+    truth = {n: LEGITIMATE_DIFFERENCES[n][0] if n in LEGITIMATE_DIFFERENCES else runtime[n] for n in static}
     expected = [n for n in static if static[n] == truth[n]]
-    print(f"handlers where static == runtime, legitimate differences counted as agreeing: "
-          f"{len(expected)}/{len(static)}; known disagreements: {len(KNOWN_DISAGREEMENTS)}")
-    print(f"scenarios where static == runtime: {s_agree}/{s_total} "
-          f"({pct(s_agree / s_total).strip()})")
-    print(f"runtime-correct handlers flagged by a static rule: "
-          f"{len(flagged_correct)}/{len(correct)}")
+    print(
+        f"handlers where static == runtime, legitimate differences counted as agreeing: "
+        f"{len(expected)}/{len(static)}; known disagreements: {len(KNOWN_DISAGREEMENTS)}"
+    )
+    print(f"scenarios where static == runtime: {s_agree}/{s_total} ({pct(s_agree / s_total).strip()})")
+    print(f"runtime-correct handlers flagged by a static rule: {len(flagged_correct)}/{len(correct)}")
     print()
     print(f"{'family':46} {'TP':>3} {'FP':>3} {'FN':>3} {'TN':>3} {'precision':>9} {'recall':>7}")
     for family, c in agreement.confusion(static, runtime).items():
-        print(f"{family + ' ' + agreement.FAMILIES[family]:46} {c.tp:3} {c.fp:3} {c.fn:3} "
-              f"{c.tn:3} {pct(c.precision):>9} {pct(c.recall):>7}")
+        print(
+            f"{family + ' ' + agreement.FAMILIES[family]:46} {c.tp:3} {c.fp:3} {c.fn:3} "
+            f"{c.tn:3} {pct(c.precision):>9} {pct(c.recall):>7}"
+        )
     overall = agreement.Confusion()
     for c in agreement.confusion(static, runtime).values():
         overall.tp, overall.fp, overall.fn = overall.tp + c.tp, overall.fp + c.fp, overall.fn + c.fn
-    print(f"{'all families':46} {overall.tp:3} {overall.fp:3} {overall.fn:3} {'':3} "
-          f"{pct(overall.precision):>9} {pct(overall.recall):>7}")
+    print(
+        f"{'all families':46} {overall.tp:3} {overall.fp:3} {overall.fn:3} {'':3} "
+        f"{pct(overall.precision):>9} {pct(overall.recall):>7}"
+    )
     print()
     print("disagreements (static -> runtime):")
     for n in static:
         if static[n] != runtime[n] or args.verbose:
-            tag = ("known" if n in KNOWN_DISAGREEMENTS else
-                   "legitimate" if n in LEGITIMATE_DIFFERENCES else
-                   "" if static[n] == runtime[n] else "NEW")
-            print(f"  {n:46} {','.join(static[n]) or '-':12} -> "
-                  f"{','.join(runtime[n]) or '-':12} {tag}")
+            tag = (
+                "known"
+                if n in KNOWN_DISAGREEMENTS
+                else "legitimate"
+                if n in LEGITIMATE_DIFFERENCES
+                else ""
+                if static[n] == runtime[n]
+                else "NEW"
+            )
+            print(f"  {n:46} {','.join(static[n]) or '-':12} -> {','.join(runtime[n]) or '-':12} {tag}")
     return 0
 
 

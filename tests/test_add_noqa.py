@@ -68,7 +68,7 @@ def test_add_noqa_merges_keeps_comments_and_is_idempotent(tmp_path):
 def test_comment_goes_where_a_comment_is_legal(tmp_path):
     source = HEADER + (
         '        self.scheduler.reset_prefix_cache(reason="""\n'
-        '            # not a comment: inside the string\n'
+        "            # not a comment: inside the string\n"
         '        """)\n'
         "        ok = self.scheduler.reset_prefix_cache() or \\\n"
         "            False\n"
@@ -77,7 +77,7 @@ def test_comment_goes_where_a_comment_is_legal(tmp_path):
     assert add_noqa(tmp_path).returncode == 0
     assert (tmp_path / "s.py").read_text() == HEADER + (
         '        self.scheduler.reset_prefix_cache(reason="""\n'
-        '            # not a comment: inside the string\n'
+        "            # not a comment: inside the string\n"
         '        """)  # noqa: FT005\n'
         "        ok = self.scheduler.reset_prefix_cache() or \\\n"
         "            False  # noqa: FT005\n"
@@ -89,7 +89,14 @@ def test_add_noqa_keeps_codec_bom_and_newlines(tmp_path):
     latin = ("# -*- coding: latin-1 -*-\n# café\n" + HEADER + "        self.scheduler.reset_prefix_cache()\n").replace(
         "\n", "\r\n"
     )
-    write(tmp_path, {"a.py": latin.encode("latin-1"), "b.py": b"\xef\xbb\xbf" + (HEADER + "        self.scheduler.reset_prefix_cache()\n").replace("\n", "\r").encode()})
+    write(
+        tmp_path,
+        {
+            "a.py": latin.encode("latin-1"),
+            "b.py": b"\xef\xbb\xbf"
+            + (HEADER + "        self.scheduler.reset_prefix_cache()\n").replace("\n", "\r").encode(),
+        },
+    )
     assert add_noqa(tmp_path).returncode == 0
     assert (tmp_path / "a.py").read_bytes() == latin.replace(
         "reset_prefix_cache()\r\n", "reset_prefix_cache()  # noqa: FT005\r\n"
@@ -112,7 +119,9 @@ def test_add_noqa_on_a_copy_of_vllm_fault_tolerance(tmp_path):
     spec = importlib.util.find_spec("vllm")
     assert spec is not None and spec.origin, "vLLM must be installed in the test environment"
     tree = tmp_path / "vllm" / "v1" / "fault_tolerance"
-    shutil.copytree(Path(spec.origin).parent / "v1" / "fault_tolerance", tree, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        Path(spec.origin).parent / "v1" / "fault_tolerance", tree, ignore=shutil.ignore_patterns("__pycache__")
+    )
     before = {p: p.read_text() for p in tree.rglob("*.py")}
     code, findings = findings_json(str(tree), cwd=tmp_path)
     assert code == 1 and findings, "the upstream sentinel has a real finding (FT007)"
@@ -123,9 +132,11 @@ def test_add_noqa_on_a_copy_of_vllm_fault_tolerance(tmp_path):
         new = path.read_text()
         old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
         assert len(old_lines) == len(new_lines)
-        for a, b in zip(old_lines, new_lines):
+        for a, b in zip(old_lines, new_lines, strict=True):  # lengths asserted equal above
             if a != b:
-                assert b.startswith(a.rstrip("\n").rstrip()) and b[len(a.rstrip("\n").rstrip()) :].startswith("  # noqa: FT")
+                assert b.startswith(a.rstrip("\n").rstrip()) and b[len(a.rstrip("\n").rstrip()) :].startswith(
+                    "  # noqa: FT"
+                )
                 added += 1
     assert added == len({(f["path"], f["line"]) for f in findings})
     after = {p: p.read_bytes() for p in tree.rglob("*.py")}

@@ -42,7 +42,9 @@ def test_select_and_ignore_by_code_and_prefix(tmp_path):
     write_project(tmp_path, {"bad.py": BAD})
     assert [f["code"] for f in findings_json("--select", "FT005", "bad.py", cwd=tmp_path)[1]] == ["FT005"]
     assert [f["code"] for f in findings_json("--ignore", "FT00", "bad.py", cwd=tmp_path)[1]] == []
-    assert [f["code"] for f in findings_json("--select", "FT", "--ignore", "FT005", "bad.py", cwd=tmp_path)[1]] == ["FT001"]
+    assert [f["code"] for f in findings_json("--select", "FT", "--ignore", "FT005", "bad.py", cwd=tmp_path)[1]] == [
+        "FT001"
+    ]
     proc = run_ftlint("check", "--select", "FT999", "bad.py", cwd=tmp_path)
     assert proc.returncode == 2
     assert "--select: unknown rule code or prefix 'FT999'" in proc.stderr
@@ -70,7 +72,7 @@ def test_noqa_on_line_statement_start_and_file(tmp_path):
             """,
         },
     )
-    code, findings = findings_json("a.py", "b.py", cwd=tmp_path)
+    _code, findings = findings_json("a.py", "b.py", cwd=tmp_path)
     assert codes_at(findings) == [("a.py", 8, "FT005")]
 
 
@@ -80,7 +82,7 @@ def test_config_per_file_ignores_and_exclude(tmp_path):
         {"pkg/a.py": BAD, "pkg/b.py": BAD, "vendor/c.py": BAD},
         config='exclude = ["vendor"]\n[tool.ftlint.per-file-ignores]\n"pkg/b.py" = ["FT001"]\n',
     )
-    code, findings = findings_json(cwd=tmp_path)
+    _code, findings = findings_json(cwd=tmp_path)
     assert codes_at(findings) == [
         ("pkg/a.py", 3, "FT005"),
         ("pkg/a.py", 5, "FT001"),
@@ -139,7 +141,13 @@ def test_python_dash_m_and_version(tmp_path):
 def test_rule_docs_pages(tmp_path):
     page = run_ftlint("rule", "FT007", cwd=tmp_path)
     assert page.returncode == 0
-    for heading in ("# missing-dirty-eviction (FT007)", "## What it does", "## Why is this bad?", "## Example", "Use instead:"):
+    for heading in (
+        "# missing-dirty-eviction (FT007)",
+        "## What it does",
+        "## Why is this bad?",
+        "## Example",
+        "Use instead:",
+    ):
         assert heading in page.stdout
     listing = run_ftlint("rule", "--all", cwd=tmp_path)
     assert listing.returncode == 0 and "FT001" in listing.stdout and "FT008" in listing.stdout
@@ -163,7 +171,9 @@ def test_the_bundled_example_shows_real_findings(tmp_path):
 
 def test_docs_rules_page_matches_the_rules(tmp_path):
     pages = run_ftlint("rule", "--all", "--format", "markdown", cwd=tmp_path).stdout
-    assert (ROOT / "docs/rules.md").read_text() == pages, "regenerate: ftlint rule --all --format markdown > docs/rules.md"
+    assert (ROOT / "docs/rules.md").read_text() == pages, (
+        "regenerate: ftlint rule --all --format markdown > docs/rules.md"
+    )
 
 
 def test_rule_codes_read_without_import_match_the_rules():
@@ -183,7 +193,13 @@ def test_cached_check_does_not_import_libcst(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={**os.environ, "FTLINT_NO_CACHE": ""}, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={**os.environ, "FTLINT_NO_CACHE": ""},
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1, proc.stderr
     assert "LIBCST False" in proc.stdout
     assert proc.stdout.splitlines()[0] == first.stdout.splitlines()[0]
@@ -194,7 +210,8 @@ def test_the_command_leaves_quickly_with_all_its_output(tmp_path):
     on a pipe and in --output-file is complete, exit codes are kept; `verify` exits
     normally (vLLM's exit handlers must run)."""
     handlers = "".join(
-        f"class S{i}:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n\n" for i in range(400)
+        f"class S{i}:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n\n"
+        for i in range(400)
     )
     write_project(tmp_path, {"many.py": handlers})
     proc = run_ftlint("check", "--format", "json", "many.py", cwd=tmp_path)

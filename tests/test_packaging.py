@@ -32,8 +32,12 @@ def sdist(tmp_path_factory) -> Path:
             (src / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, src / name)
     out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out), str(src)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (archive,) = out.glob("ftlint-*.tar.gz")
     return archive
@@ -47,28 +51,36 @@ def members(archive: Path) -> list[str]:
 def test_sdist_ships_licence_docs_and_no_partial_test_suite(sdist: Path):
     names = members(sdist)
     assert "LICENSE" in names and "README.md" in names and "pyproject.toml" in names
-    licence = tarfile.open(sdist).extractfile(next(m for m in tarfile.open(sdist).getmembers() if m.name.endswith("/LICENSE")))
-    text = licence.read().decode()
+    with tarfile.open(sdist) as tar:
+        licence = tar.extractfile(next(m for m in tar.getmembers() if m.name.endswith("/LICENSE")))
+        text = licence.read().decode()
     assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     linked = {m for m in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme) if "://" not in m}
     assert linked and linked <= set(names), linked - set(names)
     # Either the whole test suite with its helpers or none of it: none (it needs the checkout's set-up).
     assert [n for n in names if n.startswith("tests/")] == []
-    assert {"requirements/vllm-pins.txt", "requirements/vllm-cpu.txt", "requirements/vllm-cpu-constraints.txt"} <= set(names)
+    assert {"requirements/vllm-pins.txt", "requirements/vllm-cpu.txt", "requirements/vllm-cpu-constraints.txt"} <= set(
+        names
+    )
 
 
 def test_install_from_sdist_into_a_fresh_venv(sdist: Path, tmp_path: Path):
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    proc = subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(sdist)],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(sdist)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     ftlint = env_dir / "bin" / "ftlint"
     (tmp_path / "sample.py").write_text(BAD, encoding="utf-8")
-    check = subprocess.run([str(ftlint), "check", "--no-cache", "sample.py"], cwd=tmp_path, capture_output=True,
-                           text=True, timeout=120)
+    check = subprocess.run(
+        [str(ftlint), "check", "--no-cache", "sample.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert check.returncode == 1 and "sample.py:3:9: FT005" in check.stdout, check.stdout + check.stderr
     rule = subprocess.run([str(ftlint), "rule", "FT007"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert rule.returncode == 0 and rule.stdout.startswith("# missing-dirty-eviction (FT007)")

@@ -50,14 +50,27 @@ def test_snippet_blocks_a_bad_commit(tmp_path: Path):
     source = tracked_copy(tmp_path / "ftlint-checkout")
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "FTLINT_NO_CACHE": "1",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "home"),
+        "FTLINT_NO_CACHE": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+    }
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
     (repo / ".pre-commit-config.yaml").write_text(readme_snippet().replace(PLACEHOLDER, str(source)), encoding="utf-8")
     (repo / "bad.py").write_text(BAD, encoding="utf-8")
     subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
-    proc = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--files", "bad.py"], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--files", "bad.py"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
     assert "Failed" in output and "bad.py:3:9: FT005" in output

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from ftlint.rules.ft003_defensive_range_check import range_check_index
 
 from ftlint.config import load_config
 from ftlint.engine import lint_paths
 from ftlint.registry import known_codes
+from ftlint.rules.ft003_defensive_range_check import range_check_index
 
 
 def _expr(code: str) -> cst.BaseExpression:

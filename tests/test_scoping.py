@@ -127,5 +127,5 @@ def test_configured_handler_globs_and_fault_paths(tmp_path):
         },
         config='fault-handlers = ["handle_fault*", "*Sentinel.retry"]\nfault-paths = ["ft/**"]\n',
     )
-    code, findings = findings_json("--select", "FT005", cwd=root)
+    _code, findings = findings_json("--select", "FT005", cwd=root)
     assert codes_at(findings) == [("a.py", 3, "FT005"), ("a.py", 8, "FT005"), ("ft/recovery.py", 2, "FT005")]

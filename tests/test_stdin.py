@@ -113,7 +113,9 @@ def test_per_file_ignores_and_force_exclude_follow_the_name(tmp_path):
     not_forced = pipe(DROPS_FRAME.encode(), "-", "--stdin-filename", "vendored/x.py", cwd=tmp_path)
     assert not_forced.returncode == 1 and b"vendored/x.py:6:13: FT001" in not_forced.stdout
     # --fix on an excluded file gives the text back as it came
-    passed = pipe(DROPS_FRAME.encode(), "-", "--stdin-filename", "vendored/x.py", "--force-exclude", "--fix", cwd=tmp_path)
+    passed = pipe(
+        DROPS_FRAME.encode(), "-", "--stdin-filename", "vendored/x.py", "--force-exclude", "--fix", cwd=tmp_path
+    )
     assert passed.returncode == 0 and passed.stdout == DROPS_FRAME.encode()
 
 
@@ -130,7 +132,9 @@ def test_fix_writes_the_fixed_text_to_stdout_and_the_report_to_stderr(tmp_path):
 
 def test_fix_with_findings_left_exits_1_and_reports_them_on_stderr(tmp_path):
     write_project(tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": HELPER_FREES})
-    proc = pipe(CALLS_HELPER.encode(), "-", "--stdin-filename", "pkg/sentinel.py", "--fix", "--format", "json", cwd=tmp_path)
+    proc = pipe(
+        CALLS_HELPER.encode(), "-", "--stdin-filename", "pkg/sentinel.py", "--fix", "--format", "json", cwd=tmp_path
+    )
     assert proc.returncode == 1
     assert proc.stdout == CALLS_HELPER.encode()  # nothing to fix: the text unchanged
     assert report(proc, "stderr") == [("pkg/sentinel.py", 6, "FT007")]

@@ -12,7 +12,7 @@ from ftlint.registry import known_codes
 from ftlint.workspace import Workspace
 
 SENTINEL = textwrap.dedent(
-    '''
+    """
     from pkg.helpers import abort_all
 
 
@@ -35,7 +35,7 @@ SENTINEL = textwrap.dedent(
                 for group in kv.coordinator.single_type_managers:
                     tail = group.req_to_blocks[request.request_id][confirmed // group.block_size :]
                     kv.evict_blocks({block.block_id for block in tail if not block.is_null})
-    '''
+    """
 ).lstrip("\n")
 
 HELPERS = textwrap.dedent(
@@ -78,7 +78,9 @@ def test_warm_lints_after_edits_equal_fresh_lints(tmp_path):
         "# a comment above everything\n\n" + SENTINEL,  # every function moves down two lines
         SENTINEL.replace("running = list(", "running = list(  # edited\n            "),  # the handler changes
         SENTINEL.replace("    def _resume", "    def _unused(self):\n        pass\n\n    def _resume"),
-        SENTINEL.replace("self._resume(running)", "self._resume(running)\n        abort_all(self.engine.scheduler, running)"),
+        SENTINEL.replace(
+            "self._resume(running)", "self._resume(running)\n        abort_all(self.engine.scheduler, running)"
+        ),
         SENTINEL,
         SENTINEL.replace(", drop_stale_output=True", ""),
     ]
@@ -106,7 +108,8 @@ def test_open_helper_buffer_is_read_instead_of_the_file(tmp_path):
     assert [(f.line, f.code) for f in workspace.lint(path).findings] == [(7, "FT007")]
     # the helper's unsaved buffer evicts before it frees: that is what counts, not the file
     evicting = HELPERS.replace(
-        "    scheduler.finish_requests", "    scheduler.kv_cache_manager.evict_blocks(set())\n    scheduler.finish_requests"
+        "    scheduler.finish_requests",
+        "    scheduler.kv_cache_manager.evict_blocks(set())\n    scheduler.finish_requests",
     )
     workspace.set_text(helpers, evicting)
     assert workspace.lint(path).findings == []

@@ -11,15 +11,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Optional
 
 from ftlint import vocabulary as V
 
 _CLASS_REQUEST = re.compile(r"^class Request\b", re.M)
 
 
-def from_text(text: str) -> Optional[V.Generation]:
+def from_text(text: str) -> V.Generation | None:
     """The generation a `Request` class's source shows, or None."""
     if "num_stale_output_tokens" in text:
         return V.CURRENT
@@ -28,7 +28,7 @@ def from_text(text: str) -> Optional[V.Generation]:
     return None
 
 
-def from_usage(text: str) -> Optional[V.Generation]:
+def from_usage(text: str) -> V.Generation | None:
     """The generation fault-path code writes for: a fork handler that resets
     num_output_placeholders and never names num_stale_output_tokens is on the old API."""
     if "num_stale_output_tokens" in text or "drop_stale_output" in text:
@@ -38,7 +38,7 @@ def from_usage(text: str) -> Optional[V.Generation]:
     return None
 
 
-def installed_vllm_request() -> Optional[Path]:
+def installed_vllm_request() -> Path | None:
     try:
         spec = importlib.util.find_spec("vllm")  # locates the package; vLLM is not imported
     except (ImportError, ValueError):
@@ -49,7 +49,7 @@ def installed_vllm_request() -> Optional[Path]:
     return path if path.is_file() else None
 
 
-def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[Optional[V.Generation], str]:
+def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[V.Generation | None, str]:
     """(generation, where it was read from) from the configuration or the project's
     `Request` class; (None, "") when neither says (then each handler's own code, see
     from_usage, and last `fallback()`)."""

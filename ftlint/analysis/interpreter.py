@@ -22,7 +22,7 @@ iterated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -31,26 +31,33 @@ from ftlint import vocabulary as V
 from ftlint.analysis import generation
 from ftlint.analysis import values as Val
 
+if TYPE_CHECKING:
+    from ftlint.project import Function
+
 MAX_STATES = 32
 MAX_CALL_DEPTH = 24
 MAX_STEPS = 200_000  # expression evaluations per entry function
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-_PASSTHROUGH = frozenset({"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"})
-_ADDING = frozenset({"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"})
+_PASSTHROUGH = frozenset(
+    {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"}
+)
+_ADDING = frozenset(
+    {"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"}
+)
 
 
 @dataclass(frozen=True, eq=False)
 class Site:
     """Where an effect happened: the node, its function, and the call that led there."""
 
-    fn: object  # project.Function
+    fn: Function
     node: cst.CSTNode
-    caller: Optional["Site"] = None
+    caller: Site | None = None
 
 
 class State:
-    __slots__ = ("env", "evicted", "freed", "pending", "zeroed", "_key")
+    __slots__ = ("_key", "env", "evicted", "freed", "pending", "zeroed")
 
     def __init__(self, env, evicted=frozenset(), freed=frozenset(), pending=frozenset(), zeroed=frozenset()):
         self.env = env  # dict, never mutated once shared (copy-on-write through `bind`)
@@ -60,20 +67,26 @@ class State:
         self.zeroed = zeroed  # {(request key, counter)} zeroed before a preempt
         self._key = None
 
-    def replace(self, **changes) -> "State":
+    def replace(self, **changes) -> State:
         new = State(self.env, self.evicted, self.freed, self.pending, self.zeroed)
         for name, value in changes.items():
             setattr(new, name, value)
         return new
 
-    def bind(self, name: str, value) -> "State":
+    def bind(self, name: str, value) -> State:
         env = dict(self.env)
         env[name] = value
         return self.replace(env=env)
 
     def key(self):
         if self._key is None:
-            self._key = (tuple(sorted(self.env.items(), key=lambda kv: kv[0])), self.evicted, self.freed, self.pending, self.zeroed)
+            self._key = (
+                tuple(sorted(self.env.items(), key=lambda kv: kv[0])),
+                self.evicted,
+                self.freed,
+                self.pending,
+                self.zeroed,
+            )
         return self._key
 
     def freed_keys(self) -> set:
@@ -81,7 +94,7 @@ class State:
 
 
 def _dedupe(states):
-    seen = {}
+    seen: dict = {}
     for s in states:
         try:
             seen.setdefault(s.key(), s)
@@ -115,7 +128,7 @@ class Flow:
     ret: list = field(default_factory=list)
     exc: list = field(default_factory=list)
 
-    def add(self, other: "Flow", normal: bool = True) -> None:
+    def add(self, other: Flow, normal: bool = True) -> None:
         if normal:
             self.normal += other.normal
         self.brk += other.brk
@@ -130,7 +143,7 @@ class Finding:
     fn: object  # the Function whose body holds `node`
     node: cst.CSTNode
     message: str
-    request: Optional[cst.CSTNode] = None  # FT008: the preempted request's expression
+    request: cst.BaseExpression | None = None  # FT008: the preempted request's expression
     counters: tuple = ()  # FT008: the counters of the handler's API generation
 
 
@@ -141,11 +154,11 @@ class _Abandon(Exception):
 class Interpreter:
     """Findings of FT004/FT006/FT007/FT008 for one run (one FaultPaths)."""
 
-    def __init__(self, paths, generation: Optional[V.Generation]) -> None:
+    def __init__(self, paths, generation: V.Generation | None) -> None:
         self.paths = paths
         self.project = paths.project
         self.fixed_generation = generation  # from the configuration or the project's Request class
-        self._fallback: Optional[V.Generation] = None
+        self._fallback: V.Generation | None = None
         self.notes: list[str] = []
         self._done: set = set()
         self._by_fn: dict = {}  # id(Function) -> {code: {id(node): Finding}}
@@ -259,7 +272,7 @@ class _Walk:
                         self._report_ft007(site, reason)
             if not self.is_handler:
                 continue  # a helper may leave the reset to its caller: asked from the handlers
-            for key, site, missing in state.pending:
+            for _key, site, missing in state.pending:
                 self._report_ft008(site, missing)
 
     @property
@@ -274,7 +287,7 @@ class _Walk:
         """The innermost site of the chain in the entry's file: a free in a helper of
         another file is reported at the call that reaches it."""
         module = self.entry.module
-        current = site
+        current: Site | None = site
         while current is not None and current.fn.module is not module:
             current = current.caller
         return current or site
@@ -286,7 +299,11 @@ class _Walk:
         where = self._in_entry_module(site)
         inner = " (inside the helper, in another file)" if where is not site else ""
         reached = f", reached from `{self.entry.qualname}`," if where.fn is not self.entry else ""
-        self._add("FT007", where, f"{_describe(where.node)} frees requests{inner}{reached} on a path {reason}: dirty KV stays in the prefix cache")
+        self._add(
+            "FT007",
+            where,
+            f"{_describe(where.node)} frees requests{inner}{reached} on a path {reason}: dirty KV stays in the prefix cache",
+        )
 
     def _report_ft008(self, site: Site, missing) -> None:
         where = self._in_entry_module(site)
@@ -307,10 +324,7 @@ class _Walk:
         flow = Flow(normal=states)
         if suite is None:
             return flow
-        if isinstance(suite, cst.SimpleStatementSuite):
-            body = [suite]
-        else:
-            body = getattr(suite, "body", ())
+        body = [suite] if isinstance(suite, cst.SimpleStatementSuite) else getattr(suite, "body", ())
         for statement in body:
             if not flow.normal:
                 break
@@ -349,7 +363,9 @@ class _Walk:
             irrefutable = False
             for case in node.cases:
                 flow.add(self.suite(case.body, entered))
-                irrefutable |= isinstance(case.pattern, cst.MatchAs) and case.pattern.pattern is None and case.guard is None
+                irrefutable |= (
+                    isinstance(case.pattern, cst.MatchAs) and case.pattern.pattern is None and case.guard is None
+                )
             if not irrefutable:
                 flow.normal += entered
             return flow
@@ -361,7 +377,7 @@ class _Walk:
 
     def _if(self, node: cst.If, states: list) -> Flow:
         flow = Flow()
-        current: Optional[cst.CSTNode] = node
+        current: cst.CSTNode | None = node
         while isinstance(current, cst.If):  # an elif chain, iterated
             taken, skipped = [], []
             for value, s in self.ev_all(current.test, states):
@@ -388,7 +404,12 @@ class _Walk:
         nothing to evict, which is as good as evicting them."""
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         inner = test.expression if negated else test
-        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "len" and inner.args:
+        if (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Name)
+            and inner.func.value == "len"
+            and inner.args
+        ):
             inner = inner.args[0].value
         name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
         value = state.env.get(name) if name else None
@@ -396,7 +417,7 @@ class _Walk:
             return state
         return state.replace(evicted=state.evicted | {(value[1] or "*", _quality(value))})
 
-    def _legit_skip(self, test, state: Optional[State]) -> bool:
+    def _legit_skip(self, test, state: State | None) -> bool:
         """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
         nothing computed) or for a block that holds no hash (null, unhashed)."""
         text = ir.code_of(test)
@@ -404,7 +425,12 @@ class _Walk:
             return True
         if state is not None:
             for name, value in state.env.items():
-                if value is not None and value[0] == "num" and value[1] in ("confirmed", "inflight", "computed", "cblk") and name in text:
+                if (
+                    value is not None
+                    and value[0] == "num"
+                    and value[1] in ("confirmed", "inflight", "computed", "cblk")
+                    and name in text
+                ):
                     return True
         return False
 
@@ -475,7 +501,9 @@ class _Walk:
         exits = self._promote(flow.normal, born)
         flow.brk = self._promote(flow.brk, born)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
-        out = Flow(normal=after.normal + flow.brk, ret=self._promote(flow.ret, born) + after.ret, exc=flow.exc + after.exc)
+        out = Flow(
+            normal=after.normal + flow.brk, ret=self._promote(flow.ret, born) + after.ret, exc=flow.exc + after.exc
+        )
         out.brk, out.cont = after.brk, after.cont
         out.normal = _dedupe(out.normal)
         return out
@@ -487,7 +515,11 @@ class _Walk:
         born = self.loops.pop()
         exits = self._promote([s for _, s in self.ev_all(node.test, body.normal + body.cont)] or entered, born)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
-        out = Flow(normal=after.normal + self._promote(body.brk, born), ret=self._promote(body.ret, born) + after.ret, exc=body.exc + after.exc)
+        out = Flow(
+            normal=after.normal + self._promote(body.brk, born),
+            ret=self._promote(body.ret, born) + after.ret,
+            exc=body.exc + after.exc,
+        )
         out.brk, out.cont = after.brk, after.cont
         out.normal = _dedupe(out.normal)
         return out
@@ -521,7 +553,9 @@ class _Walk:
         every = "partial" if skipped else "*"
         # An iteration may skip a request (no in-flight tokens, a null block): an eviction
         # some iteration does counts for the loop's every exit.
-        each = frozenset((every if k in born else k, q) for st in states for k, q in st.evicted if k in born or k == "*")
+        each = frozenset(
+            (every if k in born else k, q) for st in states for k, q in st.evicted if k in born or k == "*"
+        )
         out = []
         for s in states:
             out.append(
@@ -530,7 +564,9 @@ class _Walk:
                     freed=frozenset(("*" if k in born else k, site) for k, site in s.freed),
                     pending=frozenset(("*" if k in born else k, site, m) for k, site, m in s.pending),
                     zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
-                    env={n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()},
+                    env={
+                        n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()
+                    },
                 )
             )
         return out
@@ -538,7 +574,9 @@ class _Walk:
     def _clear_skips(self, states: list) -> list:
         """A loop over something else than the running requests (blocks, groups) skips
         no request."""
-        return [s.replace(evicted=s.evicted - {("#skip", "skip")}) if ("#skip", "skip") in s.evicted else s for s in states]
+        return [
+            s.replace(evicted=s.evicted - {("#skip", "skip")}) if ("#skip", "skip") in s.evicted else s for s in states
+        ]
 
     def _try(self, node, states: list) -> Flow:
         raised = list(states)  # an exception may leave the body before any statement
@@ -596,11 +634,11 @@ class _Walk:
         if isinstance(target, cst.Subscript):
             name = ir.dotted_name(target.value)
             old = state.env.get(name) if name else None
-            if old is not None and old[0] == "dict" and len(target.slice) == 1:
-                index = getattr(target.slice[0].slice, "value", None)
-                key = self.ev_pure(index, state) if index is not None else None
+            if name is not None and old is not None and old[0] == "dict" and len(target.slice) == 1:
+                index_node = getattr(target.slice[0].slice, "value", None)
+                key = self.ev_pure(index_node, state) if index_node is not None else None
                 if key is not None and key[0] == "str":
-                    items = tuple(kv for kv in old[1] if kv[0] != key[1]) + ((key[1], value),)
+                    items = (*(kv for kv in old[1] if kv[0] != key[1]), (key[1], value))
                     return state.bind(name, ("dict", items))
         return state
 
@@ -641,7 +679,7 @@ class _Walk:
             return Val.OTHER
         return None
 
-    def _index_filter(self, name: str, scope) -> Optional[str]:
+    def _index_filter(self, name: str, scope) -> str | None:
         """Where an index filter (`if i < first: continue`, `if i >= first`) starts the
         range: the kind of number it compares the index with; None without a filter."""
         found = None
@@ -659,7 +697,7 @@ class _Walk:
                         found = Val.start_from_index(kind)
         return found
 
-    _current: Optional[State] = None
+    _current: State | None = None
 
     def new_request(self, node) -> tuple:
         key = f"it:{id(node)}"
@@ -668,7 +706,7 @@ class _Walk:
         return ("req", key)
 
     # -- effects ---------------------------------------------------------------------
-    def covered(self, state: State, key: str) -> Optional[str]:
+    def covered(self, state: State, key: str) -> str | None:
         """None when the request's dirty tail was evicted on this path, else why not."""
         qualities = {q for k, q in state.evicted if _may_cover(k, key)}
         if "ok" in qualities:
@@ -679,7 +717,7 @@ class _Walk:
             return "whose eviction covers only the first KV-cache group (iterate `single_type_managers`)"
         return "with no eviction of their unconfirmed tail"
 
-    def free(self, key: Optional[str], node, state: State) -> State:
+    def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
 
     def preempt(self, request, drop: bool, node, state: State) -> State:
@@ -696,7 +734,7 @@ class _Walk:
             return state
         return state.replace(pending=state.pending | {(key, self.site(node), missing)})
 
-    def reset(self, key: Optional[str], counter: str, state: State) -> State:
+    def reset(self, key: str | None, counter: str, state: State) -> State:
         if key is None:
             return state
         pending = set()
@@ -717,7 +755,7 @@ class _Walk:
     def evict(self, value, node, state: State) -> State:
         if not Val.is_ids(value):
             return state.replace(evicted=state.evicted | {("*", "ok")})
-        _, key, start, groups, stale, origin = value
+        _, key, start, _groups, stale, _origin = value
         key = key or "*"
         if stale:
             self._stale(key, node, state, "evicts their blocks")
@@ -740,7 +778,7 @@ class _Walk:
         origin = value[5]
         site = self.site(node)
         where = site
-        current = site
+        current: Site | None = site
         while current is not None:
             if current.fn is origin:
                 where = current
@@ -748,7 +786,11 @@ class _Walk:
             current = current.caller
         name = ir.called_name(node.func) if isinstance(node, cst.Call) else "evict_blocks"
         if where is site:
-            what = "every block of the request" if start == "whole" else "blocks before the unconfirmed tail (a block of margin)"
+            what = (
+                "every block of the request"
+                if start == "whole"
+                else "blocks before the unconfirmed tail (a block of margin)"
+            )
             message = f"`{name}()` is given {what}; evict only the unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)"
         else:
             message = (
@@ -817,12 +859,12 @@ class _Walk:
 
     def ev_seq(self, nodes: list, state: State) -> list:
         """Evaluate nodes left to right: [(values, state)]."""
-        results = [((), state)]
+        results: list[tuple[tuple, State]] = [((), state)]
         for node in nodes:
             nxt = []
             for values, current in results:
                 for value, after in self.ev(node, current):
-                    nxt.append((values + (value,), after))
+                    nxt.append(((*values, value), after))
             results = nxt if len(nxt) <= MAX_STATES else [(nxt[0][0], _merge([s for _, s in nxt]))]
         return results
 
@@ -850,9 +892,12 @@ class _Walk:
         if isinstance(node, cst.Subscript):
             return self.subscript(node, state)
         if isinstance(node, cst.BinaryOperation):
-            return [(self.binary(node.operator, l, r), s) for (l, r), s in self.ev_seq([node.left, node.right], state)]
+            return [
+                (self.binary(node.operator, left, right), s)
+                for (left, right), s in self.ev_seq([node.left, node.right], state)
+            ]
         if isinstance(node, cst.BooleanOperation):
-            return [(Val.join(l, r), s) for (l, r), s in self.ev_seq([node.left, node.right], state)]
+            return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
         if isinstance(node, cst.UnaryOperation):
             return [(None, s) for _, s in self.ev(node.expression, state)]
         if isinstance(node, cst.Comparison):
@@ -877,7 +922,7 @@ class _Walk:
             for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
                 key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
                 if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
-                    out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values))), s))
+                    out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
                 else:
                     out.append((None, s))
             return out
@@ -933,7 +978,7 @@ class _Walk:
             owner = ir.called_name(node.value)
             if owner == "block_pool" or attr in ("cached_block_hash_to_block", "cached_block_hashes_by_block"):
                 return Val.ids("*", "whole", "all", False, self.fn)
-        if attr in V.EFFECTS or attr == V.KV_MANAGER_FREE[1] and ir.called_name(node.value) == V.KV_MANAGER_FREE[0]:
+        if attr in V.EFFECTS or (attr == V.KV_MANAGER_FREE[1] and ir.called_name(node.value) == V.KV_MANAGER_FREE[0]):
             return ("prim", attr)
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             key = (id(self.fn), "self." + attr)
@@ -943,7 +988,7 @@ class _Walk:
             return self._names[key]
         return None
 
-    def read_blocks(self, key: Optional[str], groups: str) -> tuple:
+    def read_blocks(self, key: str | None, groups: str) -> tuple:
         freed = self._current.freed_keys() if self._current is not None else set()
         stale = key is not None and (key in freed or "*" in freed)
         return Val.ids(key or "*", "whole", groups, stale, self.fn)
@@ -1009,9 +1054,10 @@ class _Walk:
             if element is None:
                 out.append((base if Val.is_ids(base) else None, s))
                 continue
-            for index, s2 in self.ev(element.value, s):
+            index_expr = cast(cst.Index, element).value  # the one other BaseSlice
+            for index, s2 in self.ev(index_expr, s):
                 self._current = s2
-                out.append((self._index(base, element.value, index), s2))
+                out.append((self._index(base, index_expr, index), s2))
         return out
 
     def _slice(self, base, lower_node, lower):
@@ -1044,7 +1090,7 @@ class _Walk:
             if index is not None and index[0] == "idx":
                 return Val.with_start(base, index[2]) if base[2] == "whole" else base
             if isinstance(index_node, cst.Integer) and index_node.value == "0":
-                return base[:3] + ("first",) + base[4:]
+                return (*base[:3], "first", *base[4:])
             if isinstance(index_node, cst.Integer):
                 return base
             return Val.with_start(base, "unknown")
@@ -1113,7 +1159,10 @@ class _Walk:
             return out
         if isinstance(func, cst.Name) and func.value not in state.env:
             builtin = func.value
-            if builtin in ("setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min") or builtin in _PASSTHROUGH:
+            if (
+                builtin in ("setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min")
+                or builtin in _PASSTHROUGH
+            ):
                 out = []
                 for values, s in self.ev_seq([a.value for a in node.args], state):
                     self._current = s
@@ -1136,7 +1185,11 @@ class _Walk:
             if method == "copy":
                 return [(Val.RUNNING, state)]
             return [(None, state)]
-        if tag == "ids" and method == "pop" and ir.called_name(func.value) in ("cached_block_hash_to_block", "cached_block_hashes_by_block"):
+        if (
+            tag == "ids"
+            and method == "pop"
+            and ir.called_name(func.value) in ("cached_block_hash_to_block", "cached_block_hashes_by_block")
+        ):
             return [(None, self.evict(args[1] if len(args) > 1 else args[0] if args else None, node, state))]
         if tag == "ids" and method == "reset_hash":
             return [(None, self.evict(receiver, node, state))]
@@ -1163,9 +1216,11 @@ class _Walk:
         if method in V.BLOCK_LIST_CALLS:
             key = Val.key_of(args[0]) if args else None
             return [(self.read_blocks(key, "all"), state)]
-        if method in V.EFFECTS or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0]):
-            if receiver is None or tag not in ("fn", "partial"):
-                return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
+        if (
+            method in V.EFFECTS
+            or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0])
+        ) and (receiver is None or tag not in ("fn", "partial")):
+            return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
         if method == "partial" and ir.dotted_name(func) == "functools.partial":
             return [self.builtin("partial", args, keywords, node, state)]
         callee = None
@@ -1193,7 +1248,11 @@ class _Walk:
                 return ("num", (set(kinds) - {"zero"}).pop()), state
             return (Val.OTHER if kinds else None), state
         if name == "getattr" and len(args) >= 2 and args[1] is not None and args[1][0] == "str":
-            attr_node = cst.Attribute(value=node.args[0].value, attr=cst.Name(args[1][1])) if args[1][1].isidentifier() else None
+            attr_node = (
+                cst.Attribute(value=node.args[0].value, attr=cst.Name(args[1][1]))
+                if args[1][1].isidentifier()
+                else None
+            )
             return (self.attribute(args[0], args[1][1], attr_node) if attr_node is not None else None), state
         if name == "len":
             return (("len", args[0]) if args and args[0] is not None else Val.OTHER), state
@@ -1239,7 +1298,11 @@ class _Walk:
             if ref is not None and ref[0] == "super":
                 base = self.interp.installed_vllm_method(self.fn, ref[1])
                 if base is not None:
-                    return self.inline(base, True, [], {}, node, state) if not node.args else self._inline_args(base, node, state)
+                    return (
+                        self.inline(base, True, [], {}, node, state)
+                        if not node.args
+                        else self._inline_args(base, node, state)
+                    )
                 self.interp.note(
                     f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in the installed vLLM; its effect is not followed"
                 )
@@ -1262,7 +1325,9 @@ class _Walk:
         if len(self.stack) >= MAX_CALL_DEPTH:
             # A helper chain deeper than the walk follows: the callee's flat summary
             # (faultpath.Summary: may it evict, may it free), evictions first.
-            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is {MAX_CALL_DEPTH} calls deep; summarised, not walked")
+            self.interp.note(
+                f"{self.fn.qualname}: `{fn.qualname}` is {MAX_CALL_DEPTH} calls deep; summarised, not walked"
+            )
             summary = self.interp.paths.summary(fn)
             if summary is not None and summary.may_evict:
                 state = state.replace(evicted=state.evicted | {("*", "ok")})
@@ -1281,7 +1346,7 @@ class _Walk:
             flow = self.suite(fn.node.body, [state.replace(env=env)])
         finally:
             self.stack.pop()
-        out = []
+        out: list = []
         for s in flow.normal:
             out.append((Val.NONE, s.replace(env=state.env)))
         for s in flow.ret:
@@ -1298,7 +1363,7 @@ class _Walk:
 
 def _split(args, values) -> tuple[list, dict]:
     positional, keywords = [], {}
-    for arg, value in zip(args, values):
+    for arg, value in zip(args, values, strict=False):
         if arg.keyword is not None:
             keywords[arg.keyword.value] = value
         elif arg.star == "":
@@ -1333,7 +1398,7 @@ def _comparisons(node) -> list:
     return visitor.found
 
 
-def _request_node(node) -> Optional[cst.CSTNode]:
+def _request_node(node) -> cst.BaseExpression | None:
     if isinstance(node, cst.Call):
         arg = ir.request_argument(node)
         return arg.value if arg is not None else None
@@ -1353,7 +1418,7 @@ def _quality(value) -> str:
     return "first-group" if value[3] == "first" else "ok"
 
 
-def _truth(value) -> Optional[bool]:
+def _truth(value) -> bool | None:
     if value == ("bool", True):
         return True
     if value in (("bool", False), Val.NONE, Val.ZERO):
@@ -1403,13 +1468,17 @@ def _module_constant(info, name: str):
     if table is None or table[0] is not info:
         import ast
 
-        found = {}
+        found: dict[str, tuple] = {}
         try:
             tree = ast.parse(info.text)
         except (SyntaxError, ValueError):
             tree = None
         for statement in tree.body if tree is not None else ():
-            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+            ):
                 try:
                     literal = ast.literal_eval(statement.value)
                 except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

@@ -31,7 +31,7 @@ counter reset counts only on the request that was preempted, whatever its name.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TypeGuard
 
 # Token / block quantities: the confirmed boundary is computed - inflight; block
 # indices are token counts // block_size.
@@ -50,15 +50,15 @@ ZERO = ("num", "zero")
 OTHER = ("num", "other")
 
 
-def ids(key: Optional[str], start: str, groups: str = "all", stale: bool = False, origin=None) -> tuple:
+def ids(key: str | None, start: str, groups: str = "all", stale: bool = False, origin=None) -> tuple:
     return ("ids", key, start, groups, stale, origin)
 
 
-def is_ids(value) -> bool:
+def is_ids(value) -> TypeGuard[tuple]:
     return value is not None and value[0] == "ids"
 
 
-def key_of(value) -> Optional[str]:
+def key_of(value) -> str | None:
     """The request a value stands for (a request, its id, a parameter), or None."""
     if value is None:
         return None
@@ -71,7 +71,7 @@ def key_of(value) -> Optional[str]:
 
 
 def with_start(value: tuple, start: str) -> tuple:
-    return value[:2] + (start,) + value[3:]
+    return (*value[:2], start, *value[3:])
 
 
 def join_ids(a: tuple, b: tuple) -> tuple:
@@ -94,6 +94,6 @@ def join(a, b):
     return None
 
 
-def start_from_index(kind: Optional[str]) -> str:
+def start_from_index(kind: str | None) -> str:
     """Where a slice / index filter starting at a number of this kind begins."""
     return {"zero": "whole", "cblk": "tail", "kblk": "late", "early": "early"}.get(kind or "", "unknown")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Optional
 
 from ftlint.finding import Edit
 from ftlint.lsp.positions import split_lines
@@ -14,7 +13,7 @@ from ftlint.lsp.positions import split_lines
 _NOQA = re.compile(r"#\s*noqa(?P<colon>:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 
 
-def noqa_edit(text: str, line: int, code: str) -> Optional[Edit]:
+def noqa_edit(text: str, line: int, code: str) -> Edit | None:
     """An edit adding `code` to the `# noqa` of `line` (1-based), or of the first line of
     the statement holding it when a comment cannot end `line` (inside a string, after a
     backslash). None when the code is suppressed there already or no line can take it."""
@@ -49,7 +48,7 @@ def _layout(text: str):
     return ends, comments, starts
 
 
-def _edit(lines: list[str], number: int, comment: Optional[tokenize.TokenInfo], code: str) -> Optional[Edit]:
+def _edit(lines: list[str], number: int, comment: tokenize.TokenInfo | None, code: str) -> Edit | None:
     content = lines[number - 1].rstrip("\r\n") if number <= len(lines) else ""
     if comment is not None:
         start = comment.start[1]

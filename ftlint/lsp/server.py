@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -24,6 +25,9 @@ from ftlint.finding import Edit, Finding, Severity
 from ftlint.lsp import positions
 from ftlint.lsp.noqa import noqa_edit
 from ftlint.workspace import Workspace
+
+if TYPE_CHECKING:
+    from ftlint.config import Config
 
 log = logging.getLogger("ftlint.lsp")
 
@@ -41,7 +45,7 @@ _SEVERITY = {
 class Linted:
     """The last lint of an open document: what its diagnostics and actions came from."""
 
-    version: Optional[int]
+    version: int | None
     text: str
     lines: list[str]
     findings: list[Finding] = field(default_factory=list)
@@ -52,7 +56,7 @@ class FtlintLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("ftlint", __version__)
         self.workspaces: dict[tuple, Workspace] = {}  # (config file, root) -> workspace
-        self.configs: dict[str, object] = {}  # directory -> Config or the error message
+        self.configs: dict[str, Config | str] = {}  # directory -> Config or the error message
         self.linted: dict[str, Linted] = {}  # uri -> last lint
         self._pending: dict[str, None] = {}  # uris to lint, in order
         self._changed: dict[str, None] = {}  # paths changed since the last flush
@@ -60,7 +64,7 @@ class FtlintLanguageServer(LanguageServer):
         self._config_errors_shown: set[str] = set()
 
     # -- configuration ----------------------------------------------------------------
-    def workspace_for(self, path: str) -> Optional[Workspace]:
+    def workspace_for(self, path: str) -> Workspace | None:
         """The workspace of the configuration that applies to `path` (the nearest
         `[tool.ftlint]` pyproject above it, as `ftlint check` run from its directory)."""
         from ftlint.config import ConfigError, load_config, select_codes
@@ -78,7 +82,9 @@ class FtlintLanguageServer(LanguageServer):
         if isinstance(config, str):
             if config not in self._config_errors_shown:
                 self._config_errors_shown.add(config)
-                self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"ftlint: {config}"))
+                self.window_show_message(
+                    types.ShowMessageParams(type=types.MessageType.Error, message=f"ftlint: {config}")
+                )
             return None
         key = (os.fspath(config.path) if config.path else None, os.fspath(config.root))
         workspace = self.workspaces.get(key)
@@ -137,7 +143,7 @@ class FtlintLanguageServer(LanguageServer):
             self._changed[path] = None
         self._schedule()
 
-    def queue(self, uri: str, path: Optional[str]) -> None:
+    def queue(self, uri: str, path: str | None) -> None:
         self._pending[uri] = None
         if path is not None:
             self._changed[path] = None
@@ -166,25 +172,25 @@ class FtlintLanguageServer(LanguageServer):
         # what each changed file reaches (a handler edited may now reach an open helper)
         reverse: set[str] = set()
         for path in changed:
-            uri = by_path.get(path)
-            reverse |= before.get(uri, set()) if uri else set()
-            reverse |= self.linted[uri].reached if uri in self.linted else self._reached_path(path)
+            changed_uri = by_path.get(path)
+            reverse |= before.get(changed_uri, set()) if changed_uri else set()
+            reverse |= self.linted[changed_uri].reached if changed_uri in self.linted else self._reached_path(path)
         for uri in list(self.linted):
             if uri in done:
                 continue
-            path = _path_of(uri)
-            reached = before.get(uri, set()) | self._reached_path(path)
-            if (changed_set & reached) - {path} or path in reverse:
+            open_path = _path_of(uri)
+            reached = before.get(uri, set()) | self._reached_path(open_path)
+            if (changed_set & reached) - {open_path} or open_path in reverse:
                 self.lint_and_publish(uri)
 
-    def _reached_path(self, path: Optional[str]) -> set[str]:
+    def _reached_path(self, path: str | None) -> set[str]:
         workspace = self.workspace_for(path) if path else None
-        return workspace.reached_files(path) if workspace is not None else set()
+        return workspace.reached_files(path) if workspace is not None and path else set()
 
     def lint_and_publish(self, uri: str) -> None:
         try:
             self._lint_and_publish(uri)
-        except Exception as err:  # noqa: BLE001 - one file's failure must not stop the server
+        except Exception as err:
             log.exception("linting %s failed", uri)
             message = f"ftlint: internal error while linting {uri}: {err.__class__.__name__}: {err}"
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
@@ -264,12 +270,16 @@ class FtlintLanguageServer(LanguageServer):
         return actions
 
 
-def to_diagnostic(finding: Finding, lines: list[str], encoding: str = positions.UTF16, docs_url: str = "") -> types.Diagnostic:
+def to_diagnostic(
+    finding: Finding, lines: list[str], encoding: str = positions.UTF16, docs_url: str = ""
+) -> types.Diagnostic:
     start = positions.to_client(lines, finding.line, finding.column, encoding)
     end = positions.to_client(lines, finding.end_line, finding.end_column, encoding)
     description = None
     if docs_url:  # only a URL the user configured (`docs-url`): never an invented one
-        description = types.CodeDescription(href=docs_url.replace("{code}", finding.code).replace("{name}", finding.name))
+        description = types.CodeDescription(
+            href=docs_url.replace("{code}", finding.code).replace("{name}", finding.name)
+        )
     return types.Diagnostic(
         range=types.Range(types.Position(*start), types.Position(*end)),
         message=finding.message,
@@ -285,7 +295,7 @@ def _is_safe(finding: Finding) -> bool:
     return getattr(finding, "fix_applicability", "safe") != "unsafe"
 
 
-def _wants(only: Optional[list], kind) -> bool:
+def _wants(only: Sequence | None, kind) -> bool:
     if not only:
         return kind != FIX_ALL_KIND
     value = getattr(kind, "value", kind)
@@ -314,7 +324,7 @@ def _workspace_edit(uri: str, edits, lines: list[str], encoding: str) -> types.W
     return types.WorkspaceEdit(changes={uri: [_text_edit(e, lines, encoding) for e in edits]})
 
 
-def _fix_all(uri: str, linted: Linted, encoding: str) -> Optional[types.CodeAction]:
+def _fix_all(uri: str, linted: Linted, encoding: str) -> types.CodeAction | None:
     """source.fixAll.ftlint: every safe fix of the file at once (one round)."""
     from ftlint import fixes
 
@@ -333,13 +343,13 @@ def _fix_all(uri: str, linted: Linted, encoding: str) -> Optional[types.CodeActi
     )
 
 
-def _is_python(path: str, language_id: Optional[str]) -> bool:
+def _is_python(path: str, language_id: str | None) -> bool:
     """Documents ftlint lints: Python by the client's language id, or by the file name
     (a generic client may send every document it opens)."""
     return language_id == "python" or path.endswith((".py", ".pyi"))
 
 
-def _path_of(uri: str) -> Optional[str]:
+def _path_of(uri: str) -> str | None:
     if not uri.startswith("file:"):
         return None
     path = to_fs_path(uri)
@@ -409,4 +419,4 @@ def create_server() -> FtlintLanguageServer:
     return server
 
 
-__all__ = ["create_server", "FtlintLanguageServer", "to_diagnostic"]
+__all__ = ["FtlintLanguageServer", "create_server", "to_diagnostic"]

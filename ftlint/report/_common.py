@@ -73,8 +73,8 @@ def repo_relative(path: str, ctx: ReportContext) -> str | None:
     if not path:
         return None
     if ctx.root is None:
-        p = PurePosixPath(_posix(path))
-        return str(p) if str(p) != "." else None
+        posix = PurePosixPath(_posix(path))
+        return str(posix) if str(posix) != "." else None
     root = os.path.normpath(str(ctx.root))
     p = path
     if not os.path.isabs(p):
@@ -146,7 +146,7 @@ def _units(text: str, unit: str) -> int:
 
 def column_known(text: str, col: int) -> bool:
     """True when ``col`` (1-based code points) can be converted exactly using ``text``."""
-    return 1 <= col and col - 1 <= len(text)
+    return col >= 1 and col - 1 <= len(text)
 
 
 def convert_column(text: str, col: int, unit: str) -> int:
@@ -170,11 +170,7 @@ def known_lines(finding: Finding) -> dict[int, str]:
         lines[finding.line] = clean_line(finding.line_text)
     if finding.end_line > 0 and finding.end_line != finding.line:
         lines[finding.end_line] = clean_line(finding.end_line_text)
-    elif (
-        finding.end_line == finding.line
-        and finding.end_line_text
-        and not finding.line_text
-    ):
+    elif finding.end_line == finding.line and finding.end_line_text and not finding.line_text:
         lines[finding.line] = clean_line(finding.end_line_text)
     return lines
 
@@ -202,9 +198,7 @@ def finding_span(finding: Finding, unit: str) -> tuple[int, int, int, int]:
     return line, col, max(end_line, 1), end_col
 
 
-def convert_edit(
-    edit: Edit, lines: Mapping[int, str], unit: str
-) -> tuple[int, int, int, int] | None:
+def convert_edit(edit: Edit, lines: Mapping[int, str], unit: str) -> tuple[int, int, int, int] | None:
     """Edit positions in ``unit``; None unless both ends are convertible exactly.
 
     A position is convertible when its line's text is known (``lines``) and covers the
@@ -326,11 +320,7 @@ def code_span(text: str) -> str:
     text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
-    if (
-        text.startswith("`")
-        or text.endswith("`")
-        or (text.startswith(" ") and text.endswith(" ") and text.strip())
-    ):
+    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ") and text.strip()):
         text = f" {text} "
     return f"{fence}{text}{fence}"
 

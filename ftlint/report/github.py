@@ -39,11 +39,7 @@ def escape_property(value: str) -> str:
 
 
 def format_command(command: str, properties: dict[str, object], message: str) -> str:
-    props = ",".join(
-        f"{key}={escape_property(str(value))}"
-        for key, value in properties.items()
-        if value is not None
-    )
+    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None)
     return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
 
 

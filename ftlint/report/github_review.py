@@ -111,9 +111,7 @@ def build_review(findings: Sequence[Finding], ctx: ReportContext) -> dict[str, A
         parts += [finding_section(f, ctx, level=4) for f in pr_level]
     if outside:
         parts.append("### Outside the diff")
-        parts.append(
-            "These lines are not changed by this pull request, so they cannot carry inline comments."
-        )
+        parts.append("These lines are not changed by this pull request, so they cannot carry inline comments.")
         parts += [finding_section(f, ctx, level=4) for f in outside]
     return {"body": "\n\n".join(parts) + "\n", "event": "COMMENT", "comments": comments}
 

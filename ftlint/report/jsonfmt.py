@@ -23,7 +23,4 @@ def render_json(findings: Sequence[Finding], ctx: ReportContext) -> str:
 
 
 def render_jsonl(findings: Sequence[Finding], ctx: ReportContext) -> str:
-    return "".join(
-        json.dumps(finding_dict(f), ensure_ascii=False) + "\n"
-        for f in sorted_findings(findings)
-    )
+    return "".join(json.dumps(finding_dict(f), ensure_ascii=False) + "\n" for f in sorted_findings(findings))

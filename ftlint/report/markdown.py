@@ -53,9 +53,7 @@ def verdict(findings: Sequence[Finding], ctx: ReportContext) -> str:
 def ordered(findings: Sequence[Finding]) -> list[Finding]:
     """PR-level findings first, then file findings; each group by ``sort_key``."""
     items = sorted_findings(findings)
-    return [f for f in items if is_pr_level(f)] + [
-        f for f in items if not is_pr_level(f)
-    ]
+    return [f for f in items if is_pr_level(f)] + [f for f in items if not is_pr_level(f)]
 
 
 def heading_text(finding: Finding, ctx: ReportContext) -> str:
@@ -93,9 +91,7 @@ def diff_block(applied: AppliedFix) -> str:
 
 
 def suggestion_block(applied: AppliedFix) -> str:
-    return code_block(
-        "\n".join(applied.new_lines) + ("\n" if applied.new_lines else ""), "suggestion"
-    )
+    return code_block("\n".join(applied.new_lines) + ("\n" if applied.new_lines else ""), "suggestion")
 
 
 def edit_list(finding: Finding) -> str:
@@ -112,18 +108,13 @@ def fix_text(finding: Finding, suggestion: AppliedFix | None = None) -> str:
     """The "Suggested fix" paragraph and block ('' when the finding has no fix)."""
     if not finding.fix and not finding.fix_title:
         return ""
-    parts = [
-        "**Suggested fix:**"
-        + (f" {md_inline(finding.fix_title)}" if finding.fix_title else "")
-    ]
+    parts = ["**Suggested fix:**" + (f" {md_inline(finding.fix_title)}" if finding.fix_title else "")]
     if finding.fix:
         if suggestion is not None:
             parts.append(suggestion_block(suggestion))
         else:
             applied = apply_fix(finding)
-            parts.append(
-                diff_block(applied) if applied is not None else edit_list(finding)
-            )
+            parts.append(diff_block(applied) if applied is not None else edit_list(finding))
     return "\n\n".join(parts)
 
 

@@ -108,7 +108,4 @@ def render_rdjson(findings: Sequence[Finding], ctx: ReportContext) -> str:
 
 
 def render_rdjsonl(findings: Sequence[Finding], ctx: ReportContext) -> str:
-    return "".join(
-        json.dumps(diagnostic(f, ctx), ensure_ascii=False) + "\n"
-        for f in sorted_findings(findings)
-    )
+    return "".join(json.dumps(diagnostic(f, ctx), ensure_ascii=False) + "\n" for f in sorted_findings(findings))

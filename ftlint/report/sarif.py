@@ -75,9 +75,7 @@ def _is_absolute_uri(url: str) -> bool:
     return bool(sep and scheme and scheme[0].isalpha() and rest and " " not in url)
 
 
-def rule_descriptor(
-    code: str, doc: RuleDoc | None, sample: Finding | None
-) -> dict[str, Any]:
+def rule_descriptor(code: str, doc: RuleDoc | None, sample: Finding | None) -> dict[str, Any]:
     if doc is not None:
         name = doc.name
         short = _nonempty(doc.summary, doc.name, code)
@@ -141,32 +139,28 @@ def build_sarif(findings: Sequence[Finding], ctx: ReportContext) -> dict[str, An
     items = [f for f in sorted_findings(findings) if f.path]
     omitted = sum(1 for f in findings if not f.path)
     codes = sorted({f.code for f in items})
-    samples = {}
+    samples: dict[str, Finding] = {}
     for f in items:
         samples.setdefault(f.code, f)
-    rules = [
-        rule_descriptor(code, ctx.docs.get(code), samples.get(code)) for code in codes
-    ]
+    rules = [rule_descriptor(code, ctx.docs.get(code), samples.get(code)) for code in codes]
     index = {code: i for i, code in enumerate(codes)}
 
     locations = [artifact_location(f.path, ctx) for f in items]
     fingerprints = assign_fingerprints(
         [
             (loc["uri"], max(f.line, 1), f.line_text if f.line > 0 else "")
-            for f, loc in zip(items, locations)
+            for f, loc in zip(items, locations, strict=True)
         ]
     )
     results = []
-    for f, loc, fp in zip(items, locations, fingerprints):
+    for f, loc, fp in zip(items, locations, fingerprints, strict=True):
         results.append(
             {
                 "ruleId": f.code,
                 "ruleIndex": index[f.code],
                 "level": LEVELS[f.severity],
                 "message": {"text": _nonempty(f.message, f.name, f.code)},
-                "locations": [
-                    {"physicalLocation": {"artifactLocation": loc, "region": region(f)}}
-                ],
+                "locations": [{"physicalLocation": {"artifactLocation": loc, "region": region(f)}}],
                 "partialFingerprints": {"primaryLocationLineHash": fp},
             }
         )

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ftlint.finding import Finding
 
 from ._common import ReportContext
-from .text import CYAN, RED, BOLD, paint, summary
+from .text import BOLD, CYAN, RED, paint, summary
 
 
 def statistics(findings: Sequence[Finding], ctx: ReportContext) -> list[dict]:
@@ -26,8 +26,13 @@ def statistics(findings: Sequence[Finding], ctx: ReportContext) -> list[dict]:
         entry["fixable_count"] += bool(f.fix)
     rows = sorted(by_code.values(), key=lambda e: (-e["count"], e["code"]))
     return [
-        {"code": e["code"], "name": e["name"], "count": e["count"], "fixable": e["fixable_count"] > 0,
-         "fixable_count": e["fixable_count"]}
+        {
+            "code": e["code"],
+            "name": e["name"],
+            "count": e["count"],
+            "fixable": e["fixable_count"] > 0,
+            "fixable_count": e["fixable_count"],
+        }
         for e in rows
     ]
 

@@ -34,17 +34,13 @@ def format_location(finding: Finding, color: bool = False) -> str:
 def format_finding(finding: Finding, color: bool = False, unsafe_fixes: bool = False) -> str:
     fixable = finding.has_safe_fix or (bool(finding.fix) and unsafe_fixes)
     marker = " " + paint("[*]", CYAN, color) if fixable else ""
-    message = (
-        finding.message.replace("\r\n", "\n")
-        .replace("\r", "\n")
-        .replace("\n", "\n    ")
-    )
+    message = finding.message.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\n    ")
     code = paint(finding.code, BOLD + RED, color)
     return f"{format_location(finding, color)}{code}{marker} {message}"
 
 
 def summary(items: Sequence[Finding], color: bool = False, unsafe_fixes: bool = False) -> list[str]:
-    """"Found N errors." and ruff's fix hints: how many are fixable, how many unsafe fixes
+    """ "Found N errors." and ruff's fix hints: how many are fixable, how many unsafe fixes
     ``--unsafe-fixes`` would add."""
     n = len(items)
     lines = [f"Found {n} error{'' if n == 1 else 's'}."]
@@ -53,7 +49,9 @@ def summary(items: Sequence[Finding], color: bool = False, unsafe_fixes: bool = 
     command = FIX_COMMAND + (" --unsafe-fixes" if unsafe_fixes else "")
     hint = f"{hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the `--unsafe-fixes` option"
     if fixable:
-        lines.append(f"{paint('[*]', CYAN, color)} {fixable} fixable with `{command}`" + (f" ({hint})." if hidden else "."))
+        lines.append(
+            f"{paint('[*]', CYAN, color)} {fixable} fixable with `{command}`" + (f" ({hint})." if hidden else ".")
+        )
     elif hidden:
         lines.append(f"No fixes available ({hint}).")
     return lines

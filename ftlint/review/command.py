@@ -23,7 +23,6 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Optional
 
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
 from ftlint.review.pr_checks import PR_CODES, PYTHON_SUFFIXES, PullRequest, check_pull_request, pr_docs
@@ -36,9 +35,7 @@ _PR_SELECTOR = re.compile(r"^PR\d{0,3}$", re.I)
 def _filter_mode(value: str) -> str:
     mode = _FILTER_ALIASES.get(value, value)
     if mode not in FILTER_MODES:
-        raise argparse.ArgumentTypeError(
-            f"invalid choice: {value!r} (choose from {', '.join(FILTER_MODES)})"
-        )
+        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {', '.join(FILTER_MODES)})")
     return mode
 
 
@@ -49,20 +46,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "paths", nargs="*", type=Path, metavar="PATH", help="only review changed files under these paths"
     )
     parser.add_argument(
-        "--base", required=True, metavar="REV",
+        "--base",
+        required=True,
+        metavar="REV",
         help="revision to diff the working tree against (git diff REV), e.g. origin/main or a commit",
     )
     parser.add_argument(
-        "--merge-base", action="store_true",
+        "--merge-base",
+        action="store_true",
         help="diff against the merge base of REV and HEAD (what GitHub shows for a pull request)",
     )
     parser.add_argument(
-        "--filter", "--filter-mode", dest="filter", type=_filter_mode, default="added", metavar="MODE",
+        "--filter",
+        "--filter-mode",
+        dest="filter",
+        type=_filter_mode,
+        default="added",
+        metavar="MODE",
         help="which findings to keep: added (default), diff-context, file, none",
     )
     parser.add_argument("--title", metavar="TEXT", help="the pull request's title (enables PR002, PR004)")
     parser.add_argument(
-        "--body-file", type=Path, metavar="FILE",
+        "--body-file",
+        type=Path,
+        metavar="FILE",
         help="file holding the pull request's description, '-' for stdin (enables PR001)",
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -73,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _split_selectors(values) -> tuple[list[str], list[str]]:
     """(FT selectors, PR selectors) from a --select/--extend-select/--ignore list."""
-    ft, pr = [], []
+    ft: list[str] = []
+    pr: list[str] = []
     for value in values or []:
         (pr if _PR_SELECTOR.match(value) else ft).append(value)
     return ft, [p.upper() for p in pr]
@@ -86,10 +94,8 @@ def _pr_selection(args, pr_select: list[str], pr_extend: list[str], pr_ignore: l
         for entry in entries:
             if not any(code.startswith(entry) for code in PR_CODES):
                 raise UsageError(f"{key}: unknown rule code or prefix {entry!r}")
-    if pr_select:
-        enabled = {c for c in PR_CODES if any(c.startswith(e) for e in pr_select)}
-    else:
-        enabled = set(PR_CODES)  # PR rules are on whenever --title/--body-file are given
+    # PR rules are on whenever --title/--body-file are given
+    enabled = {c for c in PR_CODES if any(c.startswith(e) for e in pr_select)} if pr_select else set(PR_CODES)
     enabled |= {c for c in PR_CODES if any(c.startswith(e) for e in pr_extend)}
     if select_all:
         enabled = set(PR_CODES)
@@ -97,7 +103,7 @@ def _pr_selection(args, pr_select: list[str], pr_extend: list[str], pr_ignore: l
     return enabled
 
 
-def _read_body(path: Optional[Path]) -> Optional[str]:
+def _read_body(path: Path | None) -> str | None:
     from ftlint.cli import UsageError
 
     if path is None:
@@ -137,7 +143,7 @@ def _selected_files(diff: Diff, paths: list[Path], cwd: Path) -> list[FileDiff]:
     return [f for f in diff.files if _under(Path(os.path.abspath(diff.root / f.display)), limits)]
 
 
-def _keep(mode: str, fd: Optional[FileDiff], line: int, end_line: int) -> bool:
+def _keep(mode: str, fd: FileDiff | None, line: int, end_line: int) -> bool:
     if fd is None:
         return False  # an unchanged file: never reported
     if mode in ("file", "none"):

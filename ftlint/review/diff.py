@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
 
-__all__ = ["GitError", "FileDiff", "Diff", "read_diff", "parse_unified_diff", "git", "show_file"]
+__all__ = ["Diff", "FileDiff", "GitError", "git", "parse_unified_diff", "read_diff", "show_file"]
 
 CONTEXT_LINES = 3  # GitHub's pull-request diff shows 3 lines of context: comments may go there too
 
@@ -99,8 +99,7 @@ def git(args: Sequence[str], cwd: Path, *, what: str = "") -> str:
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             check=False,
         )
     except FileNotFoundError:
@@ -137,9 +136,7 @@ def resolve_commit(rev: str, root: Path) -> str:
     try:
         return git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], root).strip()
     except GitError:
-        raise GitError(
-            f"--base {rev}: unknown revision (fetch it first, e.g. `git fetch origin {rev}`)"
-        ) from None
+        raise GitError(f"--base {rev}: unknown revision (fetch it first, e.g. `git fetch origin {rev}`)") from None
 
 
 def merge_base(commit: str, root: Path) -> str:
@@ -149,7 +146,7 @@ def merge_base(commit: str, root: Path) -> str:
         raise GitError(f"--merge-base: {commit[:12]} and HEAD have no common ancestor") from None
 
 
-def show_file(commit: str, path: str, root: Path) -> Optional[str]:
+def show_file(commit: str, path: str, root: Path) -> str | None:
     """The text of ``path`` at ``commit`` (None when it does not exist there)."""
     try:
         return git(["show", "--no-textconv", f"{commit}:{path}"], root)
@@ -247,19 +244,17 @@ def _unquote(path: str) -> str:
 def _strip_prefix(path: str, prefix: str) -> str:
     """A path from a ``---``/``+++`` line or the header, without its ``a/``/``b/`` prefix."""
     path = path.rstrip("\n")
-    if path.startswith('"'):
-        path = _unquote(path.rstrip("\t"))
-    else:
-        path = path.split("\t")[0]  # git appends a tab after names that contain spaces
+    # git appends a tab after names that contain spaces
+    path = _unquote(path.rstrip("\t")) if path.startswith('"') else path.split("\t")[0]
     if path == "/dev/null":
         return ""
-    return path[len(prefix):] if path.startswith(prefix) else path
+    return path[len(prefix) :] if path.startswith(prefix) else path
 
 
 def parse_unified_diff(text: str) -> list[FileDiff]:
     """Parse ``git diff`` output (with a/ and b/ prefixes) into one FileDiff per file."""
     files: list[FileDiff] = []
-    current: Optional[FileDiff] = None
+    current: FileDiff | None = None
     old_no = new_no = 0
     old_left = new_left = 0
     in_hunk = False
@@ -313,9 +308,9 @@ def parse_unified_diff(text: str) -> list[FileDiff]:
         elif raw.startswith("+++ "):
             current.path = _strip_prefix(raw[4:], "b/")
         elif raw.startswith("rename from "):
-            current.old_path = _unquote(raw[len("rename from "):])
+            current.old_path = _unquote(raw[len("rename from ") :])
         elif raw.startswith("rename to "):
-            current.path = _unquote(raw[len("rename to "):])
+            current.path = _unquote(raw[len("rename to ") :])
         elif raw.startswith("Binary files ") or raw.startswith("GIT binary patch"):
             current.binary = True
         elif raw.startswith("new file mode"):
@@ -339,13 +334,13 @@ def parse_unified_diff(text: str) -> list[FileDiff]:
 
 
 def _header_paths(header: str) -> tuple[str, str]:
-    rest = header[len("diff --git "):]
+    rest = header[len("diff --git ") :]
     if rest.startswith('"'):
         end = rest.index('"', 1)
         while rest[end - 1] == "\\":
             end = rest.index('"', end + 1)
-        a, b = rest[: end + 1], rest[end + 2:]
+        a, b = rest[: end + 1], rest[end + 2 :]
     else:
         half = len(rest) // 2  # "a/x b/x": both halves are the same path when not renamed
-        a, b = rest[:half], rest[half + 1:]
+        a, b = rest[:half], rest[half + 1 :]
     return _strip_prefix(a, "a/"), _strip_prefix(b, "b/")

@@ -21,23 +21,27 @@ import ast
 import fnmatch
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, cast
 
 from ftlint import vocabulary as V
 from ftlint.finding import Finding, RuleDoc, Severity
 from ftlint.review.diff import Diff, FileDiff, show_file
 
+if TYPE_CHECKING:
+    import libcst as cst
+
 __all__ = [
     "PR_CODES",
-    "PullRequest",
     "FaultScope",
-    "pr_docs",
+    "PullRequest",
     "check_pull_request",
-    "description_gaps",
     "claimed_actions",
+    "description_gaps",
     "is_test_path",
+    "pr_docs",
 ]
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -89,8 +93,8 @@ _DOCS = {
         + "`) for *evict*, no added call that records blocks for zeroing (`"
         + "`, `".join(sorted(V.ZEROING_PRIMITIVES))
         + "`) for *zero*, directly or through a project helper the added code calls.",
-        "Reviewers and release notes trust the title. A PR titled \"Evict and zero contaminated "
-        "blocks\" that only evicts leaves stale KV in Mamba/mixed-precision caches, and nobody looks "
+        'Reviewers and release notes trust the title. A PR titled "Evict and zero contaminated '
+        'blocks" that only evicts leaves stale KV in Mamba/mixed-precision caches, and nobody looks '
         "for the missing half.",
         "# title: Evict and zero contaminated KV blocks on fault\n"
         "def _evict_tail(self, request):\n    self.kv_cache_manager.evict_blocks(tail_ids)",
@@ -124,7 +128,7 @@ _DOCS = {
         "`async_tokens_to_discard`, counts as explaining it).",
         "Drive-by edits hide in fault-handler PRs: a removed stale-output reset or counter line "
         "changes what happens to every request after a fault, and a reviewer reading an "
-        "\"evict ...\" PR does not look for it.",
+        '"evict ..." PR does not look for it.',
         "# title: Evict the unconfirmed tail on fault\n"
         "-            request.async_tokens_to_discard = request.num_output_placeholders",
         "# title: Evict the unconfirmed tail on fault\n"
@@ -208,13 +212,13 @@ def _clean_body(body: str) -> str:
     return _DETAILS.sub("", body)
 
 
-def description_gaps(body: Optional[str]) -> Optional[list[str]]:
+def description_gaps(body: str | None) -> list[str] | None:
     """None when the description is fine; else what is missing (``[]``: it is empty as a whole)."""
     if body is None:
         return []
     lines = _clean_body(body).split("\n")
     sections: dict[str, bool] = {}
-    current: Optional[str] = None
+    current: str | None = None
     current_level = 0
     free_text = False
     for line in lines:
@@ -251,7 +255,7 @@ _REQUIRED_KEYS = {name.casefold(): name for name in REQUIRED_SECTIONS}
 _REQUIRED_KEYS.update({"test results": "Test Result", "test plans": "Test Plan", "motivation": "Purpose"})
 
 
-def check_description(body: Optional[str]) -> list[Finding]:
+def check_description(body: str | None) -> list[Finding]:
     gaps = description_gaps(body)
     if gaps is None:
         return []
@@ -371,14 +375,14 @@ class _FileScope:
     whole_module: bool = False
     added_calls: dict[str, set[str]] = field(default_factory=dict)  # primitive reached -> {call text}
 
-    def innermost(self, line: int) -> Optional[_FunctionSpan]:
+    def innermost(self, line: int) -> _FunctionSpan | None:
         best = None
         for fn in self.functions:
             if fn.start <= line <= fn.end and (best is None or fn.start >= best.start):
                 best = fn
         return best
 
-    def function(self, qualname: str) -> Optional[_FunctionSpan]:
+    def function(self, qualname: str) -> _FunctionSpan | None:
         return next((f for f in self.functions if f.qualname == qualname), None)
 
 
@@ -399,8 +403,8 @@ class FaultScope:
         from libcst.metadata import MetadataWrapper, PositionProvider
 
         from ftlint import ir
-        from ftlint.lint_runner import FileLinter
         from ftlint.discovery import iter_python_files
+        from ftlint.lint_runner import FileLinter
         from ftlint.prefilter import Prefilter
         from ftlint.source import ParseFailure, read_bytes
 
@@ -434,7 +438,9 @@ class FaultScope:
             if info is None:
                 continue
             scope.whole_module = info in paths.whole_modules
-            positions = MetadataWrapper(info.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            # the linter parses the candidates whole (no outline-only modules): module is set
+            module = cast("cst.Module", info.module)
+            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
             for fn in info.functions:
                 pos = positions.get(fn.node)
                 if pos is None:
@@ -483,7 +489,7 @@ class FaultScope:
         return names
 
     # -- questions -----------------------------------------------------------
-    def new_line_function(self, path: str, line: int) -> tuple[bool, Optional[str]]:
+    def new_line_function(self, path: str, line: int) -> tuple[bool, str | None]:
         """(is fault-path code, enclosing function qualname) for a new-side line."""
         scope = self.files.get(path)
         if scope is None:
@@ -493,7 +499,7 @@ class FaultScope:
             return scope.whole_module, None
         return fn.fault or scope.whole_module, fn.qualname
 
-    def old_line_function(self, fd: FileDiff, line: int, base_spans: list) -> tuple[bool, Optional[str]]:
+    def old_line_function(self, fd: FileDiff, line: int, base_spans: list) -> tuple[bool, str | None]:
         """The same for a deleted (old-side) line, via the function of the same name today."""
         span = _innermost(base_spans, line)
         scope = self.files.get(fd.path) if fd.path else None
@@ -542,7 +548,7 @@ def base_function_spans(text: str) -> list[tuple[int, int, str, str, str]]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef):
                 qual = ".".join([s[1] for s in scopes] + [child.name])
-                visit(child, scopes + [("class", child.name, qual)])
+                visit(child, [*scopes, ("class", child.name, qual)])
             elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 enclosing = scopes[-1] if scopes else None
                 if enclosing is not None and enclosing[0] == "def":
@@ -550,10 +556,10 @@ def base_function_spans(text: str) -> list[tuple[int, int, str, str, str]]:
                 else:
                     qual = ".".join([s[1] for s in scopes] + [child.name])
                 is_method = enclosing is not None and enclosing[0] == "class"
-                class_qual = f"{enclosing[1]}.{child.name}" if is_method else child.name
+                class_qual = f"{enclosing[1]}.{child.name}" if enclosing is not None and is_method else child.name
                 start = min([child.lineno] + [d.lineno for d in child.decorator_list])
                 spans.append((start, child.end_lineno or child.lineno, qual, child.name, class_qual))
-                visit(child, scopes + [("def", child.name, qual)])
+                visit(child, [*scopes, ("def", child.name, qual)])
             else:
                 visit(child, scopes)
 
@@ -585,10 +591,52 @@ def is_test_path(path: str) -> bool:
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _STOP = frozenset(
     {
-        "self", "cls", "None", "True", "False", "return", "for", "in", "if", "else", "elif", "not", "and",
-        "or", "is", "del", "pass", "with", "as", "try", "except", "finally", "raise", "while", "break",
-        "continue", "lambda", "yield", "await", "async", "def", "class", "import", "from", "list", "set",
-        "dict", "len", "range", "scheduler", "engine", "request", "requests", "req", "running", "waiting",
+        "self",
+        "cls",
+        "None",
+        "True",
+        "False",
+        "return",
+        "for",
+        "in",
+        "if",
+        "else",
+        "elif",
+        "not",
+        "and",
+        "or",
+        "is",
+        "del",
+        "pass",
+        "with",
+        "as",
+        "try",
+        "except",
+        "finally",
+        "raise",
+        "while",
+        "break",
+        "continue",
+        "lambda",
+        "yield",
+        "await",
+        "async",
+        "def",
+        "class",
+        "import",
+        "from",
+        "list",
+        "set",
+        "dict",
+        "len",
+        "range",
+        "scheduler",
+        "engine",
+        "request",
+        "requests",
+        "req",
+        "running",
+        "waiting",
     }
 )
 
@@ -640,8 +688,8 @@ def _short(line: str, limit: int = 80) -> str:
 
 @dataclass
 class PullRequest:
-    title: Optional[str] = None  # None: not given (PR002/PR004 do not run)
-    body: Optional[str] = None  # None: not given (PR001 does not run)
+    title: str | None = None  # None: not given (PR002/PR004 do not run)
+    body: str | None = None  # None: not given (PR001 does not run)
     body_given: bool = False
 
 
@@ -677,7 +725,8 @@ def check_pull_request(
         findings.append(
             _finding(
                 "PR003",
-                "The diff changes fault-path code in " + "; ".join(where)
+                "The diff changes fault-path code in "
+                + "; ".join(where)
                 + " but no test file: add a test that fails a step and runs the fault handler",
             )
         )
@@ -709,9 +758,9 @@ def _check_title(title: str, scope: FaultScope) -> list[Finding]:
 def _fault_changes(scope: FaultScope, diff: Diff, files: Sequence[FileDiff]):
     """({path: [function qualnames with changed fault-path lines]}, [(fd, function, old line, text)])."""
     changes: dict[str, list[str]] = {}
-    deletions: list[tuple[FileDiff, Optional[str], int, str]] = []
+    deletions: list[tuple[FileDiff, str | None, int, str]] = []
 
-    def note(path: str, fn: Optional[str]) -> None:
+    def note(path: str, fn: str | None) -> None:
         names = changes.setdefault(path, [])
         if fn and fn not in names:
             names.append(fn)
@@ -748,7 +797,7 @@ def _check_unrelated(pr: PullRequest, deletions, diff: Diff) -> list[Finding]:
         _strip_comment(t).strip() for fd in diff.files for t in fd.added.values() if _strip_comment(t).strip()
     }
     body = pr.body or ""
-    groups: dict[tuple[str, Optional[str]], list[tuple[int, str]]] = {}
+    groups: dict[tuple[str, str | None], list[tuple[int, str]]] = {}
     for fd, fn, line, text in deletions:
         code = _strip_comment(text).strip()
         if code in added_texts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .report import CODES, FaultReport, Violation
@@ -18,9 +19,13 @@ from .snapshot import (
 
 def _block_violation(code: str, rec: BlockRecord, explanation: str) -> Violation:
     return Violation(
-        code=code, request_id=rec.request_id, explanation=explanation,
-        block_id=rec.block_id, block_hash=rec.hash_text,
-        token_range=rec.token_range, group=rec.group,
+        code=code,
+        request_id=rec.request_id,
+        explanation=explanation,
+        block_id=rec.block_id,
+        block_hash=rec.hash_text,
+        token_range=rec.token_range,
+        group=rec.group,
     )
 
 
@@ -38,9 +43,8 @@ def _run_checks(snap: Snapshot, report: FaultReport) -> None:
     blocked = _blocked(snap.missing)
 
     cache = snap.cache
-    if cache is not None and cache.ok:
-        if "FTR01" not in blocked or "FTR02" not in blocked:
-            _check_cache(snap, report, blocked)
+    if cache is not None and cache.ok and ("FTR01" not in blocked or "FTR02" not in blocked):
+        _check_cache(snap, report, blocked)
     if "FTR03" not in blocked:
         _check_resume(snap, report, exit_reader)
     if "FTR04" not in blocked:
@@ -67,29 +71,35 @@ def _check_cache(snap: Snapshot, report: FaultReport, blocked: set[str]) -> None
     for rec in snap.dirty:
         keys = rec.keys
         if len(keys) == 1:
-            still = keys if contains(keys[0], rec.block_id) else ()
+            still: Sequence[Any] = keys if contains(keys[0], rec.block_id) else ()
         else:
             still = [k for k in keys if contains(k, rec.block_id)]
         if not still:
             report.dirty_evicted += 1
         elif "FTR01" not in blocked:
             which = "its hash" if still[0] is rec.keys[0] else "a secondary hash"
-            report.violations.append(_block_violation(
-                "FTR01", rec,
-                f"written by a step whose output was lost, yet {which} still maps "
-                "to this block in the prefix cache: a later request with this "
-                "prefix would reuse KV that was never computed",
-            ))
+            report.violations.append(
+                _block_violation(
+                    "FTR01",
+                    rec,
+                    f"written by a step whose output was lost, yet {which} still maps "
+                    "to this block in the prefix cache: a later request with this "
+                    "prefix would reuse KV that was never computed",
+                )
+            )
     for rec in snap.clean:
         if contains(rec.keys[0], rec.block_id):
             continue
         report.clean_evicted += 1
         if "FTR02" not in blocked:
-            report.violations.append(_block_violation(
-                "FTR02", rec,
-                "confirmed (computed by a step that succeeded) but evicted from "
-                "the prefix cache: the resumed request loses this KV reuse",
-            ))
+            report.violations.append(
+                _block_violation(
+                    "FTR02",
+                    rec,
+                    "confirmed (computed by a step that succeeded) but evicted from "
+                    "the prefix cache: the resumed request loses this KV reuse",
+                )
+            )
 
 
 def _status_name(status: Any) -> str:
@@ -108,9 +118,14 @@ def _resume_clean(req: Any) -> bool:
             return True
         in_flight, stale = req.num_in_flight_tokens, req.num_stale_output_tokens
         discard = getattr(req, "async_tokens_to_discard", 0)
-        return (type(in_flight) is int and in_flight == 0 and type(stale) is int and stale <= 0
-                and not (isinstance(discard, int) and discard > 0))
-    except Exception:
+        return (
+            type(in_flight) is int
+            and in_flight == 0
+            and type(stale) is int
+            and stale <= 0
+            and not (isinstance(discard, int) and discard > 0)
+        )
+    except Exception:  # noqa: BLE001 - unsure (a property that raises, an odd type): the guarded reads decide
         return False
 
 
@@ -132,8 +147,7 @@ def _check_resume(snap: Snapshot, report: FaultReport, r: Reader) -> None:
         drop = r.opt(req, "drop_stale_output")
         discard = r.opt(req, "async_tokens_to_discard")
         if is_missing(stale) and is_missing(discard):
-            r.miss("Request.num_stale_output_tokens (or async_tokens_to_discard)",
-                   codes)
+            r.miss("Request.num_stale_output_tokens (or async_tokens_to_discard)", codes)
             return
         stale = 0 if is_missing(stale) or not isinstance(stale, int) else stale
         discard = 0 if is_missing(discard) or not isinstance(discard, int) else discard
@@ -143,15 +157,18 @@ def _check_resume(snap: Snapshot, report: FaultReport, r: Reader) -> None:
             reasons.append(
                 "it is marked to drop its next output frame as stale, but the failed "
                 "step's frame never arrives, so the first good frame after resume "
-                "is dropped")
+                "is dropped"
+            )
         elif stale > 0:
             reasons.append(
                 "it waits for stale output of the failed step, which never arrives: "
-                "the scheduler skips it forever (hang)")
+                "the scheduler skips it forever (hang)"
+            )
         if in_flight:
             reasons.append(
                 "num_in_flight_tokens was not reset, so its confirmed boundary "
-                "(num_computed_tokens - num_in_flight_tokens) is off by the lost step")
+                "(num_computed_tokens - num_in_flight_tokens) is off by the lost step"
+            )
         if not reasons:
             continue
         state = [f"num_in_flight_tokens={in_flight}", f"num_stale_output_tokens={stale}"]
@@ -161,10 +178,13 @@ def _check_resume(snap: Snapshot, report: FaultReport, r: Reader) -> None:
             state.append(f"async_tokens_to_discard={discard}")
         why = "; ".join(reasons)
         problems = state
-        report.violations.append(Violation(
-            code="FTR03", request_id=rr.request_id,
-            explanation=f"back in the waiting queue with {', '.join(problems)}: {why}",
-        ))
+        report.violations.append(
+            Violation(
+                code="FTR03",
+                request_id=rr.request_id,
+                explanation=f"back in the waiting queue with {', '.join(problems)}: {why}",
+            )
+        )
 
 
 def _check_placeholders(snap: Snapshot, report: FaultReport, r: Reader) -> None:
@@ -184,18 +204,21 @@ def _check_placeholders(snap: Snapshot, report: FaultReport, r: Reader) -> None:
             value = req.num_output_placeholders
             if type(value) is int and value >= 0:
                 continue
-        except Exception:
+        except Exception:  # noqa: BLE001 - anything odd is read again through the guarded read
             pass
         value = r.int_(req, "num_output_placeholders", "Request", codes)
         if is_missing(value):
             return
         if value < 0:
             rid = r.opt(req, "request_id")
-            report.violations.append(Violation(
-                code="FTR04", request_id=str(rid),
-                explanation=f"num_output_placeholders={value} (< 0): a late or "
-                "replayed output frame was counted twice",
-            ))
+            report.violations.append(
+                Violation(
+                    code="FTR04",
+                    request_id=str(rid),
+                    explanation=f"num_output_placeholders={value} (< 0): a late or "
+                    "replayed output frame was counted twice",
+                )
+            )
 
 
 def _check_zeroing(snap: Snapshot, report: FaultReport, r: Reader) -> None:
@@ -218,13 +241,16 @@ def _check_zeroing(snap: Snapshot, report: FaultReport, r: Reader) -> None:
             continue  # freed: vLLM re-records it for zeroing when it reallocates it
         if rec.block_id in recorded[rec.group]:
             continue
-        report.violations.append(_block_violation(
-            "FTR05", rec,
-            "KV zeroing is required and this dirty block is still allocated, but "
-            "it was not recorded for zeroing (record_blocks_for_zeroing from a "
-            "block-aligned start, before anything frees): its stale contents "
-            "are read as state",
-        ))
+        report.violations.append(
+            _block_violation(
+                "FTR05",
+                rec,
+                "KV zeroing is required and this dirty block is still allocated, but "
+                "it was not recorded for zeroing (record_blocks_for_zeroing from a "
+                "block-aligned start, before anything frees): its stale contents "
+                "are read as state",
+            )
+        )
 
 
-__all__ = ["run_checks", "BLOCKS"]
+__all__ = ["BLOCKS", "run_checks"]

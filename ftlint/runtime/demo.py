@@ -63,22 +63,43 @@ def run_demo(out: Any = None) -> int:
                 handler(sched)
             hit = h.prefix_hit(sched, probe)
             failing = report.failing()
-            verdict = ("FAIL " + ",".join(sorted({v.code for v in failing}))
-                       if failing else "ok" if report.verified else "cannot verify")
+            verdict = (
+                "FAIL " + ",".join(sorted({v.code for v in failing}))
+                if failing
+                else "ok"
+                if report.verified
+                else "cannot verify"
+            )
             if failing:
                 worst = 1
-            rows.append((name, report.dirty_total, report.dirty_left_cached,
-                         report.clean_evicted, f"{report.clean_total}",
-                         f"{hit} tokens", verdict, report))
+            rows.append(
+                (
+                    name,
+                    report.dirty_total,
+                    report.dirty_left_cached,
+                    report.clean_evicted,
+                    f"{report.clean_total}",
+                    f"{hit} tokens",
+                    verdict,
+                    report,
+                )
+            )
         print(f"\n{title}", file=out)
-        head = ("fault", "dirty blocks", "dirty left cached", "clean evicted",
-                "clean cached", "new-request prefix hit", "verdict")
+        head = (
+            "fault",
+            "dirty blocks",
+            "dirty left cached",
+            "clean evicted",
+            "clean cached",
+            "new-request prefix hit",
+            "verdict",
+        )
         widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-        line = "  ".join(str(c).ljust(w) for c, w in zip(head, widths))
+        line = "  ".join(str(c).ljust(w) for c, w in zip(head, widths, strict=True))
         print("  " + line, file=out)
         print("  " + "  ".join("-" * w for w in widths), file=out)
         for r in rows:
-            print("  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)), file=out)
+            print("  " + "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=False)), file=out)
         for r in rows:
             for v in r[-1].violations:
                 print(f"    {r[0]}: {v}", file=out)
@@ -86,15 +107,17 @@ def run_demo(out: Any = None) -> int:
         "\nA dirty block is one a failed step filled: its hash went into the prefix "
         "cache at schedule time, its KV was never computed. The prefix hit is what "
         "a new request with the same prompt reuses after the handler: with (a) it "
-        "includes never-computed KV.", file=out)
+        "includes never-computed KV.",
+        file=out,
+    )
     return worst
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="ftlint verify --demo",
-        description="Run vLLM's real scheduler on CPU through a failed step and "
-                    "verify two fault handlers.")
+        description="Run vLLM's real scheduler on CPU through a failed step and verify two fault handlers.",
+    )
     parser.add_argument("--demo", action="store_true", help="(the default)")
     parser.parse_args(argv)
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")

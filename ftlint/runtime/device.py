@@ -22,8 +22,7 @@ def _tensors(kv_caches: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def assert_blocks_zeroed(kv_caches: Any, block_ids: Iterable[int], *,
-                         block_dim: int = 0) -> None:
+def assert_blocks_zeroed(kv_caches: Any, block_ids: Iterable[int], *, block_dim: int = 0) -> None:
     """Assert that every KV-cache tensor's page for each of ``block_ids`` is all
     zero, on whatever device the tensors live (CUDA, CPU...).
 
@@ -46,13 +45,10 @@ def assert_blocks_zeroed(kv_caches: Any, block_ids: Iterable[int], *,
         num_blocks = tensor.shape[block_dim]
         out_of_range = [b for b in ids if not 0 <= b < num_blocks]
         if out_of_range:
-            raise IndexError(
-                f"kv_caches[{name}] has {num_blocks} blocks on dim {block_dim}; "
-                f"asked for {out_of_range}")
+            raise IndexError(f"kv_caches[{name}] has {num_blocks} blocks on dim {block_dim}; asked for {out_of_range}")
         index = torch.tensor(ids, device=tensor.device)
         pages = tensor.index_select(block_dim, index).movedim(block_dim, 0)
         nonzero = pages.reshape(len(ids), -1).ne(0).any(dim=1).cpu().tolist()
-        bad.extend(f"{name}: block {b}" for b, nz in zip(ids, nonzero) if nz)
+        bad.extend(f"{name}: block {b}" for b, nz in zip(ids, nonzero, strict=True) if nz)
     if bad:
-        raise AssertionError(
-            "KV cache pages not zeroed: " + ", ".join(bad))
+        raise AssertionError("KV cache pages not zeroed: " + ", ".join(bad))

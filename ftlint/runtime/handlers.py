@@ -28,7 +28,7 @@ def unconfirmed_tail_block_ids(scheduler: Any, requests: Any = None) -> set[int]
         confirmed = max(req.num_computed_tokens - req.num_in_flight_tokens, 0)
         for mgr in kvm.coordinator.single_type_managers:
             blocks = mgr.req_to_blocks.get(req.request_id, ())
-            for blk in blocks[confirmed // mgr.block_size:]:
+            for blk in blocks[confirmed // mgr.block_size :]:
                 if not blk.is_null and blk.block_hash is not None:
                     ids.add(blk.block_id)
     return ids

@@ -20,7 +20,7 @@ import functools
 import importlib
 import inspect
 import threading
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -33,24 +33,33 @@ _LOCK_ATTRS = ("_fault_lock", "fault_lock", "_lock", "lock")
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ftlint", "ftlint runtime verifier")
     group.addoption(
-        "--ftlint-verify", action="store_true", default=None, dest="ftlint_verify",
+        "--ftlint-verify",
+        action="store_true",
+        default=None,
+        dest="ftlint_verify",
         help="verify every vLLM fault handler called in any test "
-             "(wraps EngineCoreSentinel.on_fault and --ftlint-verify-target).")
+        "(wraps EngineCoreSentinel.on_fault and --ftlint-verify-target).",
+    )
     group.addoption(
-        "--ftlint-verify-target", action="append", default=[],
-        dest="ftlint_verify_targets", metavar="DOTTED",
-        help="another fault handler to verify, e.g. mypkg.ft:Sentinel.on_fault "
-             "(repeatable; implies --ftlint-verify).")
+        "--ftlint-verify-target",
+        action="append",
+        default=[],
+        dest="ftlint_verify_targets",
+        metavar="DOTTED",
+        help="another fault handler to verify, e.g. mypkg.ft:Sentinel.on_fault (repeatable; implies --ftlint-verify).",
+    )
     group.addoption(
-        "--ftlint-verify-strict", action="store_true", default=None,
+        "--ftlint-verify-strict",
+        action="store_true",
+        default=None,
         dest="ftlint_verify_strict",
-        help="also fail on FTR02 (clean cached blocks evicted).")
-    parser.addini("ftlint_verify", "verify every vLLM fault handler (like "
-                  "--ftlint-verify)", type="bool", default=False)
-    parser.addini("ftlint_verify_targets", "extra fault handlers to verify, one "
-                  "dotted name a line", type="linelist", default=[])
-    parser.addini("ftlint_verify_strict", "fail on FTR02 too", type="bool",
-                  default=False)
+        help="also fail on FTR02 (clean cached blocks evicted).",
+    )
+    parser.addini("ftlint_verify", "verify every vLLM fault handler (like --ftlint-verify)", type="bool", default=False)
+    parser.addini(
+        "ftlint_verify_targets", "extra fault handlers to verify, one dotted name a line", type="linelist", default=[]
+    )
+    parser.addini("ftlint_verify_strict", "fail on FTR02 too", type="bool", default=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,13 +68,15 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{MARKER}(enabled=True, strict=False): verify every fault handler called in "
         "this test (wraps EngineCoreSentinel.on_fault and the configured targets); "
         "ftlint_verify(False) opts a test out, e.g. one that runs a bad handler on "
-        "purpose.")
+        "purpose.",
+    )
     plugin = _Plugin(config)
     config.pluginmanager.register(plugin, PLUGIN_NAME)
     _ACTIVE.append(plugin)  # innermost session last (pytester runs nest)
 
 
 # -- resolving and wrapping targets ---------------------------------------
+
 
 def resolve_target(dotted: str) -> tuple[Any, str]:
     """``pkg.mod:Cls.meth`` or ``pkg.mod.Cls.meth`` -> (owner, attribute)."""
@@ -125,7 +136,7 @@ class _Patch:
 
     def install(self) -> None:
         raw = self.raw
-        func = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+        func: Any = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
         if getattr(func, "__ftlint_wrapped__", False):  # wrapped by an outer session
             func = func.__wrapped__
         wrapped = _make_wrapper(func, self.dotted)
@@ -160,8 +171,7 @@ def _make_wrapper(func: Any, dotted: str) -> Any:
 
         strict = plugin.strict
         lock = find_lock(args[0]) if args else None
-        obs = FaultObservation(scheduler, strict=strict, raise_=False, lock=lock,
-                               warn=False)
+        obs = FaultObservation(scheduler, strict=strict, raise_=False, lock=lock, warn=False)
         try:
             with obs:
                 result = func(*args, **kwargs)
@@ -177,6 +187,7 @@ def _make_wrapper(func: Any, dotted: str) -> Any:
 
 # -- the plugin object --------------------------------------------------------
 
+
 class _Plugin:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -184,11 +195,9 @@ class _Plugin:
         targets += [t for t in config.getini("ftlint_verify_targets") if t.strip()]
         self.extra_targets = targets
         opt = config.getoption("ftlint_verify")
-        self.session_wide = bool(opt if opt is not None else
-                                 config.getini("ftlint_verify")) or bool(targets)
+        self.session_wide = bool(opt if opt is not None else config.getini("ftlint_verify")) or bool(targets)
         sopt = config.getoption("ftlint_verify_strict")
-        self.default_strict = bool(sopt if sopt is not None else
-                                   config.getini("ftlint_verify_strict"))
+        self.default_strict = bool(sopt if sopt is not None else config.getini("ftlint_verify_strict"))
         self.strict = self.default_strict
         self.patches: list[_Patch] = []
         self.status: str | None = None
@@ -205,14 +214,14 @@ class _Plugin:
         try:
             patches.append(_Patch(self, DEFAULT_TARGET))
         except ImportError as exc:
-            self.status = (f"ftlint: --ftlint-verify: vLLM is not importable ({exc}); "
-                           "EngineCoreSentinel.on_fault is not verified")
+            self.status = (
+                f"ftlint: --ftlint-verify: vLLM is not importable ({exc}); EngineCoreSentinel.on_fault is not verified"
+            )
         for dotted in self.extra_targets:
             try:
                 patches.append(_Patch(self, dotted))
             except (ImportError, AttributeError) as exc:
-                raise pytest.UsageError(
-                    f"--ftlint-verify-target {dotted}: cannot resolve: {exc}") from exc
+                raise pytest.UsageError(f"--ftlint-verify-target {dotted}: cannot resolve: {exc}") from exc
         for p in patches:
             p.install()
         self.patches = patches
@@ -264,8 +273,9 @@ class _Plugin:
         marker = item.get_closest_marker(MARKER)
         installed_here = removed_here = False
         self.strict = self.default_strict
-        enabled = True if marker is None else bool(
-            marker.args[0] if marker.args else marker.kwargs.get("enabled", True))
+        enabled = (
+            True if marker is None else bool(marker.args[0] if marker.args else marker.kwargs.get("enabled", True))
+        )
         if not enabled and self.patches:  # opted out: vLLM's own functions back
             self.uninstall()
             removed_here = True
@@ -294,26 +304,26 @@ class _Plugin:
 
         for target, r in pending:
             if r.cannot_verify:
-                item.warn(FaultVerificationWarning(
-                    f"{target}: cannot verify: " + "; ".join(r.cannot_verify)))
+                item.warn(FaultVerificationWarning(f"{target}: cannot verify: " + "; ".join(r.cannot_verify)))
         for target in unverifiable:
-            item.warn(FaultVerificationWarning(
-                f"{target}: cannot verify: no scheduler found on the handler"))
+            item.warn(FaultVerificationWarning(f"{target}: cannot verify: no scheduler found on the handler"))
         if not failing:
             return rep
         text = "\n".join(f"{t}:\n{r.format(strict)}" for t, r in failing)
-        already = (call.excinfo is not None
-                   and isinstance(call.excinfo.value, FaultInvariantError))
+        already = call.excinfo is not None and isinstance(call.excinfo.value, FaultInvariantError)
         if rep.passed:
             rep.outcome = "failed"
-            rep.longrepr = (f"ftlint: a fault handler called during {call.when} broke "
-                            f"an invariant (the engine swallowed the error):\n{text}")
+            rep.longrepr = (
+                f"ftlint: a fault handler called during {call.when} broke "
+                f"an invariant (the engine swallowed the error):\n{text}"
+            )
         elif not already:
             rep.sections.append((f"ftlint fault-handler violations ({call.when})", text))
         return rep
 
 
 # -- fixture ------------------------------------------------------------------
+
 
 class FtVerifier:
     """The ``ft_verifier`` fixture: verification for one test.
@@ -339,9 +349,7 @@ class FtVerifier:
     def verify(self, scheduler: Any, *, strict: bool | None = None, lock: Any = None):
         from .verify import verify_fault_handling
 
-        return verify_fault_handling(
-            scheduler, strict=self._plugin.strict if strict is None else strict,
-            lock=lock)
+        return verify_fault_handling(scheduler, strict=self._plugin.strict if strict is None else strict, lock=lock)
 
     def observe(self, scheduler: Any, *, lock: Any = None):
         from .verify import observe_fault_handling
@@ -351,7 +359,7 @@ class FtVerifier:
 
 @pytest.fixture
 def ft_verifier(request: pytest.FixtureRequest):
-    plugin: _Plugin = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    plugin = cast(_Plugin, request.config.pluginmanager.get_plugin(PLUGIN_NAME))  # registered in pytest_configure
     installed_here = False if plugin.patches else plugin.install()
     try:
         yield FtVerifier(plugin)

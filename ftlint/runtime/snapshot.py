@@ -24,8 +24,14 @@ _MISSING = object()
 
 # Statuses of a request that sits in a waiting queue (vLLM's RequestStatus names).
 WAITING_STATUSES = frozenset(
-    {"WAITING", "PREEMPTED", "WAITING_FOR_FSM", "WAITING_FOR_REMOTE_KVS",
-     "WAITING_FOR_STREAMING_REQ", "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR"}
+    {
+        "WAITING",
+        "PREEMPTED",
+        "WAITING_FOR_FSM",
+        "WAITING_FOR_REMOTE_KVS",
+        "WAITING_FOR_STREAMING_REQ",
+        "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR",
+    }
 )
 
 
@@ -41,7 +47,7 @@ class Reader:
     def get(self, obj: Any, attr: str, where: str, codes: Iterable[str]) -> Any:
         try:
             value = getattr(obj, attr)
-        except Exception:  # AttributeError, or a property that raises
+        except Exception:  # noqa: BLE001 - AttributeError, or a property that raises
             self.miss(f"{where}.{attr}", codes)
             return _MISSING
         return value
@@ -49,7 +55,7 @@ class Reader:
     def opt(self, obj: Any, attr: str) -> Any:
         try:
             return getattr(obj, attr)
-        except Exception:
+        except Exception:  # noqa: BLE001 - AttributeError, or a property that raises
             return _MISSING
 
     def int_(self, obj: Any, attr: str, where: str, codes: Iterable[str]) -> Any:
@@ -83,20 +89,19 @@ class CacheMap:
 
     def __init__(self, pool: Any, reader: Reader) -> None:
         self.ok = False
-        self._map = reader.get(pool, "cached_block_hash_to_block", "BlockPool",
-                               ("FTR01", "FTR02"))
+        self._map = reader.get(pool, "cached_block_hash_to_block", "BlockPool", ("FTR01", "FTR02"))
         if is_missing(self._map):
             return
         self._contain = getattr(self._map, "contain", None)
         if self._contain is None and not isinstance(self._map, Mapping):
-            reader.miss("BlockPool.cached_block_hash_to_block.contain (unknown map type "
-                        f"{type(self._map).__name__})", ("FTR01", "FTR02"))
+            reader.miss(
+                f"BlockPool.cached_block_hash_to_block.contain (unknown map type {type(self._map).__name__})",
+                ("FTR01", "FTR02"),
+            )
             return
         self.ok = True
         secondary = reader.opt(pool, "cached_block_hashes_by_block")
-        self.secondary: Mapping[int, Any] = (
-            secondary if isinstance(secondary, Mapping) else {}
-        )
+        self.secondary: Mapping[int, Any] = secondary if isinstance(secondary, Mapping) else {}
 
     def contains(self, key: Any, block_id: int) -> bool:
         if self._contain is not None:
@@ -125,7 +130,7 @@ class BlockRecord(NamedTuple):
 
     request_id: str
     group: int
-    index: int
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index (a public name, kept)
     block_id: int
     block: Any
     keys: tuple[Any, ...]
@@ -189,8 +194,7 @@ def managers_of(scheduler: Any, reader: Reader) -> tuple[Any, list[Any]]:
     coordinator = reader.get(kvm, "coordinator", "KVCacheManager", BLOCKS)
     managers: Any = _MISSING
     if not is_missing(coordinator):
-        managers = reader.get(coordinator, "single_type_managers",
-                              "KVCacheCoordinator", BLOCKS)
+        managers = reader.get(coordinator, "single_type_managers", "KVCacheCoordinator", BLOCKS)
     pool = reader.opt(kvm, "block_pool")
     if is_missing(pool) and not is_missing(coordinator):
         pool = reader.opt(coordinator, "block_pool")
@@ -206,7 +210,7 @@ def managers_of(scheduler: Any, reader: Reader) -> tuple[Any, list[Any]]:
 
 
 def zeroing_required(scheduler: Any, reader: Reader, managers: list[Any]) -> bool:
-    for owner, where in ((scheduler, "Scheduler"),):
+    for owner, _where in ((scheduler, "Scheduler"),):
         flag = reader.opt(owner, "needs_kv_cache_zeroing")
         if not is_missing(flag):
             return bool(flag)
@@ -273,7 +277,7 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
 
     cache = snap.cache
     cache_ok = cache is not None and cache.ok
-    if cache_ok:
+    if cache is not None and cache_ok:
         secondary = cache.secondary
         contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
     plan: list[tuple] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
@@ -284,7 +288,7 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
             computed = request.num_computed_tokens
             in_flight = request.num_in_flight_tokens
             plain = type(computed) is int and type(in_flight) is int
-        except Exception:
+        except Exception:  # noqa: BLE001 - anything odd is read again, guarded
             plain = False
         if not plain:
             rid = r.get(request, "request_id", "Request", ALL)
@@ -295,7 +299,7 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
         rid = str(rid)
         rr = _new_record(RequestRecord, (rid, request, computed, in_flight))
         requests.append(rr)
-        if not cache_ok or is_missing(computed) or is_missing(in_flight):
+        if cache is None or not cache_ok or is_missing(computed) or is_missing(in_flight):
             continue
         confirmed = max(computed - in_flight, 0)
         if plan is None:
@@ -333,7 +337,7 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
                     elif any(contains(k, block_id) for k in keys) if extra else contains(key, block_id):
                         clean.append(_new_record(BlockRecord, (rid, group, index, block_id, block, keys, block_size)))
                         mine.add(block_id)
-            except Exception:  # a missing field (or a property that raises), an odd type
+            except Exception:  # noqa: BLE001 - a missing field (or a property that raises), an odd type
                 _record_blocks_guarded(snap, rr, m, blocks, boundary)
                 continue
             if mine:
@@ -360,8 +364,7 @@ class _Odd(Exception):
     """A block the fast loop cannot read plainly: read the request's blocks again, guarded."""
 
 
-def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord,
-                           blocks: Any, boundary: int) -> None:
+def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord, blocks: Any, boundary: int) -> None:
     r = snap.reader
     cache = snap.cache
     assert cache is not None

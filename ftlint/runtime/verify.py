@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable
-from typing import Any
+from types import TracebackType
+from typing import Any, Literal
 
 from .checks import run_checks
 from .report import FaultInvariantError, FaultReport, FaultVerificationWarning
@@ -31,9 +32,16 @@ class FaultObservation:
     still runs.
     """
 
-    def __init__(self, scheduler: Any, *, strict: bool = False, raise_: bool = True,
-                 lock: Any = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
-                 warn: bool | None = None) -> None:
+    def __init__(
+        self,
+        scheduler: Any,
+        *,
+        strict: bool = False,
+        raise_: bool = True,
+        lock: Any = None,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        warn: bool | None = None,
+    ) -> None:
         self.scheduler = scheduler
         self.strict = strict
         self.raise_ = raise_
@@ -96,9 +104,8 @@ class FaultObservation:
     def _take(self) -> None:
         try:
             self._snap = take_snapshot(self.scheduler)
-        except Exception as exc:  # never crash the user's test on our own bug
-            self.report.cannot_verify.append(
-                f"snapshot failed: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - never crash the user's test on our own bug
+            self.report.cannot_verify.append(f"snapshot failed: {type(exc).__name__}: {exc}")
 
     def _check(self) -> None:
         if self._snap is None:
@@ -106,24 +113,25 @@ class FaultObservation:
         try:
             run_checks(self._snap, self.report)
             self.report.complete = True
-        except Exception as exc:
-            self.report.cannot_verify.append(
-                f"checks failed: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - reported as cannot-verify, never raised into the test
+            self.report.cannot_verify.append(f"checks failed: {type(exc).__name__}: {exc}")
 
     # -- context manager -------------------------------------------------
     def __enter__(self) -> FaultReport:
         self._locked("snapshot", self._take)
         return self.report
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Literal[False]:
         self._locked("checks", self._check)
         self._snap = None  # drop references to vLLM objects
         report = self.report
         if self.warn and report.cannot_verify:
             warnings.warn(
-                "ftlint could not verify this fault handler: "
-                + "; ".join(report.cannot_verify),
-                FaultVerificationWarning, stacklevel=2,
+                "ftlint could not verify this fault handler: " + "; ".join(report.cannot_verify),
+                FaultVerificationWarning,
+                stacklevel=2,
             )
         if exc is not None:
             report.handler_exception = exc
@@ -131,7 +139,7 @@ class FaultObservation:
                 exc.ftlint_report = report  # type: ignore[attr-defined]
                 if report.violations and hasattr(exc, "add_note"):
                     exc.add_note(report.format(self.strict))
-            except Exception:
+            except Exception:  # noqa: BLE001 - the handler's own exception must propagate unchanged
                 pass
             return False  # the handler's exception propagates unchanged
         if self.raise_ and report.failing(self.strict):
@@ -139,9 +147,9 @@ class FaultObservation:
         return False
 
 
-def verify_fault_handling(scheduler: Any, *, strict: bool = False, lock: Any = None,
-                          lock_timeout: float = DEFAULT_LOCK_TIMEOUT
-                          ) -> FaultObservation:
+def verify_fault_handling(
+    scheduler: Any, *, strict: bool = False, lock: Any = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> FaultObservation:
     """Put around a call of a fault handler; raises FaultInvariantError on exit
     when the handler broke an invariant (FTR02 only with ``strict=True``).
 
@@ -150,21 +158,20 @@ def verify_fault_handling(scheduler: Any, *, strict: bool = False, lock: Any = N
     listed in ``report.cannot_verify`` and warned about
     (:class:`FaultVerificationWarning`), never raised or passed silently.
     """
-    return FaultObservation(scheduler, strict=strict, raise_=True, lock=lock,
-                            lock_timeout=lock_timeout)
+    return FaultObservation(scheduler, strict=strict, raise_=True, lock=lock, lock_timeout=lock_timeout)
 
 
-def observe_fault_handling(scheduler: Any, *, lock: Any = None,
-                           lock_timeout: float = DEFAULT_LOCK_TIMEOUT
-                           ) -> FaultObservation:
+def observe_fault_handling(
+    scheduler: Any, *, lock: Any = None, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> FaultObservation:
     """Like :func:`verify_fault_handling` but never raises for violations (and
     does not warn): read the yielded report after the ``with`` block."""
-    return FaultObservation(scheduler, raise_=False, lock=lock,
-                            lock_timeout=lock_timeout)
+    return FaultObservation(scheduler, raise_=False, lock=lock, lock_timeout=lock_timeout)
 
 
-def check_fault_handling(scheduler: Any, handler: Callable[..., Any], *args: Any,
-                         lock: Any = None, **kwargs: Any) -> FaultReport:
+def check_fault_handling(
+    scheduler: Any, handler: Callable[..., Any], *args: Any, lock: Any = None, **kwargs: Any
+) -> FaultReport:
     """Call ``handler(*args, **kwargs)`` and return the report (violations and
     counts) without raising for violations.  A handler exception propagates,
     with the report attached as ``exc.ftlint_report``."""

@@ -23,9 +23,14 @@ _MODEL_DIR: str | None = None
 _CONFIGS: dict[tuple, Any] = {}
 
 _TINY_MODEL = {
-    "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-    "hidden_size": 64, "num_attention_heads": 1, "num_key_value_heads": 1,
-    "num_hidden_layers": 1, "intermediate_size": 64, "vocab_size": 32000,
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 64,
+    "num_attention_heads": 1,
+    "num_key_value_heads": 1,
+    "num_hidden_layers": 1,
+    "intermediate_size": 64,
+    "vocab_size": 32000,
     "max_position_embeddings": 4096,
 }
 
@@ -34,18 +39,15 @@ class VllmUnavailable(RuntimeError):
     """vLLM (CPU build) is not importable here."""
 
 
-
-
 def setup() -> None:
     """Prepare the process for vLLM on CPU (idempotent)."""
     global _READY, _MODEL_DIR
     if _READY:
         return
-    for key, value in (("VLLM_TARGET_DEVICE", "cpu"), ("HF_HUB_OFFLINE", "1"),
-                       ("TRANSFORMERS_OFFLINE", "1")):
+    for key, value in (("VLLM_TARGET_DEVICE", "cpu"), ("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1")):
         os.environ.setdefault(key, value)
     try:
-        import vllm  # noqa: F401
+        import vllm
         from vllm.platforms import current_platform
         from vllm.utils.hashing import sha256
         from vllm.v1.core.kv_cache_utils import init_none_hash
@@ -56,19 +58,19 @@ def setup() -> None:
 
         raise VllmUnavailable(f"{exc}; {install_hint(sys.executable)}") from exc
     # The CPU platform's config hook demands triton-cpu; the scheduler does not.
-    type(current_platform).check_and_update_config = classmethod(
-        lambda cls, cfg: None)
+    type(current_platform).check_and_update_config = classmethod(lambda cls, cfg: None)
     init_none_hash(sha256)
     # Import every vLLM module the harness uses now, once: some register torch
     # ops at import and cannot be imported twice in a process (which a
     # sys.modules snapshot/restore, e.g. pytester's, would otherwise cause).
-    import vllm.v1.core.sched.async_scheduler  # noqa: F401
-    import vllm.v1.core.sched.scheduler  # noqa: F401
-    import vllm.v1.fault_tolerance.engine_core_sentinel  # noqa: F401
-    import vllm.v1.kv_cache_interface  # noqa: F401
-    import vllm.v1.outputs  # noqa: F401
-    import vllm.v1.request  # noqa: F401
+    import vllm.v1.core.sched.async_scheduler
+    import vllm.v1.core.sched.scheduler
+    import vllm.v1.fault_tolerance.engine_core_sentinel
+    import vllm.v1.kv_cache_interface
+    import vllm.v1.outputs
+    import vllm.v1.request
     import vllm.v1.structured_output  # noqa: F401
+
     _MODEL_DIR = tempfile.mkdtemp(prefix="ftlint-tiny-model-")
     atexit.register(shutil.rmtree, _MODEL_DIR, True)  # vLLM reads it only while building configs
     with open(os.path.join(_MODEL_DIR, "config.json"), "w") as f:
@@ -76,8 +78,7 @@ def setup() -> None:
     _READY = True
 
 
-def _vllm_config(max_num_seqs: int, max_num_batched_tokens: int, max_model_len: int,
-                 async_scheduling: bool) -> Any:
+def _vllm_config(max_num_seqs: int, max_num_batched_tokens: int, max_model_len: int, async_scheduling: bool) -> Any:
     key = (max_num_seqs, max_num_batched_tokens, max_model_len, async_scheduling)
     if key not in _CONFIGS:
         from vllm.config import (
@@ -88,25 +89,33 @@ def _vllm_config(max_num_seqs: int, max_num_batched_tokens: int, max_model_len: 
             VllmConfig,
         )
 
-        model = ModelConfig(model=_MODEL_DIR, skip_tokenizer_init=True,
-                            max_model_len=max_model_len)
+        model = ModelConfig(model=_MODEL_DIR, skip_tokenizer_init=True, max_model_len=max_model_len)
         sched = SchedulerConfig(
-            max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-            max_model_len=max_model_len, is_encoder_decoder=False,
+            max_num_seqs=max_num_seqs,
+            max_num_batched_tokens=max_num_batched_tokens,
+            max_model_len=max_model_len,
+            is_encoder_decoder=False,
             async_scheduling=async_scheduling,
         )
         cache = CacheConfig(block_size=16, enable_prefix_caching=True)
-        _CONFIGS[key] = VllmConfig(model_config=model, cache_config=cache,
-                                   scheduler_config=sched,
-                                   device_config=DeviceConfig(device="cpu"))
+        _CONFIGS[key] = VllmConfig(
+            model_config=model, cache_config=cache, scheduler_config=sched, device_config=DeviceConfig(device="cpu")
+        )
     return _CONFIGS[key]
 
 
-def build_scheduler(*, num_blocks: int = 256, block_size: int = 16,
-                    groups: Sequence[str] = ("full",), zeroing: bool = False,
-                    max_num_seqs: int = 64, max_num_batched_tokens: int = 8192,
-                    max_model_len: int = 2048, async_scheduling: bool = False,
-                    sliding_window: int = 32) -> Any:
+def build_scheduler(
+    *,
+    num_blocks: int = 256,
+    block_size: int = 16,
+    groups: Sequence[str] = ("full",),
+    zeroing: bool = False,
+    max_num_seqs: int = 64,
+    max_num_batched_tokens: int = 8192,
+    max_model_len: int = 2048,
+    async_scheduling: bool = False,
+    sliding_window: int = 32,
+) -> Any:
     """A real vLLM Scheduler (AsyncScheduler with ``async_scheduling``).
 
     ``groups``: one KV-cache group per entry, ``"full"`` (full attention) or
@@ -125,14 +134,12 @@ def build_scheduler(*, num_blocks: int = 256, block_size: int = 16,
     )
     from vllm.v1.structured_output import StructuredOutputManager
 
-    vllm_config = _vllm_config(max_num_seqs, max_num_batched_tokens, max_model_len,
-                               async_scheduling)
+    vllm_config = _vllm_config(max_num_seqs, max_num_batched_tokens, max_model_len, async_scheduling)
     vllm_config.cache_config.num_gpu_blocks = num_blocks
     vllm_config.cache_config.block_size = block_size
     specs = []
     for i, kind in enumerate(groups):
-        common = dict(block_size=block_size, num_kv_heads=1, head_size=1,
-                      dtype=torch.float32)
+        common = dict(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32)
         if kind == "full":
             spec = FullAttentionSpec(**common)
         elif kind == "sliding":
@@ -140,28 +147,32 @@ def build_scheduler(*, num_blocks: int = 256, block_size: int = 16,
         else:
             raise ValueError(f"unknown KV-cache group kind {kind!r}")
         specs.append(KVCacheGroupSpec([f"layer{i}"], spec))
-    kv_cache_config = KVCacheConfig(num_blocks=num_blocks, kv_cache_tensors=[],
-                                    kv_cache_groups=specs)
+    kv_cache_config = KVCacheConfig(num_blocks=num_blocks, kv_cache_tensors=[], kv_cache_groups=specs)
     kv_cache_config.needs_kv_cache_zeroing = zeroing
     cls = AsyncScheduler if async_scheduling else Scheduler
-    return cls(vllm_config=vllm_config, kv_cache_config=kv_cache_config,
-               block_size=block_size, log_stats=True,
-               structured_output_manager=StructuredOutputManager(vllm_config))
+    return cls(
+        vllm_config=vllm_config,
+        kv_cache_config=kv_cache_config,
+        block_size=block_size,
+        log_stats=True,
+        structured_output_manager=StructuredOutputManager(vllm_config),
+    )
 
 
-def make_request(request_id: str, prompt: Sequence[int], *, max_tokens: int = 64,
-                 block_size: int = 16) -> Any:
+def make_request(request_id: str, prompt: Sequence[int], *, max_tokens: int = 64, block_size: int = 16) -> Any:
     setup()
     from vllm.sampling_params import SamplingParams
     from vllm.utils.hashing import sha256
     from vllm.v1.core.kv_cache_utils import get_request_block_hasher
     from vllm.v1.request import Request
 
-    return Request(request_id, prompt_token_ids=list(prompt),
-                   sampling_params=SamplingParams(max_tokens=max_tokens,
-                                                  ignore_eos=True),
-                   pooling_params=None,
-                   block_hasher=get_request_block_hasher(block_size, sha256))
+    return Request(
+        request_id,
+        prompt_token_ids=list(prompt),
+        sampling_params=SamplingParams(max_tokens=max_tokens, ignore_eos=True),
+        pooling_params=None,
+        block_hasher=get_request_block_hasher(block_size, sha256),
+    )
 
 
 def prompt_tokens(seed: int, length: int) -> list[int]:
@@ -178,8 +189,7 @@ def complete_step(scheduler: Any, out: Any) -> Any:
     sampled: list[list[int]] = []
     for rid in req_ids:
         req = scheduler.requests.get(rid)
-        done_prefill = (req is not None and req.num_computed_tokens
-                        >= req.num_prompt_tokens)
+        done_prefill = req is not None and req.num_computed_tokens >= req.num_prompt_tokens
         sampled.append([100 + (req.num_tokens % 997)] if done_prefill else [])
     mro = ModelRunnerOutput(req_ids=req_ids, sampled_token_ids=sampled)
     return scheduler.update_from_output(out, mro)
@@ -194,18 +204,17 @@ def step(scheduler: Any, *, fail: bool = False) -> Any:
     return out
 
 
-def prefill_fault(scheduler: Any, prompts: dict[str, Sequence[int]], *,
-                  max_tokens: int = 64) -> Any:
+def prefill_fault(scheduler: Any, prompts: dict[str, Sequence[int]], *, max_tokens: int = 64) -> Any:
     """Add requests; their (first) prefill step fails."""
     bs = scheduler.block_size
     for rid, prompt in prompts.items():
-        scheduler.add_request(make_request(rid, prompt, max_tokens=max_tokens,
-                                           block_size=bs))
+        scheduler.add_request(make_request(rid, prompt, max_tokens=max_tokens, block_size=bs))
     return step(scheduler, fail=True)
 
 
-def decode_fault(scheduler: Any, prompts: dict[str, Sequence[int]], *,
-                 max_tokens: int = 64, max_steps: int = 64) -> Any:
+def decode_fault(
+    scheduler: Any, prompts: dict[str, Sequence[int]], *, max_tokens: int = 64, max_steps: int = 64
+) -> Any:
     """Add requests, prefill them successfully, then decode until a step makes
     a block full; that step fails (its freshly cached block is dirty)."""
     bs = scheduler.block_size
@@ -245,17 +254,17 @@ def resume_hit(scheduler: Any, request_id: str) -> int:
 def cached_tokens(scheduler: Any, prompt: Sequence[int]) -> int:
     """Prefix hit of ``prompt`` read without scheduling anything (read-only)."""
     req = make_request("lookup", prompt, block_size=scheduler.block_size)
-    blocks, hit = scheduler.kv_cache_manager.get_computed_blocks(req)
+    _blocks, hit = scheduler.kv_cache_manager.get_computed_blocks(req)
     return hit
 
 
 # -- a stand-in engine for vLLM's own EngineCoreSentinel -------------------
 
+
 class _StandInExecutor:
     is_failed = False
 
-    def collective_rpc(self, method: str, args: tuple = (), kwargs: Any = None,
-                       timeout: Any = None) -> list[dict]:
+    def collective_rpc(self, method: str, args: tuple = (), kwargs: Any = None, timeout: Any = None) -> list[dict]:
         return [{"mask": [0]}]
 
 
@@ -287,9 +296,17 @@ def make_sentinel(scheduler: Any) -> Any:
 # -- a full read of the scheduler's state, to prove the verifier writes nothing --
 
 _REQUEST_FIELDS = (
-    "request_id", "status", "num_computed_tokens", "num_in_flight_tokens",
-    "num_stale_output_tokens", "drop_stale_output", "num_output_placeholders",
-    "num_preemptions", "spec_token_ids", "num_tokens", "is_prefill_chunk",
+    "request_id",
+    "status",
+    "num_computed_tokens",
+    "num_in_flight_tokens",
+    "num_stale_output_tokens",
+    "drop_stale_output",
+    "num_output_placeholders",
+    "num_preemptions",
+    "spec_token_ids",
+    "num_tokens",
+    "is_prefill_chunk",
 )
 
 
@@ -302,20 +319,17 @@ def state_fingerprint(scheduler: Any) -> dict[str, Any]:
         "running": [r.request_id for r in scheduler.running],
         "waiting": [r.request_id for r in scheduler.waiting],
         "requests": {
-            rid: {f: repr(getattr(r, f, None)) for f in _REQUEST_FIELDS}
-            for rid, r in scheduler.requests.items()
+            rid: {f: repr(getattr(r, f, None)) for f in _REQUEST_FIELDS} for rid, r in scheduler.requests.items()
         },
         "cache": dict(cmap._cache),
         "cache_dups": {k: list(v) for k, v in cmap._dup_ids.items()},
         "secondary": {k: sorted(v) for k, v in pool.cached_block_hashes_by_block.items()},
-        "blocks": [(b.block_id, b.ref_cnt, b.block_hash, b.block_hash_num_tokens,
-                    b.is_null) for b in pool.blocks],
+        "blocks": [(b.block_id, b.ref_cnt, b.block_hash, b.block_hash_num_tokens, b.is_null) for b in pool.blocks],
         "free_queue": [b.block_id for b in pool.free_block_queue.get_all_free_blocks()],
         "num_free": pool.free_block_queue.num_free_blocks,
         "managers": [
             {
-                "req_to_blocks": {k: [b.block_id for b in v]
-                                  for k, v in m.req_to_blocks.items()},
+                "req_to_blocks": {k: [b.block_id for b in v] for k, v in m.req_to_blocks.items()},
                 "num_cached_block": dict(m.num_cached_block),
                 "new_block_ids": list(m.new_block_ids),
             }

@@ -17,13 +17,16 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from tests.differential.oracle import CORPUS, ROOT, Case
 
 SELECT = ("FT001", "FT004", "FT006", "FT007", "FT008")
 RULE_TO_RUNTIME = {
-    "FT007": "FTR01", "FT006": "FTR01",
+    "FT007": "FTR01",
+    "FT006": "FTR01",
     "FT004": "FTR02",
-    "FT008": "FTR03", "FT001": "FTR03",
+    "FT008": "FTR03",
+    "FT001": "FTR03",
 }
 FAMILIES = {
     "FTR01": "dirty KV left cached (FT006/FT007)",
@@ -48,25 +51,31 @@ class StaticResult:
 def _ftlint(args: list[str], cwd: Path, python: str | None) -> subprocess.CompletedProcess:
     env = {**os.environ, "FTLINT_NO_CACHE": "1"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    proc = subprocess.run([python or sys.executable, "-m", "ftlint", "check", "--no-cache",
-                           "--select", ",".join(SELECT), *args],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [python or sys.executable, "-m", "ftlint", "check", "--no-cache", "--select", ",".join(SELECT), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if proc.returncode not in (0, 1) or "Traceback" in proc.stderr:
-        raise RuntimeError(f"ftlint check {' '.join(args[:3])} ... in {cwd} failed "
-                           f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        raise RuntimeError(
+            f"ftlint check {' '.join(args[:3])} ... in {cwd} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
+        )
     return proc
 
 
-def lint_corpus(cases: Iterable[Case], python: str | None = None,
-                corpus: Path | None = None) -> dict[str, StaticResult]:
+def lint_corpus(
+    cases: Iterable[Case], python: str | None = None, corpus: Path | None = None
+) -> dict[str, StaticResult]:
     """One ``ftlint check`` over every handler directory (each a path argument,
     run from the corpus directory); findings grouped by handler.  Each handler
     resolves its helpers from its own directory (the top-level package parent
     of its files), so this gives the same findings as linting each directory
     alone (checked when the corpus was built) in one process instead of 70."""
     cases = list(cases)
-    proc = _ftlint(["--format", "json", *(c.path.name for c in cases)],
-                   corpus or CORPUS, python)
+    proc = _ftlint(["--format", "json", *(c.path.name for c in cases)], corpus or CORPUS, python)
     results = {c.name: StaticResult([]) for c in cases}
     for finding in json.loads(proc.stdout or "[]"):
         results[Path(finding["path"]).parts[0]].findings.append(finding)
@@ -80,6 +89,7 @@ def fix_corpus(corpus: Path, python: str | None = None) -> None:
 
 
 # -- comparison -------------------------------------------------------------------
+
 
 @dataclass
 class Confusion:
@@ -99,8 +109,7 @@ class Confusion:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
 
 
-def confusion(static: dict[str, list[str]], runtime: dict[str, list[str]]
-              ) -> dict[str, Confusion]:
+def confusion(static: dict[str, list[str]], runtime: dict[str, list[str]]) -> dict[str, Confusion]:
     """Per runtime family: does the static verdict predict it, handler by handler."""
     out = {family: Confusion() for family in FAMILIES}
     for name, truth in runtime.items():
@@ -120,8 +129,7 @@ def confusion(static: dict[str, list[str]], runtime: dict[str, list[str]]
     return out
 
 
-def scenario_agreement(static: dict[str, list[str]],
-                       labels: dict[str, dict]) -> tuple[int, int]:
+def scenario_agreement(static: dict[str, list[str]], labels: dict[str, dict]) -> tuple[int, int]:
     """(scenarios where the static verdict equals that scenario's runtime
     codes, all scenarios).  A static verdict is per handler, so a bug seen only
     in some scenarios (e.g. only with two KV-cache groups) disagrees with the

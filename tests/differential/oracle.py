@@ -89,6 +89,7 @@ def load_cases(corpus: Path | None = None) -> list[Case]:
 
 # -- inside the vLLM process ---------------------------------------------------
 
+
 def _load_handler_class(case: Case):
     """Import ``handler.py`` of ``case`` with its directory first on sys.path,
     then forget every module imported from that directory (helper modules of
@@ -117,7 +118,7 @@ def run_case(case: Case) -> dict[str, list[str]]:
 
     try:
         cls = _load_handler_class(case)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure to import becomes the case's "import-error:<type>" code
         return {s: [f"import-error:{type(exc).__name__}"] for s in case.scenarios()}
     asynchronous = case.vllm == "0.26"
     out: dict[str, list[str]] = {}
@@ -134,15 +135,14 @@ def run_case(case: Case) -> dict[str, list[str]]:
         try:
             with observe_fault_handling(sched) as report:
                 handler.on_fault(RuntimeError("DP collective failed"))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever the handler raises becomes a "raised:<type>" code
             raised = [f"raised:{type(exc).__name__}"]
             report = getattr(exc, "ftlint_report", None)
             if report is None:
                 out[scenario] = raised
                 continue
         if report.cannot_verify:
-            raise RuntimeError(f"{case.name} {scenario}: cannot verify: "
-                               f"{report.cannot_verify}")
+            raise RuntimeError(f"{case.name} {scenario}: cannot verify: {report.cannot_verify}")
         out[scenario] = sorted({v.code for v in report.violations}) + raised
     return out
 
@@ -150,11 +150,14 @@ def run_case(case: Case) -> dict[str, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vllm", choices=("0.34", "0.26"), default="0.34")
-    ap.add_argument("--corpus", type=Path, action="append",
-                    help="directory of handler directories (repeatable; default: corpus/)")
-    ap.add_argument("--write-labels", action="store_true",
-                    help=f"run every handler on both versions (one process each) and "
-                         f"write {LABELS.name}")
+    ap.add_argument(
+        "--corpus", type=Path, action="append", help="directory of handler directories (repeatable; default: corpus/)"
+    )
+    ap.add_argument(
+        "--write-labels",
+        action="store_true",
+        help=f"run every handler on both versions (one process each) and write {LABELS.name}",
+    )
     args = ap.parse_args(argv)
     if args.write_labels:
         write_labels(runtime_labels()[str(CORPUS)])
@@ -176,12 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     import vllm
 
     if not vllm.__version__.startswith(args.vllm + "."):
-        print(f"oracle.py: --vllm {args.vllm} but imported vllm {vllm.__version__} "
-              f"from {vllm.__file__}", file=sys.stderr)
+        print(
+            f"oracle.py: --vllm {args.vllm} but imported vllm {vllm.__version__} from {vllm.__file__}", file=sys.stderr
+        )
         return 2
-    result = {str(corpus): {c.name: run_case(c) for c in load_cases(corpus)
-                            if c.vllm == args.vllm}
-              for corpus in corpora}
+    result = {
+        str(corpus): {c.name: run_case(c) for c in load_cases(corpus) if c.vllm == args.vllm} for corpus in corpora
+    }
     out.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
     out.flush()
     return 0
@@ -189,26 +193,40 @@ def main(argv: list[str] | None = None) -> int:
 
 # -- from any process -------------------------------------------------------------
 
-def run_oracle(version: str, corpora: list[Path], python: str | None = None
-               ) -> dict[str, dict[str, dict[str, list[str]]]]:
+
+def run_oracle(
+    version: str, corpora: list[Path], python: str | None = None
+) -> dict[str, dict[str, dict[str, list[str]]]]:
     """Run every handler of vLLM ``version`` in ``corpora`` in one fresh
     process: ``{corpus: {name: {scenario: codes}}}``."""
-    env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore"}
+    env = {
+        **os.environ,
+        "VLLM_TARGET_DEVICE": "cpu",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "PYTHONWARNINGS": "ignore",
+    }
     if version == "0.26":
         from tests.differential import vllm026
 
         src = vllm026.python_sources(python or sys.executable)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(src), str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+        env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     proc = subprocess.run(
-        [python or sys.executable, str(HERE / "oracle.py"), "--vllm", version,
-         *(arg for c in corpora for arg in ("--corpus", str(c)))],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+        [
+            python or sys.executable,
+            str(HERE / "oracle.py"),
+            "--vllm",
+            version,
+            *(arg for c in corpora for arg in ("--corpus", str(c))),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     if proc.returncode != 0:
-        raise RuntimeError(f"runtime oracle for vLLM {version} failed "
-                           f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        raise RuntimeError(f"runtime oracle for vLLM {version} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout)
 
 
@@ -217,23 +235,25 @@ def verdict(scenarios: dict[str, list[str]]) -> list[str]:
     return sorted({c for codes in scenarios.values() for c in codes})
 
 
-def runtime_labels(corpora: list[Path] | None = None, python: str | None = None
-                   ) -> dict[str, dict[str, dict]]:
+def runtime_labels(corpora: list[Path] | None = None, python: str | None = None) -> dict[str, dict[str, dict]]:
     """``{corpus: {name: {"vllm", "verdict", "scenarios"}}}`` for every handler of
     ``corpora`` (default: the corpus), fresh: one process per vLLM version."""
     corpora = corpora or [CORPUS]
     cases = {str(c): load_cases(c) for c in corpora}
     runs: dict[str, dict[str, dict[str, list[str]]]] = {str(c): {} for c in corpora}
-    versions = [v for v in ("0.34", "0.26")
-                if any(case.vllm == v for cs in cases.values() for case in cs)]
+    versions = [v for v in ("0.34", "0.26") if any(case.vllm == v for cs in cases.values() for case in cs)]
     # The two processes are independent: run them side by side.
     with ThreadPoolExecutor(max_workers=len(versions) or 1) as pool:
         for done in pool.map(lambda v: run_oracle(v, corpora, python), versions):
             for corpus, result in done.items():
                 runs[corpus].update(result)
-    return {corpus: {c.name: {"vllm": c.vllm, "verdict": verdict(runs[corpus][c.name]),
-                              "scenarios": runs[corpus][c.name]} for c in cs}
-            for corpus, cs in cases.items()}
+    return {
+        corpus: {
+            c.name: {"vllm": c.vllm, "verdict": verdict(runs[corpus][c.name]), "scenarios": runs[corpus][c.name]}
+            for c in cs
+        }
+        for corpus, cs in cases.items()
+    }
 
 
 def read_labels() -> dict[str, dict]:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import filecmp
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -61,8 +60,7 @@ def fixed_corpus(tmp_path_factory):
     shutil.copy(whole / "pyproject.toml", fixed / "pyproject.toml")
     for case in CASES:
         cmp = filecmp.dircmp(case.path, whole / case.name, ignore=["__pycache__"])
-        if cmp.diff_files or cmp.left_only or cmp.right_only or any(
-                sub.diff_files for sub in cmp.subdirs.values()):
+        if cmp.diff_files or cmp.left_only or cmp.right_only or any(sub.diff_files for sub in cmp.subdirs.values()):
             shutil.copytree(whole / case.name, fixed / case.name)
     return fixed
 
@@ -88,8 +86,7 @@ def static_results():
 def _static_params():
     for name in NAMES:
         if name in KNOWN_DISAGREEMENTS:
-            yield pytest.param(name, marks=pytest.mark.xfail(
-                strict=True, reason=KNOWN_DISAGREEMENTS[name]))
+            yield pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DISAGREEMENTS[name]))
         else:
             yield name
 
@@ -102,15 +99,12 @@ def test_runtime_label_is_current(name, fresh_runtime_labels):
 @pytest.mark.parametrize("name", list(_static_params()))
 def test_static_verdict_equals_runtime_verdict(name, static_results):
     result = static_results[name]
-    if name in LEGITIMATE_DIFFERENCES:
-        expected = LEGITIMATE_DIFFERENCES[name][0]
-    else:
-        expected = LABELS[name]["verdict"]
+    expected = LEGITIMATE_DIFFERENCES[name][0] if name in LEGITIMATE_DIFFERENCES else LABELS[name]["verdict"]
     assert result.verdict == expected, (
         f"{name}: static {result.rule_codes} -> {result.verdict}, "
         f"runtime {LABELS[name]['verdict']}; findings: "
-        + "; ".join(f"{f['path']}:{f['line']} {f['code']} {f['message']}"
-                    for f in result.findings))
+        + "; ".join(f"{f['path']}:{f['line']} {f['code']} {f['message']}" for f in result.findings)
+    )
 
 
 def fix_problems(root: Path, rerun: dict[str, dict]) -> dict[str, list[str]]:
@@ -129,13 +123,14 @@ def fix_problems(root: Path, rerun: dict[str, dict]) -> dict[str, list[str]]:
         added = set(codes) - set(broken) - set(LABELS[name]["verdict"])
         if added:
             why.append(f"the fix adds {sorted(added)} at runtime")
-        left = [f"{f['path']}:{f['line']} {f['code']}" for f in static[name].findings
-                if f["code"] in ("FT001", "FT008")]
+        left = [
+            f"{f['path']}:{f['line']} {f['code']}" for f in static[name].findings if f["code"] in ("FT001", "FT008")
+        ]
         if left:
             why.append(f"ftlint still reports {left}")
         if LABELS[name]["vllm"] == "0.26" and any(
-                "num_stale_output_tokens" in p.read_text()
-                for p in (root / name).rglob("*.py")):
+            "num_stale_output_tokens" in p.read_text() for p in (root / name).rglob("*.py")
+        ):
             why.append("the fix names num_stale_output_tokens, which vLLM 0.26 lacks")
         if why:
             problems[name] = why
@@ -147,13 +142,15 @@ def test_fixed_handlers_rerun_statically_and_at_runtime(fixed_corpus, runtime_ru
     assert len(rerun) >= 5  # the corpus exercises the safe fixes
     problems = fix_problems(fixed_corpus, rerun)
     assert sorted(problems) == sorted(KNOWN_FIX_FAILURES), "\n".join(
-        f"{n}: {'; '.join(w)}" for n, w in sorted(problems.items()))
+        f"{n}: {'; '.join(w)}" for n, w in sorted(problems.items())
+    )
 
 
 def test_corpus_shape():
     assert len(CASES) >= 60
-    assert sorted(LABELS) == sorted(NAMES), "labels.json does not match corpus/: " \
-        "run tests/differential/oracle.py --write-labels"
+    assert sorted(LABELS) == sorted(NAMES), (
+        "labels.json does not match corpus/: run tests/differential/oracle.py --write-labels"
+    )
     correct = [n for n in NAMES if not LABELS[n]["verdict"]]
     assert len(correct) >= 20
     for family in ("FTR01", "FTR02", "FTR03"):
@@ -164,8 +161,9 @@ def test_corpus_shape():
         assert case.intended.startswith("Intended:"), f"{case.name}: header comment"
         assert LABELS[case.name]["vllm"] == case.vllm
         assert sorted(LABELS[case.name]["scenarios"]) == sorted(case.scenarios())
-        assert all(code.startswith("FTR") for code in LABELS[case.name]["verdict"]), \
+        assert all(code.startswith("FTR") for code in LABELS[case.name]["verdict"]), (
             f"{case.name}: the handler itself fails: {LABELS[case.name]['verdict']}"
+        )
 
 
 def test_difference_tables_name_existing_handlers_once():

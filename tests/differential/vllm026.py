@@ -46,15 +46,17 @@ def python_sources(python: str = sys.executable) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ftlint-vllm-wheel-") as tmp:
         proc = subprocess.run(
-            [python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-             f"vllm=={VERSION}", "-d", tmp],
-            capture_output=True, text=True, timeout=600,
+            [python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", f"vllm=={VERSION}", "-d", tmp],
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         wheels = list(Path(tmp).glob("vllm-*.whl"))
         if proc.returncode != 0 or not wheels:
             raise RuntimeError(
                 f"cannot fetch vllm=={VERSION} from PyPI for the older-API handlers "
-                f"(pip download exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+                f"(pip download exit {proc.returncode}):\n{proc.stderr[-2000:]}"
+            )
         with zipfile.ZipFile(wheels[0]) as wheel:
             for info in wheel.infolist():
                 if info.filename.startswith("vllm/") and info.filename.endswith(".py"):
@@ -66,23 +68,22 @@ def python_sources(python: str = sys.executable) -> Path:
 def prepare_process() -> None:
     """Install the three shims (see the module docstring); call before the
     CPU harness imports vLLM, with 0.26's sources first on sys.path."""
-    for name in ("vllm.v1.fault_tolerance",
-                 "vllm.v1.fault_tolerance.engine_core_sentinel"):
+    for name in ("vllm.v1.fault_tolerance", "vllm.v1.fault_tolerance.engine_core_sentinel"):
         sys.modules.setdefault(name, types.ModuleType(name))
     import vllm
 
     if not vllm.__version__.startswith("0.26."):
-        raise RuntimeError(f"expected vLLM 0.26 first on the path, got "
-                           f"{vllm.__version__} from {vllm.__file__}")
+        raise RuntimeError(f"expected vLLM 0.26 first on the path, got {vllm.__version__} from {vllm.__file__}")
     import vllm.v1.kv_cache_interface as kvi
     import vllm.v1.outputs as outputs
 
     prop = kvi.KVCacheConfig.__dict__.get("needs_kv_cache_zeroing")
     if isinstance(prop, property) and prop.fset is None:
+
         def fset(self, value, _get=prop.fget):
             if bool(value) != bool(_get(self)):
-                raise ValueError("vLLM 0.26 derives needs_kv_cache_zeroing; "
-                                 "it cannot be forced")
+                raise ValueError("vLLM 0.26 derives needs_kv_cache_zeroing; it cannot be forced")
+
         kvi.KVCacheConfig.needs_kv_cache_zeroing = property(prop.fget, fset)
 
     base = outputs.ModelRunnerOutput
@@ -90,7 +91,6 @@ def prepare_process() -> None:
     class ModelRunnerOutput(base):  # type: ignore[misc, valid-type]
         def __init__(self, req_ids, sampled_token_ids=None, **kw):
             kw.setdefault("req_id_to_index", {r: i for i, r in enumerate(req_ids)})
-            super().__init__(req_ids=req_ids, sampled_token_ids=sampled_token_ids or [],
-                             **kw)
+            super().__init__(req_ids=req_ids, sampled_token_ids=sampled_token_ids or [], **kw)
 
     outputs.ModelRunnerOutput = ModelRunnerOutput

@@ -12,7 +12,6 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
 
-
 from tests.lsp.lsp_helpers import Published
 
 
@@ -55,5 +54,3 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     return tmp_path
-
-

@@ -39,7 +39,9 @@ def open_file(client: LanguageClient, path: Path, version: int = 1) -> str:
     uri = path.as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri=uri, language_id="python", version=version, text=path.read_text(encoding="utf-8"))
+            types.TextDocumentItem(
+                uri=uri, language_id="python", version=version, text=path.read_text(encoding="utf-8")
+            )
         )
     )
     return uri
@@ -57,6 +59,7 @@ def change_file(client: LanguageClient, uri: str, text: str, version: int) -> No
 
 async def published_after(client: LanguageClient, uri: str, seen: int) -> list[types.Diagnostic]:
     """The diagnostics of the first publish for `uri` after the `seen` ones before it."""
+
     async def wait() -> list[types.Diagnostic]:
         while client.diagnostics.count(uri) <= seen:
             await asyncio.sleep(0.01)

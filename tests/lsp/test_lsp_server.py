@@ -22,7 +22,8 @@ EVICT_TAILS = """
                 kv.evict_blocks({block.block_id for block in tail if not block.is_null})
 """
 
-HANDLER_DROPS_FRAME = """
+HANDLER_DROPS_FRAME = (
+    """
 class EngineCoreSentinel:
     def on_fault(self, exc):
         running = list(self.engine.scheduler.running)
@@ -31,7 +32,9 @@ class EngineCoreSentinel:
             self.engine.scheduler._preempt_request(request, 0.0, drop_stale_output=True)
             request.num_in_flight_tokens = 0
             request.num_stale_output_tokens = 0
-""" + EVICT_TAILS
+"""
+    + EVICT_TAILS
+)
 
 HANDLER_CALLS_HELPER = """
 from pkg.helpers import abort_all
@@ -80,7 +83,9 @@ async def test_open_publishes_diagnostics_and_an_edit_clears_them(client: Langua
     path = write(project, "pkg/sentinel.py", HANDLER_DROPS_FRAME)
     uri = open_file(client, path)
     diagnostics = await published_after(client, uri, 0)
-    assert [(d.code, d.source, d.severity) for d in diagnostics] == [("FT001", "ftlint", types.DiagnosticSeverity.Error)]
+    assert [(d.code, d.source, d.severity) for d in diagnostics] == [
+        ("FT001", "ftlint", types.DiagnosticSeverity.Error)
+    ]
     (diagnostic,) = diagnostics
     # the preempting call, from its first column to the end of its closing parenthesis
     number, line = _line_with(_dedent(HANDLER_DROPS_FRAME), "drop_stale_output")
@@ -224,7 +229,8 @@ def resume_all(scheduler, requests):
         request.num_stale_output_tokens = 0
 """
 
-HANDLER_RESUMES = """
+HANDLER_RESUMES = (
+    """
 from pkg.resume import resume_all
 
 
@@ -233,7 +239,9 @@ class EngineCoreSentinel:
         running = list(self.engine.scheduler.running)
         self._evict_unconfirmed_tails(running)
         resume_all(self.engine.scheduler, running)
-""" + EVICT_TAILS
+"""
+    + EVICT_TAILS
+)
 
 
 @pytest.mark.asyncio
@@ -254,7 +262,9 @@ async def test_save_and_close(client: LanguageClient, project):
     assert [d.code for d in await published_after(client, uri, 0)] == ["FT001"]
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     assert [d.code for d in await published_after(client, uri, 1)] == ["FT001"]
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     assert await published_after(client, uri, 2) == []  # a closed file keeps no diagnostics
 
 
@@ -262,7 +272,7 @@ async def test_save_and_close(client: LanguageClient, project):
 async def test_fix_all_action_and_file_watchers(client: LanguageClient, project):
     text = _dedent(HANDLER_DROPS_FRAME)
     uri = open_file(client, write(project, "pkg/sentinel.py", text))
-    (diagnostic,) = await published_after(client, uri, 0)
+    (_diagnostic,) = await published_after(client, uri, 0)
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),

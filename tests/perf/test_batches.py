@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
 from pre_commit.xargs import partition
+
 from tests.helpers import run_ftlint
 
 HANDLER = """\
@@ -65,7 +65,7 @@ def _findings(proc: subprocess.CompletedProcess) -> list[tuple]:
 def _batches(files: list[str], max_length: int) -> list[list[str]]:
     """pre-commit's own split (require_serial: one partition at a time, cut by length)."""
     cmd = ("ftlint", "check", "--force-exclude", "--format", "json")
-    return [list(part[len(cmd):]) for part in partition(cmd, files, 1, max_length)]
+    return [list(part[len(cmd) :]) for part in partition(cmd, files, 1, max_length)]
 
 
 def _run_batches(root: Path, batches, *extra: str, env=None, parallel: bool = False) -> list[tuple]:
@@ -132,7 +132,9 @@ def vllm_copy(tmp_path_factory) -> Path:
     shutil.copytree(
         Path(spec.origin).parent,
         root / "vllm",
-        ignore=lambda d, names: [n for n in names if not (n.endswith((".py", ".pyi")) or os.path.isdir(os.path.join(d, n)))],
+        ignore=lambda d, names: [
+            n for n in names if not (n.endswith((".py", ".pyi")) or os.path.isdir(os.path.join(d, n)))
+        ],
     )
     (root / ".git").mkdir()
     return root

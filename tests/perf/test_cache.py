@@ -115,8 +115,8 @@ def test_same_size_edit_is_seen(tmp_path):
     assert _codes(_lint(tmp_path)) == []
     text = (tmp_path / "sentinel.py").read_text()
     swapped = text.replace(
-        "        evict_dirty_tails(self.scheduler)\n        self.scheduler.finish_requests(None, \"aborted\")\n",
-        "        self.scheduler.finish_requests(None, \"aborted\")\n        evict_dirty_tails(self.scheduler)\n",
+        '        evict_dirty_tails(self.scheduler)\n        self.scheduler.finish_requests(None, "aborted")\n',
+        '        self.scheduler.finish_requests(None, "aborted")\n        evict_dirty_tails(self.scheduler)\n',
     )
     assert len(swapped) == len(text) and swapped != text
     st = (tmp_path / "sentinel.py").stat()
@@ -194,7 +194,12 @@ def _cli(cwd: Path, *args: str, env_extra: dict | None = None) -> subprocess.Com
     env.update(env_extra or {})
     return subprocess.run(
         [sys.executable, "-m", "ftlint", "check", "--format", "json", "--scan-stats", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -229,9 +234,17 @@ def test_warm_cli_run_does_not_parse_or_import_the_linter(tmp_path):
         """
     )
     env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
-    run = lambda: subprocess.run(
-        [sys.executable, "-c", driver, str(tmp_path)], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
+
+    def run():
+        return subprocess.run(
+            [sys.executable, "-c", driver, str(tmp_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
     cold = run()
     assert cold.stdout.startswith("False 1 "), cold.stderr
     warm = run()
@@ -295,7 +308,8 @@ def test_an_edit_rewrites_only_the_stat_shard_of_the_edited_file(tmp_path):
     os.utime(edited, (past, past))
     assert _codes(_lint(project, cache_dir=cache)) == expected
     changed = {
-        name for name, (data, mtime) in shards.items()
+        name
+        for name, (data, mtime) in shards.items()
         if (cache / "stat" / name).read_bytes() != data or (cache / "stat" / name).stat().st_mtime_ns != mtime
     }
     assert changed == {next(n for n in shards if n.endswith(f"-{stat_shard(os.fspath(edited)):x}.json"))}

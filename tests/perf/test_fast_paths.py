@@ -73,8 +73,10 @@ def _all_nodes(module: cst.Module) -> list[cst.CSTNode]:
 PATTERNS = {
     "len call": lambda m: m.Call(func=m.Name("len")),
     "falsy": lambda m: m.Integer("0") | m.Name("False") | m.Name("None"),
-    "len bound": lambda m: m.Call(func=m.Name("len"))
-    | m.BinaryOperation(left=m.Call(func=m.Name("len")), operator=m.Subtract() | m.Add(), right=m.Integer()),
+    "len bound": lambda m: (
+        m.Call(func=m.Name("len"))
+        | m.BinaryOperation(left=m.Call(func=m.Name("len")), operator=m.Subtract() | m.Add(), right=m.Integer())
+    ),
     "minus one": lambda m: m.UnaryOperation(operator=m.Minus(), expression=m.Integer("1")),
     "named call": lambda m: m.Call(func=m.Name() | m.Attribute(attr=m.Name())),
     "evict": lambda m: m.Call(func=m.Attribute(attr=m.Name("evict_blocks"))),
@@ -182,9 +184,7 @@ def _statements(fn: cst.FunctionDef) -> list[str]:
     """The body's code lines without comment-only and blank lines: comments after a
     block's last statement sit in LibCST's block footer, which the outline's line span
     (ending at the last statement) leaves out; they hold nothing a rule reads."""
-    return [
-        line for line in _code(fn.body).splitlines() if line.strip() and not line.strip().startswith("#")
-    ]
+    return [line for line in _code(fn.body).splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
 @pytest.mark.vllm  # samples the installed vLLM tree
@@ -200,7 +200,7 @@ def test_outline_indexes_like_the_libcst_indexer_and_parses_functions_alike():
         kept = json.loads(json.dumps(outline_ops(text)))
         assert _shape(replay(path, text, kept)) == _shape(full), path
         compared += 1
-        for mine, theirs in zip(outlined.functions, full.functions):
+        for mine, theirs in zip(outlined.functions, full.functions, strict=True):  # same _shape: same length
             node = mine.node
             assert node.name.value == theirs.node.name.value
             assert _code(node.params) == _code(theirs.node.params), (path, mine.qualname)
@@ -242,7 +242,7 @@ def test_outline_cases_the_two_indexers_must_agree_on(tmp_path):
     outlined = outline_module(path, text)
     assert _shape(outlined) == _shape(full)
     assert set(full.imports) == {"a", "e", "f", "I", "j"}
-    for mine, theirs in zip(outlined.functions, full.functions):
+    for mine, theirs in zip(outlined.functions, full.functions, strict=True):  # same _shape: same length
         assert _statements(mine.node) == _statements(theirs.node), mine.qualname
 
 
@@ -464,7 +464,7 @@ def test_forked_scan_with_the_cache_learns_what_the_serial_one_learns(tmp_path, 
         sentinel.write_text(original)
         cache_dir = tmp_path / f"cache-{enabled}"
 
-        def run():
+        def run(cache_dir=cache_dir):
             result = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root, cache_dir=cache_dir)
             return sorted((f.path, f.line, f.code) for f in result.findings), result.cache_hit
 

@@ -25,7 +25,9 @@ def _code(functions: int) -> str:
 def _findings(*args, cwd):
     proc = run_ftlint("check", "--format", "json", *args, cwd=cwd)
     assert "Traceback" not in proc.stderr, proc.stderr
-    return proc.returncode, [(f["path"], f["line"], f["column"], f["code"], f["message"]) for f in json.loads(proc.stdout)]
+    return proc.returncode, [
+        (f["path"], f["line"], f["column"], f["code"], f["message"]) for f in json.loads(proc.stdout)
+    ]
 
 
 def test_multi_megabyte_files_explicit_and_exhaustive(tmp_path):
@@ -51,7 +53,9 @@ def test_multi_megabyte_files_explicit_and_exhaustive(tmp_path):
     # the limit is configurable (flag, config); one FT000 a file: a syntax error found anyway wins
     (tmp_path / "small.py").write_text(_code(100))
     (tmp_path / "small_broken.py").write_text(HANDLER + _code(100) + "def broken(:\n")
-    code, findings = _findings("--exhaustive", "--exhaustive-max-mb", "0.001", "small.py", "small_broken.py", cwd=tmp_path)
+    code, findings = _findings(
+        "--exhaustive", "--exhaustive-max-mb", "0.001", "small.py", "small_broken.py", cwd=tmp_path
+    )
     assert [(f[0], f[3], f[4].split(" (")[0].split(":")[0]) for f in findings] == [
         ("small.py", "FT000", "too large to parse with LibCST under --exhaustive"),
         ("small_broken.py", "FT000", "syntax error"),

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ftlint.lint_runner import screen_files
 from ftlint.config import Config
 from ftlint.engine import lint_paths
+from ftlint.lint_runner import screen_files
 from ftlint.prefilter import Prefilter
 from ftlint.registry import known_codes
 
@@ -46,7 +46,10 @@ SAMPLES: dict[str, str] = {
     "nested_local.py": "def outer(engine):\n    def on_fault(exc):\n        engine.scheduler.finish_requests(engine.running, 1)\n"
     "    return on_fault\n",
     # non-ASCII names, matched by globs
-    "unicode_name.py": "class A:\n    def on_fault_é(self):\n" + HANDLER_BODY + "    def ré_fault(self):\n" + HANDLER_BODY,
+    "unicode_name.py": "class A:\n    def on_fault_é(self):\n"
+    + HANDLER_BODY
+    + "    def ré_fault(self):\n"
+    + HANDLER_BODY,
     "unicode_qmark.py": "class Ω:\n    def on_ßfault(self):\n" + HANDLER_BODY,
     "helpers.py": HELPER,
     "calls_helper.py": "from helpers import abort_all\nclass Sentinel:\n    def recover(self):\n        abort_all(self)\n",
@@ -112,9 +115,19 @@ def test_samples_are_adversarial(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = lint_paths([], config, set(known_codes()), cwd=tmp_path)
     files = {f.path for f in result.findings if f.code == "FT007"}
-    for name in ("plain.py", "async_def.py", "decorated.py", "continuation.py", "continuation_crlf.py",
-                 "tabs_formfeed.py", "unicode_name.py", "unicode_qmark.py", "calls_helper.py",
-                 "dotted_crossing.py", "latin1.py"):
+    for name in (
+        "plain.py",
+        "async_def.py",
+        "decorated.py",
+        "continuation.py",
+        "continuation_crlf.py",
+        "tabs_formfeed.py",
+        "unicode_name.py",
+        "unicode_qmark.py",
+        "calls_helper.py",
+        "dotted_crossing.py",
+        "latin1.py",
+    ):
         assert name in files, (name, sorted(files))
     for name in ("in_string.py", "in_comment.py", "call_only.py", "alias.py", "nested_local.py"):
         assert name not in files

@@ -41,4 +41,3 @@ def ftlint(monkeypatch, capsys):
         return Run(code, out, err)
 
     return run
-

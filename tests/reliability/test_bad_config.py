@@ -51,7 +51,7 @@ def test_non_utf8_pyproject(tmp_path, ftlint):
 def test_explicit_config_missing_and_bad(tmp_path, ftlint):
     run = ftlint(tmp_path, "--config", "nope.toml")
     assert (run.code, run.err) == (2, "ftlint: error: --config nope.toml: no such file\n")
-    (tmp_path / "ftlint.toml").write_text("select = [\"FT\"]\nbogus = 1\n")
+    (tmp_path / "ftlint.toml").write_text('select = ["FT"]\nbogus = 1\n')
     run = ftlint(tmp_path, "--config", "ftlint.toml")
     assert run.code == 2
     assert run.err == f"ftlint: error: {tmp_path / 'ftlint.toml'}: unknown key 'bogus'\n"

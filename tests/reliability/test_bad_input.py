@@ -89,7 +89,11 @@ BAD_FILES = {
     ),
     "too_many_brackets.py": (
         b"x = " + b"(" * (MAX_BRACKET_DEPTH + 1) + b"1" + b")" * (MAX_BRACKET_DEPTH + 1) + b"\n",
-        (1, 5 + MAX_BRACKET_DEPTH, f"too deeply nested: more than {MAX_BRACKET_DEPTH} nested brackets (Python's own limit is {MAX_BRACKET_DEPTH})"),
+        (
+            1,
+            5 + MAX_BRACKET_DEPTH,
+            f"too deeply nested: more than {MAX_BRACKET_DEPTH} nested brackets (Python's own limit is {MAX_BRACKET_DEPTH})",
+        ),
     ),
 }
 
@@ -197,12 +201,36 @@ def test_ten_megabyte_files(tmp_path, ftlint):
 HEAD = "def on_fault(self, exc):\n    self.scheduler.reset_prefix_cache()\n"
 DEEP = {
     # what, make(n), the deepest n that must still be linted, the message past the limit
-    "brackets": (lambda n: "x = " + "(" * n + "1" + ")" * n, MAX_BRACKET_DEPTH, "more than 200 nested brackets (Python's own limit is 200)"),
-    "lists": (lambda n: "x = " + "[" * n + "1" + "]" * n, 95, "more than 100 levels of nested expressions and statements (ftlint's limit)"),
-    "binary operators": (lambda n: "x = " + " + ".join(["1"] * n), 95, "more than 100 levels of nested expressions and statements (ftlint's limit)"),
-    "boolean operators": (lambda n: "x = " + " and ".join(["a"] * n), 95, "more than 100 levels of nested expressions and statements (ftlint's limit)"),
-    "attribute chain": (lambda n: "x = a" + ".b" * n, 95, "more than 100 levels of nested expressions and statements (ftlint's limit)"),
-    "concatenated strings": (lambda n: "x = " + " ".join(['"a"'] * n), MAX_CONCATENATED_STRINGS, "more than 200 implicitly concatenated string literals (ftlint's limit)"),
+    "brackets": (
+        lambda n: "x = " + "(" * n + "1" + ")" * n,
+        MAX_BRACKET_DEPTH,
+        "more than 200 nested brackets (Python's own limit is 200)",
+    ),
+    "lists": (
+        lambda n: "x = " + "[" * n + "1" + "]" * n,
+        95,
+        "more than 100 levels of nested expressions and statements (ftlint's limit)",
+    ),
+    "binary operators": (
+        lambda n: "x = " + " + ".join(["1"] * n),
+        95,
+        "more than 100 levels of nested expressions and statements (ftlint's limit)",
+    ),
+    "boolean operators": (
+        lambda n: "x = " + " and ".join(["a"] * n),
+        95,
+        "more than 100 levels of nested expressions and statements (ftlint's limit)",
+    ),
+    "attribute chain": (
+        lambda n: "x = a" + ".b" * n,
+        95,
+        "more than 100 levels of nested expressions and statements (ftlint's limit)",
+    ),
+    "concatenated strings": (
+        lambda n: "x = " + " ".join(['"a"'] * n),
+        MAX_CONCATENATED_STRINGS,
+        "more than 200 implicitly concatenated string literals (ftlint's limit)",
+    ),
 }
 
 
@@ -251,7 +279,7 @@ def test_extreme_nesting_never_crashes_the_process(tmp_path, ftlint, text):
     (tmp_path / "deep.py").write_text("def on_fault(self, exc):\n    pass\n" + text + "\n")
     run = ftlint(tmp_path, "deep.py")
     assert len(run.findings) == 1
-    path, line, _, code, message = run.findings[0]
+    path, _line, _, code, message = run.findings[0]
     assert (path, code) == ("deep.py", "FT000")
     assert message.startswith("too deeply nested: ")
     assert run.code == 1

@@ -69,7 +69,12 @@ def _check(project: Path, user: Path, *args: str, timeout: int = 300):
     env["XDG_CACHE_HOME"] = os.fspath(user)
     proc = subprocess.run(
         [sys.executable, "-m", "ftlint", "check", "--format", "json", "--scan-stats", *args],
-        cwd=project, env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=_limit_memory,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=_limit_memory,
     )
     assert "Traceback" not in proc.stderr, proc.stderr
     codes = [(f["path"], f["line"], f["code"]) for f in json.loads(proc.stdout or "[]")]
@@ -322,8 +327,16 @@ def _run_bad_deps(entry):
         ("runs", _run_bad_errors, ()),
         ("runs", _run_bad_deps, ()),
     ],
-    ids=["listing-bad-names", "listing-not-lists", "stat-bit-as-number", "outline-bad-ops",
-         "outline-unbalanced", "run-bad-findings", "run-bad-errors", "run-bad-deps"],
+    ids=[
+        "listing-bad-names",
+        "listing-not-lists",
+        "stat-bit-as-number",
+        "outline-bad-ops",
+        "outline-unbalanced",
+        "run-bad-findings",
+        "run-bad-errors",
+        "run-bad-deps",
+    ],
 )
 def test_entry_of_the_wrong_shape_is_a_miss(tmp_path, kind, change, args):
     _, victim = _users(tmp_path)

@@ -43,8 +43,16 @@ def corpus_run(tmp_path: Path, target: Path):
     (tmp_path / "ftlint.toml").write_text('exclude = ["site-packages", "__pycache__"]\nrespect-gitignore = false\n')
     start = time.monotonic()
     proc = run_ftlint(
-        "check", "--exhaustive", "--scan-stats", "--no-cache", "--config", "ftlint.toml", "--format", "json",
-        os.fspath(target), cwd=tmp_path,
+        "check",
+        "--exhaustive",
+        "--scan-stats",
+        "--no-cache",
+        "--config",
+        "ftlint.toml",
+        "--format",
+        "json",
+        os.fspath(target),
+        cwd=tmp_path,
     )
     elapsed = time.monotonic() - start
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
@@ -59,15 +67,18 @@ def corpus_run(tmp_path: Path, target: Path):
 @pytest.mark.slow
 def test_cpython_stdlib_lints_without_crashes(tmp_path):
     expected_files = sum(
-        1 for dirpath, dirnames, names in os.walk(STDLIB)
+        1
+        for dirpath, dirnames, names in os.walk(STDLIB)
         if "site-packages" not in dirpath.split(os.sep) and "__pycache__" not in dirpath.split(os.sep)
-        for name in names if name.endswith((".py", ".pyi"))
+        for name in names
+        if name.endswith((".py", ".pyi"))
     )
     findings, stats = corpus_run(tmp_path, STDLIB)
     assert stats and stats[0].startswith(f"ftlint: {expected_files} files linted")
     ft000 = {
         Path(f["path"]).resolve().relative_to(STDLIB.resolve()).as_posix(): f["message"]
-        for f in findings if f["code"] == "FT000"
+        for f in findings
+        if f["code"] == "FT000"
     }
     # a file not in the list is a regression; a listed file that parses now: update the list
     assert set(ft000) == set(EXPECTED_FT000), ft000
@@ -85,5 +96,5 @@ def _vllm_dir():
 def test_installed_vllm_lints_without_crashes(tmp_path):
     vllm = _vllm_dir()
     assert vllm is not None, "vLLM is always installed by scripts/bootstrap-env"
-    findings, stats = corpus_run(tmp_path, vllm)
+    findings, _stats = corpus_run(tmp_path, vllm)
     assert [f for f in findings if f["code"] == "FT000"] == []

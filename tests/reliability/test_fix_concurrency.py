@@ -40,7 +40,11 @@ def start_fix(root: Path) -> subprocess.Popen:
     env = {**os.environ, "FTLINT_NO_CACHE": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "ftlint", "check", "--fix", "--format", "json", "."],
-        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

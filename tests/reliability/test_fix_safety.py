@@ -20,9 +20,9 @@ import pytest
 from ftlint import writeback
 
 
-
 def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
+
 
 CONFIG = "[tool.ftlint]\n"
 
@@ -76,7 +76,9 @@ def project(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
 
 
 def temp_files(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.name.endswith(writeback.TEMP_SUFFIX) or ".ftlint-fix." in p.name)
+    return sorted(
+        p.name for p in directory.iterdir() if p.name.endswith(writeback.TEMP_SUFFIX) or ".ftlint-fix." in p.name
+    )
 
 
 def assert_relints_clean(ftlint, tmp_path: Path, *names: str) -> None:
@@ -171,8 +173,11 @@ def test_fixes_that_empty_a_block_leave_one_pass(ftlint, tmp_path):
 
 
 # -- item 3: only \r\n, \r and \n end a line ---------------------------------------------------
-@pytest.mark.parametrize("char", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"],
-                         ids=["ff", "vt", "fs", "gs", "rs", "nel", "ls", "ps"])
+@pytest.mark.parametrize(
+    "char",
+    ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"],
+    ids=["ff", "vt", "fs", "gs", "rs", "nel", "ls", "ps"],
+)
 def test_line_breaks_python_does_not_count_do_not_shift_the_fix(ftlint, tmp_path, char):
     source = (
         f'"""Recovery {char} helpers."""\n'
@@ -191,7 +196,9 @@ def test_line_breaks_python_does_not_count_do_not_shift_the_fix(ftlint, tmp_path
     assert finding["line"] == 7 and finding["line_text"] == "            r.async_tokens_to_discard = 1"
     run = ftlint(tmp_path, "--fix", "--select", "FT001", "s.py")
     assert run.code == 0, run.out + run.err
-    assert (tmp_path / "s.py").read_text(encoding="utf-8") == source.replace("            r.async_tokens_to_discard = 1\n", "")
+    assert (tmp_path / "s.py").read_text(encoding="utf-8") == source.replace(
+        "            r.async_tokens_to_discard = 1\n", ""
+    )
 
 
 # -- item 4: newlines, codecs and BOM come back as they were ----------------------------------------

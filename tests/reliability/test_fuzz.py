@@ -25,8 +25,12 @@ EXAMPLES = int(os.environ.get("FTLINT_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
-                           HealthCheck.function_scoped_fixture],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
     database=None,
     derandomize=os.environ.get("FTLINT_FUZZ_RANDOM") is None,  # CI: the same examples every run
 )

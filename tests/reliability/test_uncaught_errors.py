@@ -29,14 +29,19 @@ def _from_deleted_directory(tmp_path, *args: str, debug: bool = False) -> subpro
     script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
     return subprocess.run(
         ["sh", "-c", script, "sh", str(gone), sys.executable, "-m", "ftlint", *args],
-        env=_env(debug), capture_output=True, text=True, timeout=120,
+        env=_env(debug),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def test_check_from_a_deleted_directory(tmp_path):
     proc = _from_deleted_directory(tmp_path, "check")
     assert proc.returncode == 2
-    assert proc.stderr.splitlines() == ["ftlint: internal error: FileNotFoundError: [Errno 2] No such file or directory"]
+    assert proc.stderr.splitlines() == [
+        "ftlint: internal error: FileNotFoundError: [Errno 2] No such file or directory"
+    ]
     assert proc.stdout == ""
 
 
@@ -45,12 +50,19 @@ def test_debug_adds_the_traceback(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("Traceback (most recent call last):")
     assert "Path.cwd()" in proc.stderr  # where it was raised
-    assert proc.stderr.splitlines()[-1] == "ftlint: internal error: FileNotFoundError: [Errno 2] No such file or directory"
+    assert (
+        proc.stderr.splitlines()[-1] == "ftlint: internal error: FileNotFoundError: [Errno 2] No such file or directory"
+    )
 
 
 def _git(cwd, *args):
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
@@ -67,7 +79,12 @@ def test_report_to_a_full_device(tmp_path, command):
     with open("/dev/full", "w") as full:
         proc = subprocess.run(
             [sys.executable, "-m", "ftlint", *args],
-            cwd=tmp_path, env=_env(False), stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+            cwd=tmp_path,
+            env=_env(False),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
         )
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == ["ftlint: internal error: OSError: [Errno 28] No space left on device"]

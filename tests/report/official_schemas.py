@@ -22,7 +22,7 @@ import os
 import platform
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import jsonschema
@@ -49,7 +49,7 @@ def _multitool_package() -> Path:
     return tools_dir() / "@microsoft" / f"sarif-multitool-{system}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def sarif_schema() -> dict:
     """The SARIF 2.1.0 schema (JSON Schema 2020-12) shipped with the multitool."""
     return json.loads((_multitool_package() / "sarif-2.1.0.json").read_text(encoding="utf-8"))
@@ -68,14 +68,17 @@ def multitool_validate(sarif_text: str, workdir: Path) -> list[tuple[str, str, s
     out = workdir / "validation.sarif"
     env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1")
     proc = subprocess.run(
-        [str(exe), "validate", str(log), "--output", str(out), "--log", "ForceOverwrite",
-         "--level", "Error;Warning"],
-        capture_output=True, text=True, timeout=120, env=env,
+        [str(exe), "validate", str(log), "--output", str(out), "--log", "ForceOverwrite", "--level", "Error;Warning"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert proc.returncode == 0 and out.is_file(), proc.stdout + proc.stderr
     run = json.loads(out.read_text(encoding="utf-8-sig"))["runs"][0]
     notes = [
-        n for inv in run.get("invocations", ())
+        n
+        for inv in run.get("invocations", ())
         for n in (*inv.get("toolExecutionNotifications", ()), *inv.get("toolConfigurationNotifications", ()))
         if n.get("level", "warning") == "error"
     ]
@@ -97,7 +100,7 @@ def multitool_validate(sarif_text: str, workdir: Path) -> list[tuple[str, str, s
     return [(r["ruleId"], r.get("level", "warning"), text(r)) for r in run.get("results", ())]
 
 
-@lru_cache(maxsize=None)
+@cache
 def github_rest_description() -> dict:
     path = tools_dir() / "@octokit" / "openapi" / "generated" / "api.github.com.json"
     return json.loads(path.read_text(encoding="utf-8"))
@@ -117,7 +120,7 @@ def review_request_validator() -> jsonschema.Draft7Validator:
     return jsonschema.Draft7Validator(review_request_schema())
 
 
-@lru_cache(maxsize=None)
+@cache
 def reviewdog_schema() -> dict:
     return json.loads((HERE / "reviewdog-rdf-schema.json").read_text(encoding="utf-8"))
 

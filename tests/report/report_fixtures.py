@@ -1,5 +1,4 @@
-"""Hand-built findings and rule docs for the reporter tests (the engine is not needed).
-"""
+"""Hand-built findings and rule docs for the reporter tests (the engine is not needed)."""
 
 from __future__ import annotations
 

@@ -20,8 +20,9 @@ ANSI = "\x1b["
 def run(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "ftlint", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=full_env)
+    return subprocess.run(
+        [sys.executable, "-m", "ftlint", *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=full_env
+    )
 
 
 def run_on_tty(*args: str, cwd: Path, env: dict) -> str:
@@ -29,8 +30,9 @@ def run_on_tty(*args: str, cwd: Path, env: dict) -> str:
     full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     full_env.update(env, TERM="xterm")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "ftlint", *args], cwd=cwd, stdout=slave,
-                            stderr=subprocess.DEVNULL, env=full_env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ftlint", *args], cwd=cwd, stdout=slave, stderr=subprocess.DEVNULL, env=full_env
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -68,7 +70,11 @@ def test_statistics_counts_per_code(project: Path):
     data = json.loads(run("check", "--no-cache", "--statistics", "--format", "json", "handler.py", cwd=project).stdout)
     assert data[0] == {"code": "FT001", "name": "stale-output-discard", "count": 2, "fixable": True, "fixable_count": 2}
     assert [(d["code"], d["count"], d["fixable"]) for d in data[1:]] == [
-        ("FT002", 2, False), ("FT004", 1, False), ("FT006", 1, False), ("FT007", 1, False)]
+        ("FT002", 2, False),
+        ("FT004", 1, False),
+        ("FT006", 1, False),
+        ("FT007", 1, False),
+    ]
 
 
 def test_statistics_clean_and_unsupported_format(project: Path):
@@ -91,7 +97,10 @@ def test_no_colour_when_piped(project: Path):
 
 def test_force_color_colours_a_pipe_and_no_color_wins(project: Path):
     forced = run("check", "--no-cache", "handler.py", cwd=project, env={"FORCE_COLOR": "1"}).stdout
-    assert "\x1b[1mhandler.py\x1b[0m\x1b[36m:\x1b[0m25\x1b[36m:\x1b[0m30\x1b[36m:\x1b[0m \x1b[1m\x1b[31mFT002\x1b[0m" in forced
+    assert (
+        "\x1b[1mhandler.py\x1b[0m\x1b[36m:\x1b[0m25\x1b[36m:\x1b[0m30\x1b[36m:\x1b[0m \x1b[1m\x1b[31mFT002\x1b[0m"
+        in forced
+    )
     both = run("check", "--no-cache", "handler.py", cwd=project, env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
     assert ANSI not in both
     # a report written to a file is never coloured

@@ -69,12 +69,7 @@ def test_unknown_format():
 
 def test_context_defaults():
     ctx = ReportContext(docs={}, tool_version="1.2.3")
-    assert (
-        ctx.root is None
-        and ctx.cwd is None
-        and ctx.diff_lines is None
-        and ctx.title == "ftlint"
-    )
+    assert ctx.root is None and ctx.cwd is None and ctx.diff_lines is None and ctx.title == "ftlint"
 
 
 def test_columns_convert_per_unit():

@@ -10,9 +10,7 @@ from ftlint.report.github import escape_data, escape_property
 from tests.report.report_fixtures import ft001, ft002, make_ctx, pr001
 
 # ::command key=value,key=value::data   (properties optional)
-COMMAND_RE = re.compile(
-    r"^::(?P<cmd>error|warning|notice)(?: (?P<props>[^:]*))?::(?P<data>.*)$"
-)
+COMMAND_RE = re.compile(r"^::(?P<cmd>error|warning|notice)(?: (?P<props>[^:]*))?::(?P<data>.*)$")
 
 
 def unescape_data(value: str) -> str:
@@ -68,9 +66,7 @@ def test_escaping_roundtrip():
         "40",
         "26",
     )
-    assert (
-        data == f"{nasty_path}:40:9: FT002 first line\nsecond: 100% done\r\nthird, end"
-    )
+    assert data == f"{nasty_path}:40:9: FT002 first line\nsecond: 100% done\r\nthird, end"
 
 
 def test_escape_functions():
@@ -94,9 +90,7 @@ def test_columns_are_code_points(ctx):
 def test_file_is_repo_relative(ctx):
     from pathlib import Path
 
-    out = render(
-        "github", [ft002(path="/repo/vllm/x.py")], make_ctx(root=Path("/repo"))
-    )
+    out = render("github", [ft002(path="/repo/vllm/x.py")], make_ctx(root=Path("/repo")))
     assert ",file=vllm/x.py," in out
 
 

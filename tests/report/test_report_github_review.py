@@ -44,20 +44,12 @@ def test_only_in_diff_lines_become_comments(findings):
     )
     data = review(findings, ctx)
     assert data["event"] == "COMMENT"
-    assert [(c["path"], c["line"], c["side"]) for c in data["comments"]] == [
-        ("vllm/v1/worker.py", 12, "RIGHT")
-    ]
+    assert [(c["path"], c["line"], c["side"]) for c in data["comments"]] == [("vllm/v1/worker.py", 12, "RIGHT")]
     body = data["body"]
-    assert (
-        body.splitlines()[0]
-        == "ftlint found 3 problems in 2 files and the pull request"
-    )
+    assert body.splitlines()[0] == "ftlint found 3 problems in 2 files and the pull request"
     # PR-level finding and the out-of-diff FT002 are in the body, in that order
     assert (
-        body.index("### Pull request")
-        < body.index("PR001")
-        < body.index("### Outside the diff")
-        < body.index("FT002")
+        body.index("### Pull request") < body.index("PR001") < body.index("### Outside the diff") < body.index("FT002")
     )
     assert "`vllm/v1/core/block_pool.py:40`" in body
     assert "FT001" not in body
@@ -86,15 +78,11 @@ def test_pr_level_and_file_level_go_to_body():
 
 
 def test_comment_body_has_suggestion():
-    data = review(
-        [ft001()], make_ctx(diff_lines={"vllm/v1/worker.py": frozenset({12})})
-    )
+    data = review([ft001()], make_ctx(diff_lines={"vllm/v1/worker.py": frozenset({12})}))
     (comment,) = data["comments"]
     assert set(comment) == {"path", "line", "side", "body"}
     body = comment["body"]
-    assert body.startswith(
-        "**[FT001](https://ftlint.example/rules/FT001): stale-output-discard**"
-    )
+    assert body.startswith("**[FT001](https://ftlint.example/rules/FT001): stale-output-discard**")
     assert "**Why is this bad?**" in body
     assert "```suggestion\n" + NON_ASCII_LINE.replace("True", "False") + "\n```" in body
 
@@ -110,9 +98,7 @@ def test_multi_line_suggestion_uses_start_line():
         end_line_text=second,
         fix=(Edit(10, 5, 11, len(second) + 1, "foo(drop=False)"),),
     )
-    data = review(
-        [f], make_ctx(diff_lines={"vllm/v1/core/block_pool.py": frozenset({10, 11})})
-    )
+    data = review([f], make_ctx(diff_lines={"vllm/v1/core/block_pool.py": frozenset({10, 11})}))
     (c,) = data["comments"]
     assert (c["start_line"], c["start_side"], c["line"], c["side"]) == (
         10,
@@ -122,9 +108,7 @@ def test_multi_line_suggestion_uses_start_line():
     )
     assert "```suggestion\n    foo(drop=False)\n```" in c["body"]
     # second line outside the diff: single-line comment, fix shown as a diff instead
-    data = review(
-        [f], make_ctx(diff_lines={"vllm/v1/core/block_pool.py": frozenset({10})})
-    )
+    data = review([f], make_ctx(diff_lines={"vllm/v1/core/block_pool.py": frozenset({10})}))
     (c,) = data["comments"]
     assert "start_line" not in c and c["line"] == 10
     assert "```diff" in c["body"] and "```suggestion" not in c["body"]
@@ -153,8 +137,9 @@ def test_whole_line_fix_over_lines_the_finding_does_not_carry():
 def test_insertion_replaces_its_anchor_line_with_itself_plus_the_new_lines():
     text = "        self.scheduler._preempt_request(req, 0.0)  # resume later"
     resets = "        req.num_in_flight_tokens = 0\n        req.num_stale_output_tokens = 0\n"
-    f = ft002(line=5, line_text=text, end_line_text=text, column=9, end_column=len(text) + 1,
-              fix=(Edit(6, 1, 6, 1, resets),))
+    f = ft002(
+        line=5, line_text=text, end_line_text=text, column=9, end_column=len(text) + 1, fix=(Edit(6, 1, 6, 1, resets),)
+    )
     (c,) = review([f], make_ctx(diff_lines={"vllm/v1/core/block_pool.py": frozenset({5})}))["comments"]
     assert "start_line" not in c and c["line"] == 5
     assert c["body"].count("```suggestion\n" + text + "\n" + resets + "```") == 1
@@ -181,7 +166,7 @@ def test_every_fix_of_the_bundled_example_is_a_suggestion():
         (c,) = data["comments"]
         block = c["body"].split("```suggestion\n", 1)[1].split("```", 1)[0]
         first = c.get("start_line", c["line"])
-        applied = source[: first - 1] + block.splitlines() + source[c["line"]:]
+        applied = source[: first - 1] + block.splitlines() + source[c["line"] :]
         expected, _ = apply_edits("\n".join(source) + "\n", [f.fix])
         assert "\n".join(applied) + "\n" == expected
 
@@ -222,8 +207,13 @@ def test_ftlint_review_payload_end_to_end(tmp_path):
     from pathlib import Path
 
     example = (Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py").read_text()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@e",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@e",
+    }
 
     def git(*args):
         subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, env=env)
@@ -233,8 +223,14 @@ def test_ftlint_review_payload_end_to_end(tmp_path):
     git("add", ".")
     git("commit", "-qm", "base")
     (tmp_path / "sentinel.py").write_text(example)
-    proc = subprocess.run([sys.executable, "-m", "ftlint", "review", "--base", "HEAD", "--format", "github-review"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ftlint", "review", "--base", "HEAD", "--format", "github-review"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
     review_request_validator().validate(data)

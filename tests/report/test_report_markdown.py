@@ -33,22 +33,11 @@ def headings(text: str) -> list[str]:
 
 def test_verdict_first_line(findings, ctx):
     out = render("markdown", findings, ctx)
-    assert (
-        out.splitlines()[0] == "ftlint found 3 problems in 2 files and the pull request"
-    )
-    assert (
-        render("markdown", [ft001()], ctx).splitlines()[0]
-        == "ftlint found 1 problem in 1 file"
-    )
-    assert (
-        render("markdown", [pr001()], ctx).splitlines()[0]
-        == "ftlint found 1 problem in the pull request"
-    )
+    assert out.splitlines()[0] == "ftlint found 3 problems in 2 files and the pull request"
+    assert render("markdown", [ft001()], ctx).splitlines()[0] == "ftlint found 1 problem in 1 file"
+    assert render("markdown", [pr001()], ctx).splitlines()[0] == "ftlint found 1 problem in the pull request"
     assert render("markdown", [], ctx) == "ftlint: no problems found\n"
-    assert (
-        render("markdown", [], make_ctx(title="FT bot"))
-        == "FT bot: no problems found\n"
-    )
+    assert render("markdown", [], make_ctx(title="FT bot")) == "FT bot: no problems found\n"
 
 
 def test_sections_order(findings, ctx):
@@ -70,11 +59,7 @@ def test_section_content(ctx):
         "`drop_stale_output=True` discards the output of a failed step",
         "**Why is this bad?**\nA failed step leaves dirty KV blocks; discarding its output hides them.",
         "**Suggested fix:** Set `drop_stale_output` to `False`",
-        "```diff\n@@ -12,1 +12,1 @@\n-"
-        + NON_ASCII_LINE
-        + "\n+"
-        + NON_ASCII_LINE.replace("True", "False")
-        + "\n```",
+        "```diff\n@@ -12,1 +12,1 @@\n-" + NON_ASCII_LINE + "\n+" + NON_ASCII_LINE.replace("True", "False") + "\n```",
     ]
     positions = [section.index(part) for part in order]
     assert positions == sorted(positions)
@@ -85,9 +70,7 @@ def test_section_content(ctx):
 
 
 def test_escaping_script_pipe_backticks(ctx):
-    msg = (
-        "bad <script>alert(1)</script> a|b `code|<x>` stray ` tick *not bold* [link](x)"
-    )
+    msg = "bad <script>alert(1)</script> a|b `code|<x>` stray ` tick *not bold* [link](x)"
     out = render("markdown", [ft002(message=msg)], ctx)
     html = to_html(out)
     assert "<script>" not in html

@@ -26,20 +26,28 @@ def test_schema_itself_is_valid():
 def test_schema_has_the_proto_fields_only():
     """Diagnostic's fields are the proto's (1-8): no invented ones, related_locations kept."""
     assert set(SCHEMA["definitions"]["Diagnostic"]["properties"]) == {
-        "message", "location", "severity", "source", "code", "suggestions", "original_output",
+        "message",
+        "location",
+        "severity",
+        "source",
+        "code",
+        "suggestions",
+        "original_output",
         "related_locations",
     }
-    validator("Diagnostic").validate({
-        "message": "m",
-        "location": {"path": "a.py"},
-        "related_locations": [{"message": "freed here", "location": {"path": "b.py", "range": {"start": {"line": 3}}}}],
-    })
+    validator("Diagnostic").validate(
+        {
+            "message": "m",
+            "location": {"path": "a.py"},
+            "related_locations": [
+                {"message": "freed here", "location": {"path": "b.py", "range": {"start": {"line": 3}}}}
+            ],
+        }
+    )
 
 
 def test_rdjson_validates(findings, ctx):
-    data = json.loads(
-        render("rdjson", findings, make_ctx(information_uri="https://ftlint.example"))
-    )
+    data = json.loads(render("rdjson", findings, make_ctx(information_uri="https://ftlint.example")))
     validator("DiagnosticResult").validate(data)
     assert data["source"] == {"name": "ftlint", "url": "https://ftlint.example"}
     assert data["severity"] == "ERROR"
@@ -87,11 +95,7 @@ def test_byte_columns_after_non_ascii(ctx):
     rng = diag["location"]["range"]
     prefix = NON_ASCII_LINE[: f.column - 1]
     assert f.column == 16 and len(prefix.encode("utf-8")) == 21
-    assert (
-        rng["start"]
-        == {"line": 12, "column": len(prefix.encode("utf-8")) + 1}
-        == {"line": 12, "column": 22}
-    )
+    assert rng["start"] == {"line": 12, "column": len(prefix.encode("utf-8")) + 1} == {"line": 12, "column": 22}
     assert rng["end"] == {"line": 12, "column": len(NON_ASCII_LINE.encode("utf-8")) + 1}
     # the suggestion replaces exactly the bytes of "True"
     (sugg,) = diag["suggestions"]
@@ -110,10 +114,7 @@ def test_diagnostic_fields(ctx):
         "url": "https://ftlint.example/rules/FT001",
     }
     assert diag["location"]["path"] == "vllm/v1/worker.py"
-    assert (
-        diag["message"]
-        == "`drop_stale_output=True` discards the output of a failed step"
-    )
+    assert diag["message"] == "`drop_stale_output=True` discards the output of a failed step"
     diag2 = json.loads(render("rdjsonl", [ft002()], ctx))
     assert diag2["severity"] == "WARNING"
     assert diag2["code"] == {"value": "FT002"}  # doc without URL

@@ -53,9 +53,7 @@ def test_official_schema_rejects_bad_logs(findings):
     bad_extra = json.loads(json.dumps(log))
     bad_extra["runs"][0]["results"][0]["severity"] = "error"
     bad_col = json.loads(json.dumps(log))
-    bad_col["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"][
-        "startColumn"
-    ] = 0
+    bad_col["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"] = 0
     no_msg = json.loads(json.dumps(log))
     del no_msg["runs"][0]["results"][0]["message"]
     bad_version = dict(log, version="2.0.0")
@@ -136,9 +134,7 @@ def test_long_description_is_truncated():
 
     docs = make_docs()
     docs["FT001"] = replace(docs["FT001"], what_it_does="x" * 5000)
-    rule = sarif([ft001()], make_ctx(docs=docs))["runs"][0]["tool"]["driver"]["rules"][
-        0
-    ]
+    rule = sarif([ft001()], make_ctx(docs=docs))["runs"][0]["tool"]["driver"]["rules"][0]
     assert len(rule["fullDescription"]["text"]) == 1024
 
 
@@ -148,9 +144,7 @@ def test_github_result_requirements(findings):
     run = log["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     results = run["results"]
-    assert (
-        len(results) == 2
-    )  # the PR-level finding has no file: not a code-scanning alert
+    assert len(results) == 2  # the PR-level finding has no file: not a code-scanning alert
     assert run["properties"] == {"omittedFindings": 1}
     for res in results:
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
@@ -161,9 +155,7 @@ def test_github_result_requirements(findings):
         assert phys["artifactLocation"]["uriBaseId"] == "%SRCROOT%"
         assert not phys["artifactLocation"]["uri"].startswith(("/", "file:"))
         region = phys["region"]
-        assert all(
-            region[k] >= 1 for k in ("startLine", "startColumn", "endLine", "endColumn")
-        )
+        assert all(region[k] >= 1 for k in ("startLine", "startColumn", "endLine", "endColumn"))
         assert re.fullmatch(
             r"[0-9a-f]{1,16}:[1-9][0-9]*",
             res["partialFingerprints"]["primaryLocationLineHash"],
@@ -187,15 +179,14 @@ def test_levels():
 
 def test_utf16_columns():
     f = ft001()
-    region = sarif([f])["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
-        "region"
-    ]
-    utf16 = lambda s: len(s.encode("utf-16-le")) // 2
+    region = sarif([f])["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
+
+    def utf16(s):
+        return len(s.encode("utf-16-le")) // 2
+
     assert region["startLine"] == region["endLine"] == 12
     assert region["startColumn"] == utf16(NON_ASCII_LINE[: f.column - 1]) + 1 == 17
-    assert (
-        region["endColumn"] == utf16(NON_ASCII_LINE) + 1 == len(NON_ASCII_LINE) + 2
-    )  # 🙂 counts 2
+    assert region["endColumn"] == utf16(NON_ASCII_LINE) + 1 == len(NON_ASCII_LINE) + 2  # 🙂 counts 2
 
 
 def test_uris_are_repo_relative_posix_and_encoded():
@@ -209,10 +200,7 @@ def test_uris_are_repo_relative_posix_and_encoded():
         ctx,
     )
     # results follow Finding.sort_key: "/repo/a/ü.py" < "/tmp/out.py" < "v1/my file.py"
-    uris = [
-        r["locations"][0]["physicalLocation"]["artifactLocation"]
-        for r in log["runs"][0]["results"]
-    ]
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in log["runs"][0]["results"]]
     uris = [uris[2], uris[0], uris[1]]
     assert uris[0] == {"uri": "vllm/v1/my%20file.py", "uriBaseId": "%SRCROOT%"}
     assert uris[1] == {"uri": "a/%C3%BC.py", "uriBaseId": "%SRCROOT%"}
@@ -269,9 +257,7 @@ def test_fingerprint_matches_codeql_algorithm_and_counts_occurrences():
     assert value == line_hashes(same + "\n")[0].split(":")[0]
     by_pos = {(k[0], k[1]): v for k, v in fps.items()}
     assert by_pos[("vllm/v1/core/block_pool.py", 40)] == f"{value}:1"
-    assert (
-        by_pos[("vllm/v1/core/block_pool.py", 90)] == f"{value}:2"
-    )  # identical line later in the file
+    assert by_pos[("vllm/v1/core/block_pool.py", 90)] == f"{value}:2"  # identical line later in the file
     assert by_pos[("other.py", 5)] == f"{value}:1"  # counted per file
     # two findings on one line share the line's fingerprint
     assert len({v for k, v in fps.items() if k[1] == 40}) == 1
@@ -280,16 +266,14 @@ def test_fingerprint_matches_codeql_algorithm_and_counts_occurrences():
 def test_fingerprint_ignores_indentation_changes():
     a = sarif([ft002(line_text="    evict_blocks(ids)")])
     b = sarif([ft002(line_text="\t\tevict_blocks( ids )")])
-    fp = lambda log: log["runs"][0]["results"][0]["partialFingerprints"][
-        "primaryLocationLineHash"
-    ]
+
+    def fp(log):
+        return log["runs"][0]["results"][0]["partialFingerprints"]["primaryLocationLineHash"]
+
     assert fp(a) == fp(b)
 
 
 def test_pr_only_findings_produce_empty_results():
     log = sarif([pr001()])
     validate(log)
-    assert (
-        log["runs"][0]["results"] == []
-        and log["runs"][0]["tool"]["driver"]["rules"] == []
-    )
+    assert log["runs"][0]["results"] == [] and log["runs"][0]["tool"]["driver"]["rules"] == []

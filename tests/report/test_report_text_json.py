@@ -77,9 +77,7 @@ def test_json_roundtrip_sorted_and_unicode(findings, ctx):
     assert "é中🙂" in out  # not \u-escaped
     data = json.loads(out)
     assert [d["code"] for d in data] == ["PR001", "FT002", "FT001"]
-    assert [Finding.from_dict(d) for d in data] == sorted(
-        findings, key=lambda f: f.sort_key
-    )
+    assert [Finding.from_dict(d) for d in data] == sorted(findings, key=lambda f: f.sort_key)
 
 
 def test_json_empty(ctx):
@@ -105,7 +103,5 @@ def test_jsonl_one_object_per_line(findings, ctx):
     assert len(lines) == 3
     objs = [json.loads(line) for line in lines]
     assert objs[2]["line_text"] == NON_ASCII_LINE
-    assert objs[2]["fix"] == [
-        {"line": 12, "column": 38, "end_line": 12, "end_column": 42, "text": "False"}
-    ]
+    assert objs[2]["fix"] == [{"line": 12, "column": 38, "end_line": 12, "end_column": 42, "text": "False"}]
     assert render("jsonl", [], ctx) == ""

@@ -41,10 +41,15 @@ def outputs(cwd: Path) -> dict[str, str]:
 def test_without_docs_url_no_output_has_a_url(tmp_path: Path):
     out = outputs(project(tmp_path, ""))
     for fmt, text in out.items():
-        assert "http://" not in text and "https://" not in text.replace("https://json.schemastore.org/sarif-2.1.0.json", ""), fmt
+        assert "http://" not in text and "https://" not in text.replace(
+            "https://json.schemastore.org/sarif-2.1.0.json", ""
+        ), fmt
     (rule,) = json.loads(out["sarif"])["runs"][0]["tool"]["driver"]["rules"]
     assert rule["id"] == "FT007" and "helpUri" not in rule
-    assert "## Why is this bad?" in rule["help"]["text"] and "`ftlint rule FT007` prints this page." in rule["help"]["text"]
+    assert (
+        "## Why is this bad?" in rule["help"]["text"]
+        and "`ftlint rule FT007` prints this page." in rule["help"]["text"]
+    )
     (comment,) = json.loads(out["github-review"])["comments"]
     assert comment["body"].startswith("**FT007: missing-dirty-eviction**")
     assert "**Why is this bad?**" in comment["body"] and "The rule's page: `ftlint rule FT007`." in comment["body"]
@@ -86,7 +91,7 @@ def test_no_invented_addresses_in_the_project():
     hits = []
     for name in tracked.decode().split("\0"):
         path = REPO / name
-        if not name or not path.is_file() or path.suffix in (".json",) and "node_modules" in name:
+        if not name or not path.is_file() or (path.suffix in (".json",) and "node_modules" in name):
             continue
         text = path.read_bytes().decode("utf-8", "replace")
         hits += [f"{name}: {s}" for s in invented if s in text]

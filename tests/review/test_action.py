@@ -10,10 +10,11 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
@@ -63,7 +64,7 @@ class FakeAPI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = _serve
+            do_GET = do_POST = _serve  # noqa: N815 - BaseHTTPRequestHandler's method names
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -131,7 +132,9 @@ def action_inputs(**overrides: str) -> dict[str, str]:
     return inputs
 
 
-def write_event(tmp_path: Path, repo: Repo, title: str = "Resume running requests after a fault", body: str = "") -> Path:
+def write_event(
+    tmp_path: Path, repo: Repo, title: str = "Resume running requests after a fault", body: str = ""
+) -> Path:
     event = {
         "action": "synchronize",
         "number": NUMBER,
@@ -148,7 +151,9 @@ def write_event(tmp_path: Path, repo: Repo, title: str = "Resume running request
     return path
 
 
-def run_action(tmp_path: Path, repo: Repo, api_url: str, event: Path, **inputs: str) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+def run_action(
+    tmp_path: Path, repo: Repo, api_url: str, event: Path, **inputs: str
+) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
     """action.yml's review step, as the runner runs it: bash, the step's env, GITHUB_* set."""
     runner_temp = tmp_path / "runner-temp"
     venv_bin = runner_temp / "ftlint-venv" / "bin"
@@ -207,10 +212,26 @@ def test_posts_one_review_with_the_payload_ftlint_wrote(tmp_path, pr_repo, api):
     assert int(outputs["findings"]) == len(
         json.loads(
             subprocess.run(
-                [sys.executable, "-m", "ftlint", "review", "--base", pr_repo.base, "--merge-base",
-                 "--title", "Resume running requests after a fault", "--body-file", "/dev/null",
-                 "--format", "json", "--exit-zero"],
-                cwd=pr_repo.path, capture_output=True, text=True, env={**os.environ, **GIT_ENV, "FTLINT_NO_CACHE": "1"},
+                [
+                    sys.executable,
+                    "-m",
+                    "ftlint",
+                    "review",
+                    "--base",
+                    pr_repo.base,
+                    "--merge-base",
+                    "--title",
+                    "Resume running requests after a fault",
+                    "--body-file",
+                    "/dev/null",
+                    "--format",
+                    "json",
+                    "--exit-zero",
+                ],
+                cwd=pr_repo.path,
+                capture_output=True,
+                text=True,
+                env={**os.environ, **GIT_ENV, "FTLINT_NO_CACHE": "1"},
                 check=True,
             ).stdout
         )
@@ -231,7 +252,7 @@ def test_payload_meets_githubs_request_schema(tmp_path, pr_repo, api):
 
 def test_comments_already_posted_are_not_repeated(tmp_path, pr_repo, api):
     first = api(github_like())
-    proc, outputs = run_action(tmp_path, pr_repo, first.url, write_event(tmp_path, pr_repo))
+    proc, _outputs = run_action(tmp_path, pr_repo, first.url, write_event(tmp_path, pr_repo))
     assert proc.returncode == 0, proc.stderr
     earlier = first.requests[-1].body["comments"]
     assert earlier
@@ -308,7 +329,9 @@ def test_a_clean_pull_request_posts_nothing(tmp_path, repo, api):
 
 def test_sarif_is_written_for_upload(tmp_path, pr_repo, api):
     server = api(github_like())
-    proc, outputs = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo), sarif="true", **{"post-review": "false"})
+    proc, outputs = run_action(
+        tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo), sarif="true", **{"post-review": "false"}
+    )
     assert proc.returncode == 0, proc.stderr
     assert server.requests == []  # post-review: false
     sarif = json.loads(Path(outputs["sarif-file"]).read_text(encoding="utf-8"))

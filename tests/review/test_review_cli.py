@@ -53,8 +53,17 @@ def test_check_agrees_with_file_mode(pr_repo: Repo):
 def test_diff_context_mode_includes_hunk_context(pr_repo: Repo, monkeypatch, capsys):
     # reset_prefix_cache() is line 15; the hunk that adds `if self.resume:` (16) shows it as context.
     code, out, _ = run_main(
-        monkeypatch, capsys, pr_repo.path,
-        "review", "--base", pr_repo.base, *SELECT, "--filter", "diff-context", "--format", "json",
+        monkeypatch,
+        capsys,
+        pr_repo.path,
+        "review",
+        "--base",
+        pr_repo.base,
+        *SELECT,
+        "--filter",
+        "diff-context",
+        "--format",
+        "json",
     )
     assert code == 1
     assert ("FT005", SENTINEL, RESET_LINE) in _codes_lines(json.loads(out))
@@ -62,8 +71,17 @@ def test_diff_context_mode_includes_hunk_context(pr_repo: Repo, monkeypatch, cap
 
 def test_reviewdog_filter_spellings(pr_repo: Repo, monkeypatch, capsys):
     code, out, _ = run_main(
-        monkeypatch, capsys, pr_repo.path,
-        "review", "--base", pr_repo.base, *SELECT, "--filter", "nofilter", "--format", "json",
+        monkeypatch,
+        capsys,
+        pr_repo.path,
+        "review",
+        "--base",
+        pr_repo.base,
+        *SELECT,
+        "--filter",
+        "nofilter",
+        "--format",
+        "json",
     )
     assert code == 1 and len(json.loads(out)) == 2
 
@@ -76,7 +94,9 @@ def test_no_change_is_clean(pr_repo: Repo):
 
 def test_unchanged_files_are_never_reported(pr_repo: Repo):
     # Another fault handler with a bad line, committed in the base: unchanged by the PR.
-    pr_repo.write("vllm/other_sentinel.py", "class Other:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n")
+    pr_repo.write(
+        "vllm/other_sentinel.py", "class Other:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n"
+    )
     git(pr_repo.path, "add", "-A")
     git(pr_repo.path, "commit", "-q", "-m", "other")
     head = git(pr_repo.path, "rev-parse", "HEAD").strip()
@@ -149,8 +169,17 @@ def test_every_format_works(pr_repo: Repo, fmt: str, tmp_path: Path):
     body = tmp_path / "body.md"
     body.write_text(FILLED_BODY, encoding="utf-8")
     proc = run_cli(
-        pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--format", fmt,
-        "--title", "Resume requests on fault", "--body-file", str(body),
+        pr_repo.path,
+        "review",
+        "--base",
+        pr_repo.base,
+        *SELECT,
+        "--format",
+        fmt,
+        "--title",
+        "Resume requests on fault",
+        "--body-file",
+        str(body),
     )
     assert proc.returncode == 1, proc.stderr
     assert "FT001" in proc.stdout
@@ -178,7 +207,9 @@ def test_sarif_carries_file_findings_and_counts_pr_level_ones(pr_repo: Repo, tmp
     # Code scanning needs a file location: PR-level findings are counted, not uploaded.
     body = tmp_path / "body.md"
     body.write_text("", encoding="utf-8")
-    proc = run_cli(pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--body-file", str(body), "--format", "sarif")
+    proc = run_cli(
+        pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--body-file", str(body), "--format", "sarif"
+    )
     assert proc.returncode == 1
     run = json.loads(proc.stdout)["runs"][0]
     assert [r["ruleId"] for r in run["results"]] == ["FT001"]

@@ -75,7 +75,15 @@ def test_pr001_empty(body: str):
         "**Purpose**\nEvict the tail.\n\n**Test Plan**\nunit test\n\n**Test Result**\npassed\n",
         _fill("### Root cause\nallocate_slots caches blocks at schedule time.", "unit test", "passed"),
     ],
-    ids=["filled", "filled-template", "chinese-template", "free-text", "chinese-free-text", "bold-headings", "subsection"],
+    ids=[
+        "filled",
+        "filled-template",
+        "chinese-template",
+        "free-text",
+        "chinese-free-text",
+        "bold-headings",
+        "subsection",
+    ],
 )
 def test_pr001_filled(body: str):
     assert description_gaps(body) is None
@@ -167,14 +175,23 @@ def test_pr_checks_on_the_resume_pr(pr_repo: Repo, monkeypatch, capsys):
 def test_filled_description_with_tests_and_explanation_is_clean(pr_repo: Repo, monkeypatch, capsys):
     pr_repo.write(
         "vllm/v1/fault_tolerance/engine_core_sentinel.py",
-        (pr_repo.path / SENTINEL).read_text(encoding="utf-8").replace(
-            "manager.evict_blocks(", "manager.record_blocks_for_zeroing(request.request_id, confirmed)\n        manager.evict_blocks("
+        (pr_repo.path / SENTINEL)
+        .read_text(encoding="utf-8")
+        .replace(
+            "manager.evict_blocks(",
+            "manager.record_blocks_for_zeroing(request.request_id, confirmed)\n        manager.evict_blocks(",
         ),
     )
     pr_repo.write("tests/v1/test_resume.py", "def test_resume():\n    assert True\n")
     body = FILLED_BODY + "\nAlso removes the `async_tokens_to_discard` reset: in a fault that frame never arrives.\n"
     code, findings = _review(
-        monkeypatch, capsys, pr_repo, "--ignore", "FT001", title="Evict and zero contaminated KV blocks on fault", body=body
+        monkeypatch,
+        capsys,
+        pr_repo,
+        "--ignore",
+        "FT001",
+        title="Evict and zero contaminated KV blocks on fault",
+        body=body,
     )
     # FT001 is ignored and FT005 is not on a changed line: nothing left.
     assert (code, findings) == (0, [])
@@ -281,8 +298,20 @@ def test_pr_selection(pr_repo: Repo, monkeypatch, capsys):
     _, findings = _review(monkeypatch, capsys, pr_repo, "--ignore", "PR003,PR004", title=title, body=TEMPLATE)
     assert sorted(_pr(findings)) == ["PR001", "PR002"]
     code, out, _ = run_main(
-        monkeypatch, capsys, pr_repo.path, "review", "--base", pr_repo.base, "--select", "PR001",
-        "--title", title, "--format", "json", "--body-file", str(pr_repo.path.parent / "body.md"),
+        monkeypatch,
+        capsys,
+        pr_repo.path,
+        "review",
+        "--base",
+        pr_repo.base,
+        "--select",
+        "PR001",
+        "--title",
+        title,
+        "--format",
+        "json",
+        "--body-file",
+        str(pr_repo.path.parent / "body.md"),
     )
     assert code == 1 and [f["code"] for f in json.loads(out)] == ["PR001"]
 
@@ -309,14 +338,21 @@ def test_untrusted_title_and_body_do_not_break_output(pr_repo: Repo, fmt: str):
     # The PR also deletes a line holding backticks and a pipe.
     sentinel = pr_repo.path / SENTINEL
     sentinel.write_text(
-        sentinel.read_text(encoding="utf-8").replace(
-            "        scheduler.reset_prefix_cache()\n", ""
-        ),
+        sentinel.read_text(encoding="utf-8").replace("        scheduler.reset_prefix_cache()\n", ""),
         encoding="utf-8",
     )
     proc = run_cli(
-        pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--format", fmt,
-        "--title", NASTY_TITLE, "--body-file", str(body),
+        pr_repo.path,
+        "review",
+        "--base",
+        pr_repo.base,
+        *SELECT,
+        "--format",
+        fmt,
+        "--title",
+        NASTY_TITLE,
+        "--body-file",
+        str(body),
     )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -335,8 +371,17 @@ def test_untrusted_title_and_body_do_not_break_output(pr_repo: Repo, fmt: str):
 
 def test_non_ascii_body_from_stdin(pr_repo: Repo):
     proc = run_cli(
-        pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--format", "json",
-        "--title", "故障时驱逐脏块", "--body-file", "-",
+        pr_repo.path,
+        "review",
+        "--base",
+        pr_repo.base,
+        *SELECT,
+        "--format",
+        "json",
+        "--title",
+        "故障时驱逐脏块",
+        "--body-file",
+        "-",
         stdin="## Purpose\n驱逐未确认的尾部块。\n## Test Plan\n单元测试\n## Test Result\n通过\n"
         "另外删除了 async_tokens_to_discard。\n",
     )

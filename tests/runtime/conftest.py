@@ -45,6 +45,7 @@ def sched(h):
 
 # -- fault handlers, good and bad, written against vLLM 0.34's scheduler API --
 
+
 def evict_everything_then_abort(scheduler):
     """Over-eviction: drops every block of every running request, clean ones too."""
     from vllm.v1.request import RequestStatus
@@ -52,8 +53,7 @@ def evict_everything_then_abort(scheduler):
     ids = set()
     for req in scheduler.running:
         for mgr in scheduler.kv_cache_manager.coordinator.single_type_managers:
-            ids |= {b.block_id for b in mgr.req_to_blocks.get(req.request_id, ())
-                    if not b.is_null}
+            ids |= {b.block_id for b in mgr.req_to_blocks.get(req.request_id, ()) if not b.is_null}
     scheduler.kv_cache_manager.evict_blocks(ids)
     scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
 
@@ -69,8 +69,7 @@ def resume_dropping_stale_output(scheduler):
     """Resume that copies reset_prefix_cache: drops the first good frame."""
     good.evict_unconfirmed_tail(scheduler)
     while scheduler.running:
-        scheduler._preempt_request(scheduler.running.pop(), time.monotonic(),
-                                   drop_stale_output=True)
+        scheduler._preempt_request(scheduler.running.pop(), time.monotonic(), drop_stale_output=True)
 
 
 def _retry_in_place(scheduler, record: bool):
@@ -97,7 +96,8 @@ def _retry_in_place(scheduler, record: bool):
         for mgr in managers:
             if req.request_id in mgr.num_cached_block:
                 mgr.num_cached_block[req.request_id] = min(
-                    mgr.num_cached_block[req.request_id], start // mgr.block_size)
+                    mgr.num_cached_block[req.request_id], start // mgr.block_size
+                )
 
 
 def retry_in_place_unrecorded(scheduler):

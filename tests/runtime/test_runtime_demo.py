@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
 import subprocess
 import sys
 
-from ftlint.runtime import demo
+import pytest
 
+from ftlint.runtime import demo
 
 # These tests run bad fault handlers on purpose: opt out of --ftlint-verify.
 pytestmark = pytest.mark.ftlint_verify(False)
+
 
 def test_demo_prints_a_table_per_handler(vllm_ready, capsys):
     assert demo.main([]) == 0
@@ -32,8 +32,12 @@ def test_demo_without_vllm_says_how_to_install(tmp_path):
     (tmp_path / "vllm").mkdir()
     (tmp_path / "vllm" / "__init__.py").write_text("raise ImportError('hidden')\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "ftlint.runtime.demo"], capture_output=True, text=True,
-        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=120)
+        [sys.executable, "-m", "ftlint.runtime.demo"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert proc.returncode == 2
     from ftlint.runtime.install_hint import install_commands
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 import warnings
-from types import SimpleNamespace as NS
+from types import SimpleNamespace as NS  # noqa: N814 - short alias for the many vLLM-like stand-ins built below
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,15 +27,15 @@ pytestmark = pytest.mark.ftlint_verify(False)
 
 # -- observe only: random real scheduler states ----------------------------------
 
-HANDLERS = ["none", "sentinel", "abort_tail", "resume_tail", "evict_all",
-            "resume_no_reset", "retry_unrecorded"]
+HANDLERS = ["none", "sentinel", "abort_tail", "resume_tail", "evict_all", "resume_no_reset", "retry_unrecorded"]
 
 ops = st.lists(
     st.one_of(
         st.tuples(st.just("add"), st.integers(0, 2), st.integers(1, 70)),
         st.tuples(st.just("step"), st.just(0), st.just(0)),
     ),
-    min_size=1, max_size=8,
+    min_size=1,
+    max_size=8,
 )
 
 
@@ -69,12 +69,15 @@ def _run_handler(h, fh, sched, name):
         fh.retry_in_place_unrecorded(sched)
 
 
-@settings(max_examples=30, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(script=ops, fail_last=st.booleans(), zeroing=st.booleans(),
-       two_groups=st.booleans(), handler=st.sampled_from(HANDLERS))
-def test_verifier_leaves_state_identical(h, fh, script, fail_last, zeroing,
-                                         two_groups, handler):
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    script=ops,
+    fail_last=st.booleans(),
+    zeroing=st.booleans(),
+    two_groups=st.booleans(),
+    handler=st.sampled_from(HANDLERS),
+)
+def test_verifier_leaves_state_identical(h, fh, script, fail_last, zeroing, two_groups, handler):
     groups = ("full", "full") if two_groups else ("full",)
     plain = _replay(h, fh, script, fail_last, zeroing, groups)
     watched = _replay(h, fh, script, fail_last, zeroing, groups)
@@ -87,10 +90,11 @@ def test_verifier_leaves_state_identical(h, fh, script, fail_last, zeroing,
     assert h.state_fingerprint(watched) == h.state_fingerprint(plain)
     assert report.verified
     # and a later step behaves the same
-    assert (h.step(plain).num_scheduled_tokens == h.step(watched).num_scheduled_tokens)
+    assert h.step(plain).num_scheduled_tokens == h.step(watched).num_scheduled_tokens
 
 
 # -- cannot verify: vLLM-like objects missing each field the verifier reads -------
+
 
 class Status:
     def __init__(self, name):
@@ -113,17 +117,25 @@ def fake_scheduler(zeroing=True):
     b2 = NS(block_id=2, block_hash=b"h2", is_null=False, ref_cnt=1)
     cmap.map = {b"h1": 1, b"h2": 2}
     pool = NS(cached_block_hash_to_block=cmap, cached_block_hashes_by_block={})
-    mgr = NS(req_to_blocks={"r": [b1, b2]}, block_size=16, kv_cache_group_id=0,
-             new_block_ids=[], records_new_block_ids=True)
-    kvm = NS(coordinator=NS(single_type_managers=[mgr], block_pool=pool),
-             block_pool=pool, kv_cache_config=NS(needs_kv_cache_zeroing=zeroing))
-    req = NS(request_id="r", num_computed_tokens=32, num_in_flight_tokens=16,
-             status=Status("RUNNING"), num_stale_output_tokens=0,
-             drop_stale_output=False, num_output_placeholders=0)
-    sched = NS(running=[req], requests={"r": req}, kv_cache_manager=kvm,
-               needs_kv_cache_zeroing=zeroing)
-    return sched, SimpleParts(req=req, b1=b1, b2=b2, mgr=mgr, pool=pool, kvm=kvm,
-                              cmap=cmap)
+    mgr = NS(
+        req_to_blocks={"r": [b1, b2]}, block_size=16, kv_cache_group_id=0, new_block_ids=[], records_new_block_ids=True
+    )
+    kvm = NS(
+        coordinator=NS(single_type_managers=[mgr], block_pool=pool),
+        block_pool=pool,
+        kv_cache_config=NS(needs_kv_cache_zeroing=zeroing),
+    )
+    req = NS(
+        request_id="r",
+        num_computed_tokens=32,
+        num_in_flight_tokens=16,
+        status=Status("RUNNING"),
+        num_stale_output_tokens=0,
+        drop_stale_output=False,
+        num_output_placeholders=0,
+    )
+    sched = NS(running=[req], requests={"r": req}, kv_cache_manager=kvm, needs_kv_cache_zeroing=zeroing)
+    return sched, SimpleParts(req=req, b1=b1, b2=b2, mgr=mgr, pool=pool, kvm=kvm, cmap=cmap)
 
 
 class SimpleParts(NS):
@@ -179,16 +191,14 @@ MISSING = [
 ]
 
 
-@pytest.mark.parametrize("owner,attr,mention,blocked", MISSING,
-                         ids=[f"{o}.{a}" for o, a, _, _ in MISSING])
+@pytest.mark.parametrize("owner,attr,mention,blocked", MISSING, ids=[f"{o}.{a}" for o, a, _, _ in MISSING])
 def test_missing_field_reports_cannot_verify(owner, attr, mention, blocked):
     sched, parts = fake_scheduler()
     if owner == "zeroing-flag":
         del sched.needs_kv_cache_zeroing
         del parts.kvm.kv_cache_config.needs_kv_cache_zeroing
     else:
-        target = {"sched": sched, "coordinator": parts.kvm.coordinator}.get(owner) \
-            or getattr(parts, owner)
+        target = {"sched": sched, "coordinator": parts.kvm.coordinator}.get(owner) or getattr(parts, owner)
         delattr(target, attr)
 
     def handler():
@@ -243,8 +253,7 @@ def test_plain_dict_cache_map_of_old_vllm():
     old_map.pop(b"h2")
     sched, parts = fake_scheduler(zeroing=False)
     parts.pool.cached_block_hash_to_block = {b"h1": {1: parts.b1}, b"h2": {2: parts.b2}}
-    report = check_fault_handling(
-        sched, lambda: parts.pool.cached_block_hash_to_block.pop(b"h2"))
+    report = check_fault_handling(sched, lambda: parts.pool.cached_block_hash_to_block.pop(b"h2"))
     assert report.verified and report.violations == []
 
 
@@ -261,6 +270,7 @@ def test_verifier_never_crashes_on_hostile_objects():
 
 
 # -- locks and threads ---------------------------------------------------------------
+
 
 def test_handler_lock_is_taken_around_snapshot_and_checks_not_during(h, prompt):
     sched = h.build_scheduler()
@@ -284,9 +294,11 @@ def test_lock_held_elsewhere_is_cannot_verify_not_a_hang(h, prompt):
     lock = threading.Lock()
     lock.acquire()  # e.g. the caller holds the handler's non-reentrant lock
     try:
-        with pytest.warns(FaultVerificationWarning, match="lock"):
-            with verify_fault_handling(sched, lock=lock, lock_timeout=0.05) as report:
-                pass
+        with (
+            pytest.warns(FaultVerificationWarning, match="lock"),
+            verify_fault_handling(sched, lock=lock, lock_timeout=0.05) as report,
+        ):
+            pass
     finally:
         lock.release()
     assert not report.verified and "lock" in report.cannot_verify[0]
@@ -303,10 +315,12 @@ def test_held_lock_costs_one_timeout_not_two(h, prompt):
     lock.acquire()
     try:
         start = time.monotonic()
-        with pytest.warns(FaultVerificationWarning, match="lock"):
-            with verify_fault_handling(sched, lock=lock, lock_timeout=timeout) as report:
-                ran.append(True)
-                good.abort_all_evicting_tail(sched)
+        with (
+            pytest.warns(FaultVerificationWarning, match="lock"),
+            verify_fault_handling(sched, lock=lock, lock_timeout=timeout) as report,
+        ):
+            ran.append(True)
+            good.abort_all_evicting_tail(sched)
         waited = time.monotonic() - start
     finally:
         lock.release()
@@ -329,10 +343,12 @@ def test_asyncio_lock_is_cannot_verify_and_the_handler_runs(h, prompt):
     ran = []
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no "coroutine was never awaited"
-        with pytest.warns(FaultVerificationWarning, match="asyncio|Lock"):
-            with verify_fault_handling(sched, lock=lock) as report:
-                ran.append(True)
-                good.abort_all_evicting_tail(sched)
+        with (
+            pytest.warns(FaultVerificationWarning, match="asyncio|Lock"),
+            verify_fault_handling(sched, lock=lock) as report,
+        ):
+            ran.append(True)
+            good.abort_all_evicting_tail(sched)
     assert ran == [True] and not lock.locked()
     assert report.cannot_verify == [
         "snapshot: the fault handler's lock (Lock) is not a lock whose acquire(timeout=...) "
@@ -351,6 +367,7 @@ def test_rlock_is_accepted(h, prompt):
 
 
 # -- device check -----------------------------------------------------------------
+
 
 def test_assert_blocks_zeroed_on_cpu_tensors():
     import torch

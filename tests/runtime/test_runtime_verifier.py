@@ -12,9 +12,9 @@ from ftlint.runtime import (
 )
 from ftlint.runtime import handlers as good
 
-
 # These tests run bad fault handlers on purpose: opt out of --ftlint-verify.
 pytestmark = pytest.mark.ftlint_verify(False)
+
 
 def codes(report):
     return sorted(v.code for v in report.violations)
@@ -22,17 +22,19 @@ def codes(report):
 
 # -- FTR01: vLLM's own on_fault ------------------------------------------------
 
+
 def test_upstream_on_fault_after_failed_prefill_leaves_dirty_blocks(h, sched, prompt):
     h.prefill_fault(sched, {"r0": prompt})
-    dirty_ids = [b.block_id for b in
-                 sched.kv_cache_manager.coordinator.single_type_managers[0]
-                 .req_to_blocks["r0"] if b.block_hash is not None]
+    dirty_ids = [
+        b.block_id
+        for b in sched.kv_cache_manager.coordinator.single_type_managers[0].req_to_blocks["r0"]
+        if b.block_hash is not None
+    ]
     assert len(dirty_ids) == 2  # 47 tokens: two full blocks cached at schedule time
     sentinel = h.make_sentinel(sched)
 
-    with pytest.raises(FaultInvariantError) as err:
-        with verify_fault_handling(sched):
-            sentinel.on_fault(RuntimeError("collective failed"))
+    with pytest.raises(FaultInvariantError) as err, verify_fault_handling(sched):
+        sentinel.on_fault(RuntimeError("collective failed"))
 
     vs = err.value.violations
     assert [v.code for v in vs] == ["FTR01", "FTR01"]
@@ -50,20 +52,19 @@ def test_upstream_on_fault_after_failed_decode_step(h, sched, prompt):
     h.decode_fault(sched, {"r0": prompt})
     req = sched.requests["r0"]
     assert (req.num_computed_tokens, req.num_in_flight_tokens) == (48, 1)
-    report = check_fault_handling(sched, h.make_sentinel(sched).on_fault,
-                                  RuntimeError("boom"))
+    report = check_fault_handling(sched, h.make_sentinel(sched).on_fault, RuntimeError("boom"))
     assert codes(report) == ["FTR01"]
     (v,) = report.violations
     assert v.token_range == (32, 48)
     assert (report.dirty_total, report.dirty_evicted) == (1, 0)
     assert (report.clean_total, report.clean_evicted) == (2, 0)
-    assert h.prefix_hit(sched, prompt + [147, 5]) == 48  # dirty block hit
+    assert h.prefix_hit(sched, [*prompt, 147, 5]) == 48  # dirty block hit
 
 
 # -- a correct handler -----------------------------------------------------------
 
-@pytest.mark.parametrize("handler", [good.abort_all_evicting_tail,
-                                     good.resume_all_evicting_tail])
+
+@pytest.mark.parametrize("handler", [good.abort_all_evicting_tail, good.resume_all_evicting_tail])
 def test_tail_evicting_handler_passes_and_keeps_clean_prefix(h, sched, prompt, handler):
     h.decode_fault(sched, {"r0": prompt, "r1": h.prompt_tokens(2, 47)})
     with verify_fault_handling(sched, strict=True) as report:
@@ -73,7 +74,7 @@ def test_tail_evicting_handler_passes_and_keeps_clean_prefix(h, sched, prompt, h
     assert (report.clean_total, report.clean_evicted) == (4, 0)
     # resume/new request hits the clean prefix (2 blocks), not the dirty block
     if handler is good.abort_all_evicting_tail:
-        assert h.prefix_hit(sched, prompt + [147, 5]) == 32
+        assert h.prefix_hit(sched, [*prompt, 147, 5]) == 32
     else:
         assert h.resume_hit(sched, "r0") == 32
 
@@ -88,6 +89,7 @@ def test_tail_evicting_handler_after_failed_prefill(h, sched, prompt):
 
 
 # -- FTR02 --------------------------------------------------------------------------
+
 
 def test_evict_everything_is_ftr02_not_ftr01(h, sched, prompt, fh):
     h.decode_fault(sched, {"r0": prompt, "r1": h.prompt_tokens(2, 47)})
@@ -107,11 +109,11 @@ def test_evict_everything_is_ftr02_not_ftr01(h, sched, prompt, fh):
 
 # -- FTR03 -------------------------------------------------------------------------
 
+
 def test_resume_without_counter_reset_is_ftr03_hang(h, sched, prompt, fh):
     h.decode_fault(sched, {"r0": prompt})
-    with pytest.raises(FaultInvariantError) as err:
-        with verify_fault_handling(sched):
-            fh.resume_without_counter_reset(sched)
+    with pytest.raises(FaultInvariantError) as err, verify_fault_handling(sched):
+        fh.resume_without_counter_reset(sched)
     (v,) = err.value.violations
     assert v.code == "FTR03" and v.request_id == "r0"
     assert "num_stale_output_tokens=1" in v.explanation and "hang" in v.explanation
@@ -131,6 +133,7 @@ def test_resume_with_drop_stale_output_is_ftr03(h, sched, prompt, fh):
 
 # -- FTR04 -------------------------------------------------------------------------
 
+
 def test_negative_placeholders_is_ftr04(h, sched, prompt, fh):
     h.prefill_fault(sched, {"r0": prompt})
     report = check_fault_handling(sched, fh.underflow_placeholders, sched)
@@ -140,13 +143,13 @@ def test_negative_placeholders_is_ftr04(h, sched, prompt, fh):
 
 # -- FTR05: zeroing ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("fault", ["prefill", "decode"])
 def test_retry_in_place_without_zeroing_record_is_ftr05(h, prompt, fh, fault):
     sched = h.build_scheduler(zeroing=True)
     getattr(h, f"{fault}_fault")(sched, {"r0": prompt})
-    with pytest.raises(FaultInvariantError) as err:
-        with verify_fault_handling(sched):
-            fh.retry_in_place_unrecorded(sched)
+    with pytest.raises(FaultInvariantError) as err, verify_fault_handling(sched):
+        fh.retry_in_place_unrecorded(sched)
     vs = err.value.violations
     assert {v.code for v in vs} == {"FTR05"}
     assert len(vs) == (2 if fault == "prefill" else 1)
@@ -184,12 +187,12 @@ def test_zeroing_off_skips_ftr05(h, sched, prompt, fh):
 
 # -- several KV-cache groups, async scheduling -------------------------------------
 
+
 def test_two_kv_cache_groups(h, prompt):
     sched = h.build_scheduler(groups=("full", "full"))
     assert len(sched.kv_cache_manager.coordinator.single_type_managers) == 2
     h.prefill_fault(sched, {"r0": prompt})
-    report = check_fault_handling(sched, h.make_sentinel(sched).on_fault,
-                                  RuntimeError())
+    report = check_fault_handling(sched, h.make_sentinel(sched).on_fault, RuntimeError())
     assert codes(report) == ["FTR01"] * 4
     assert {v.group for v in report.violations} == {0, 1}
 
@@ -204,8 +207,7 @@ def test_async_scheduler_decode_fault(h, prompt):
     sched = h.build_scheduler(async_scheduling=True)
     h.decode_fault(sched, {"r0": prompt})
     assert sched.requests["r0"].num_output_placeholders > 0
-    report = check_fault_handling(sched, h.make_sentinel(sched).on_fault,
-                                  RuntimeError())
+    report = check_fault_handling(sched, h.make_sentinel(sched).on_fault, RuntimeError())
     assert codes(report) == ["FTR01"]
     sched = h.build_scheduler(async_scheduling=True)
     h.decode_fault(sched, {"r0": prompt})
@@ -215,6 +217,7 @@ def test_async_scheduler_decode_fault(h, prompt):
 
 # -- exceptions, observe-only -------------------------------------------------------
 
+
 def test_handler_exception_propagates_unchanged_with_report_attached(h, sched, prompt):
     h.prefill_fault(sched, {"r0": prompt})
     boom = ValueError("handler crashed")
@@ -223,9 +226,8 @@ def test_handler_exception_propagates_unchanged_with_report_attached(h, sched, p
         h.make_sentinel(sched).on_fault(RuntimeError())
         raise boom
 
-    with pytest.raises(ValueError) as err:
-        with verify_fault_handling(sched):
-            handler()
+    with pytest.raises(ValueError) as err, verify_fault_handling(sched):
+        handler()
     assert err.value is boom
     assert [v.code for v in err.value.ftlint_report.violations] == ["FTR01", "FTR01"]
 
