@@ -61,19 +61,19 @@ def test_statistics_counts_per_code(project: Path):
     assert proc.stdout.splitlines() == [
         "2\tFT001\t[*] stale-output-discard",
         "2\tFT002\t[ ] inline-eviction",
+        "2\tFT007\t[ ] missing-dirty-eviction",
         "1\tFT004\t[ ] broad-eviction",
         "1\tFT006\t[ ] eviction-after-free",
-        "1\tFT007\t[ ] missing-dirty-eviction",
-        "Found 7 errors.",
+        "Found 8 errors.",
         "[*] 2 fixable with `ftlint check --fix`.",
     ]
     data = json.loads(run("check", "--no-cache", "--statistics", "--format", "json", "handler.py", cwd=project).stdout)
     assert data[0] == {"code": "FT001", "name": "stale-output-discard", "count": 2, "fixable": True, "fixable_count": 2}
     assert [(d["code"], d["count"], d["fixable"]) for d in data[1:]] == [
         ("FT002", 2, False),
+        ("FT007", 2, False),
         ("FT004", 1, False),
         ("FT006", 1, False),
-        ("FT007", 1, False),
     ]
 
 
