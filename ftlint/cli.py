@@ -11,14 +11,36 @@ from pathlib import Path
 from typing import NoReturn
 
 from ftlint import __version__
+from ftlint.cli_common import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    UsageError,
+    emit,
+    linked_docs,
+    load_settings,
+    use_color,
+    write_report,
+    write_stdout,
+)
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+__all__ = [
+    "EXIT_CLEAN",
+    "EXIT_ERROR",
+    "EXIT_FINDINGS",
+    "UsageError",
+    "emit",
+    "linked_docs",
+    "load_settings",
+    "main",
+    "run",
+    "use_color",
+    "write_report",
+    "write_stdout",
+]
+
 STATISTICS_FORMATS = ("text", "json")
 FORMAT_NAMES = ("text", "json", "jsonl", "github", "rdjson", "rdjsonl", "sarif", "markdown", "github-review")
-
-
-class UsageError(Exception):
-    pass
 
 
 def _terminal_columns() -> int:
@@ -251,30 +273,6 @@ def run() -> None:
     os._exit(code)
 
 
-def load_settings(args, start: Path | None = None):
-    """(config, selected codes) from pyproject.toml and the command line; errors exit 2.
-    The pyproject is searched from `start` (default: the current directory) upwards."""
-    from ftlint.config import ConfigError, load_config, select_codes
-    from ftlint.registry import known_codes
-
-    cwd = Path.cwd()
-    try:
-        if args.config is not None and not args.config.is_file():
-            raise UsageError(f"--config {args.config}: no such file")
-        config = load_config(start if start is not None and args.config is None else cwd, args.config)
-        known = known_codes()
-        config.validate_codes(known)
-        if args.select:
-            selected = select_codes(
-                args.select, [*config.ignore, *args.ignore], known, extend_select=args.extend_select
-            )
-        else:
-            selected = select_codes(config, args.ignore, known, extend_select=args.extend_select)
-    except ConfigError as err:
-        raise UsageError(str(err)) from None
-    return config, selected
-
-
 def run_check(args) -> int:
     reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
     start = None
@@ -401,109 +399,6 @@ def fixed_summary(findings, *, written: bool) -> str:
         for (code, name), count in sorted(by_file[path].items()):
             lines.append(f"    {count} x {code} ({name})")
     return "\n".join(lines) + "\n"
-
-
-def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
-    from ftlint.registry import all_docs
-    from ftlint.report import ReportContext, render
-
-    docs = linked_docs(all_docs(extra_docs), config.docs_url)
-    color = args.output_file is None and use_color(sys.stdout)
-    ctx = ReportContext(
-        docs=docs,
-        tool_version=__version__,
-        root=config.root,
-        cwd=Path.cwd(),
-        diff_lines=diff_lines,
-        color=color,
-        unsafe_fixes=bool(getattr(args, "unsafe_fixes", False)),
-    )
-    if getattr(args, "statistics", False):
-        from ftlint.report.statistics import render_statistics
-
-        text = render_statistics(args.format, findings, ctx)
-    else:
-        text = render(args.format, findings, ctx)  # the whole report, before any file is touched
-    if args.output_file is not None:
-        write_report(args.output_file, text)
-    else:
-        write_stdout(text)
-
-
-def linked_docs(docs, template: str):
-    """``docs`` with each rule's URL made from the ``docs-url`` template (``{code}``,
-    ``{name}``); without a template the docs carry no URL and reports say `ftlint rule CODE`."""
-    if not template:
-        return docs
-    from collections.abc import Mapping
-    from dataclasses import replace
-
-    class Linked(Mapping):  # lazy, as all_docs is: a text report never loads a doc
-        def __getitem__(self, code):
-            doc = docs[code]
-            return replace(doc, url=template.replace("{code}", doc.code).replace("{name}", doc.name))
-
-        def __iter__(self):
-            return iter(docs)
-
-        def __len__(self):
-            return len(docs)
-
-    return Linked()
-
-
-def use_color(stream) -> bool:
-    """Colour for a terminal: never with ``NO_COLOR`` set (no-color.org), always with
-    ``FORCE_COLOR`` set (even when piped), else only on a TTY whose TERM is not ``dumb``."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    try:
-        return stream.isatty() and os.environ.get("TERM") != "dumb"
-    except (AttributeError, ValueError):
-        return False
-
-
-def write_stdout(text: str) -> None:
-    """Write to stdout; a character its encoding cannot hold is written as an escape."""
-    try:
-        sys.stdout.write(text)
-    except UnicodeEncodeError:
-        sys.stdout.flush()
-        encoding = sys.stdout.encoding or "utf-8"
-        sys.stdout.buffer.write(text.encode(encoding, "backslashreplace"))
-
-
-def write_report(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically: a temporary file in the same directory,
-    renamed over it, so a reader (or a failed run) never sees a partial or empty report."""
-    import tempfile
-
-    data = text.encode("utf-8", "backslashreplace")
-    target = os.path.abspath(path)
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".ftlint-report-", dir=os.path.dirname(target))
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        try:
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as err:
-        raise UsageError(f"--output-file {path}: {err.strerror or err}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def run_rule(args) -> int:

@@ -15,6 +15,7 @@ import tokenize
 from contextlib import redirect_stdout
 from pathlib import Path
 
+from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ftlint.source import ParseFailure, decode, display_path
 
 #: the name reported for stdin read without --stdin-filename (ruff's too)
@@ -30,8 +31,6 @@ def read_stdin() -> bytes:
 
 def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None) -> int:
     """The `check` command on stdin; returns the exit code (as run_check's)."""
-    from ftlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-
     data = read_stdin()
     cwd = Path.cwd()
     if stdin_filename is not None:

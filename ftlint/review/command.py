@@ -24,6 +24,7 @@ import re
 import sys
 from pathlib import Path
 
+from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, emit, load_settings
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
 from ftlint.review.pr_checks import PR_CODES, PYTHON_SUFFIXES, PullRequest, check_pull_request, pr_docs
 
@@ -88,8 +89,6 @@ def _split_selectors(values) -> tuple[list[str], list[str]]:
 
 
 def _pr_selection(args, pr_select: list[str], pr_extend: list[str], pr_ignore: list[str], select_all: bool):
-    from ftlint.cli import UsageError
-
     for key, entries in (("--select", pr_select), ("--extend-select", pr_extend), ("--ignore", pr_ignore)):
         for entry in entries:
             if not any(code.startswith(entry) for code in PR_CODES):
@@ -104,8 +103,6 @@ def _pr_selection(args, pr_select: list[str], pr_extend: list[str], pr_ignore: l
 
 
 def _read_body(path: Path | None) -> str | None:
-    from ftlint.cli import UsageError
-
     if path is None:
         return None
     try:
@@ -128,8 +125,6 @@ def _under(path: Path, parents: list[Path]) -> bool:
 
 
 def _selected_files(diff: Diff, paths: list[Path], cwd: Path) -> list[FileDiff]:
-    from ftlint.cli import UsageError
-
     limits = []
     for p in paths:
         absolute = Path(os.path.abspath(cwd / p))
@@ -153,8 +148,6 @@ def _keep(mode: str, fd: FileDiff | None, line: int, end_line: int) -> bool:
 
 
 def run(args) -> int:
-    from ftlint.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, emit, load_settings
-
     cwd = Path(os.path.abspath(Path.cwd()))
     body = _read_body(args.body_file)
     pr = PullRequest(title=args.title, body=body, body_given=args.body_file is not None)

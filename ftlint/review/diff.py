@@ -68,13 +68,6 @@ class Diff:
     base_commit: str  # its full commit id
     files: list[FileDiff] = field(default_factory=list)
 
-    def by_path(self) -> dict[str, FileDiff]:
-        return {f.path: f for f in self.files if f.path}
-
-    def changed_paths(self) -> list[str]:
-        """Repo-relative paths that exist on the new side (added, modified, renamed)."""
-        return [f.path for f in self.files if f.path]
-
 
 # --------------------------------------------------------------------------------------------
 # running git
