@@ -35,6 +35,9 @@ class LintResult:
     files_scanned: int = 0  # files the prefilter (or the stat table) looked at
     cache_hit: bool = False  # the findings came from the result cache (nothing parsed)
     texts: dict[str, str | None] = field(default_factory=dict)  # absolute path -> the text linted
+    #: with `keep_scope=True`: the lint_runner.FileLinter of the run, its project index and
+    #: fault paths closed over the same candidates (loaded also on a cache hit); else None
+    scope: object | None = None
 
 
 def _failure_finding(path: str, failure: ParseFailure, text_lines: list[str] | None = None) -> Finding:
@@ -65,9 +68,12 @@ def lint_paths(
     exhaustive: bool = False,
     force_exclude: bool = False,
     cache_dir: Path | None = None,
+    keep_scope: bool = False,
 ) -> LintResult:
     """Lint files and directories as `ftlint check` does (no fixes applied). With
-    `cache_dir`, results are read from and written to the result cache there."""
+    `cache_dir`, results are read from and written to the result cache there. With
+    `keep_scope`, the result's `scope` holds the run's FileLinter (`ftlint review` asks it
+    which lines are fault-path code: one project scan for both)."""
     from ftlint import cache as cachemod
     from ftlint.listing import DirListings
 
@@ -88,6 +94,7 @@ def lint_paths(
         explicit=paths,
         cache_dir=cache_dir,
         listings=listings,
+        keep_scope=keep_scope,
     )
     if listings is not None:
         listings.save()
@@ -104,6 +111,7 @@ def lint_discovered(
     explicit: Sequence[Path] = (),
     cache_dir: Path | None = None,
     listings=None,
+    keep_scope: bool = False,
 ) -> LintResult:
     """Discovery results to findings. Steps: the project scan (every Python file a handler
     could live in), the byte prefilter (or, warm, the stat table), the result cache, and
@@ -226,6 +234,11 @@ def lint_discovered(
             result.internal_errors.extend(cached[1])
             result.cache_hit = True
             result.findings.sort(key=lambda f: f.sort_key)
+            if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
+                if linter is None:
+                    linter = _new_linter(config, selected, cwd, in_fault_path_file, lint_set, cache=cache)
+                linter.load([Path(c) for c in candidates])
+                result.scope = linter
             return result
 
     if linter is None:
@@ -243,6 +256,8 @@ def lint_discovered(
         linter, lint_files, candidates, cwd, result, recorder=recorder, early_errors=early_errors
     )
     result.notes = linter.paths.notes
+    if keep_scope:
+        result.scope = linter
     if too_large:  # one FT000 a file: a parse failure found while linting it comes first
         failed = {f.path for f in result.findings if f.code == PARSE_ERROR_CODE}
         for file in lint_files:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from ftlint.finding import Finding
 
-from ._common import ReportContext
+from ._common import ReportContext, code_span
 
 Renderer = Callable[[Sequence[Finding], ReportContext], str]
 
@@ -49,4 +49,4 @@ def render(format_name: str, findings: Sequence[Finding], ctx: ReportContext) ->
     return renderer(format_name)(list(findings), ctx)
 
 
-__all__ = ["FORMATS", "Renderer", "ReportContext", "render", "renderer"]
+__all__ = ["FORMATS", "Renderer", "ReportContext", "code_span", "render", "renderer"]

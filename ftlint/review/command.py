@@ -25,8 +25,9 @@ import sys
 from pathlib import Path
 
 from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, emit, load_settings
+from ftlint.discovery import is_python_path
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
-from ftlint.review.pr_checks import PR_CODES, PYTHON_SUFFIXES, PullRequest, check_pull_request, pr_docs
+from ftlint.review.pr_checks import PR_CODES, SCOPE_CODES, PullRequest, check_pull_request, pr_docs
 
 FILTER_MODES = ("added", "diff-context", "file", "none")
 _FILTER_ALIASES = {"diff_context": "diff-context", "nofilter": "none", "no-filter": "none"}
@@ -74,6 +75,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="file holding the pull request's description, '-' for stdin (enables PR001)",
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument(
+        "--scan-stats",
+        action="store_true",
+        help="print how many files were linted, parsed and scanned (the project scan), to stderr",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -172,17 +178,34 @@ def run(args) -> int:
     by_repo_path = {f.path: f for f in files if f.path}
 
     lint_files = [
-        Path(os.path.abspath(diff.root / f.path))
-        for f in files
-        if f.path and not f.binary and f.path.endswith(PYTHON_SUFFIXES)
+        Path(os.path.abspath(diff.root / f.path)) for f in files if f.path and not f.binary and is_python_path(f.path)
     ]
     lint_files = [p for p in lint_files if p.is_file()]
+    pr_checks = args.title is not None or args.body_file is not None
+    # the PR checks ask the lint's own scope: one project scan (and the result cache) for both
+    keep_scope = pr_checks and bool(pr_enabled & set(SCOPE_CODES))
     findings = []
     internal_errors: list[str] = []
-    if lint_files and selected:
+    scope = None
+    if lint_files and (selected or keep_scope):
         from ftlint.engine import lint_paths
 
-        result = lint_paths(lint_files, config, selected, cwd=cwd, force_exclude=True)
+        result = lint_paths(
+            lint_files,
+            config,
+            selected,
+            cwd=cwd,
+            force_exclude=True,
+            cache_dir=config.cache_path,
+            keep_scope=keep_scope,
+        )
+        scope = result.scope
+        if args.scan_stats:
+            print(
+                f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed, "
+                f"{result.files_scanned} scanned{' (cached result)' if result.cache_hit else ''}",
+                file=sys.stderr,
+            )
         internal_errors = list(result.internal_errors)
         for finding in result.findings:
             absolute = Path(os.path.abspath(cwd / finding.path))
@@ -190,9 +213,9 @@ def run(args) -> int:
             if _keep(args.filter, by_repo_path.get(rel), finding.line, finding.end_line):
                 findings.append(finding)
 
-    if args.title is not None or args.body_file is not None:
+    if pr_checks:
         try:
-            findings += check_pull_request(pr, diff, files, config, cwd, enabled=pr_enabled)
+            findings += check_pull_request(pr, diff, files, config, scope, enabled=pr_enabled)
         except GitError as err:
             print(f"ftlint: error: {err}", file=sys.stderr)
             return EXIT_ERROR

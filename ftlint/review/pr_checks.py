@@ -2,10 +2,10 @@
 
 Their findings have no file line (``path=""``, ``line=0``); every reporter puts them at the
 top (github-review: in the review body).  They need the diff (:mod:`ftlint.review.diff`)
-and, for "which changed lines are fault-path code", the engine's own scope: a
-:class:`FaultScope` loads the project the way a lint run does (changed files plus every file
-the prefilter says may define a handler), closes the fault-path scope with
-:class:`ftlint.faultpath.FaultPaths`, and maps lines to functions with LibCST positions.
+and, for "which changed lines are fault-path code", the lint run's own scope: a
+:class:`FaultScope` asks the run's project index (:mod:`ftlint.project`) and fault paths
+(:class:`ftlint.faultpath.FaultPaths`), made from the one project scan of the review's lint
+(``engine.lint_paths(..., keep_scope=True)``), and maps lines to their functions.
 
 * PR001 empty-description: no description, or vLLM's template left unfilled.
 * PR002 title-not-implemented: the title says "evict"/"zero" but the diff adds no such call
@@ -17,24 +17,28 @@ the prefilter says may define a handler), closes the fault-path scope with
 
 from __future__ import annotations
 
-import ast
-import fnmatch
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ftlint import vocabulary as V
+from ftlint.discovery import is_python_path
 from ftlint.finding import Finding, RuleDoc, Severity
+from ftlint.outline import outline_module
+from ftlint.report import code_span
 from ftlint.review.diff import Diff, FileDiff, show_file
 
 if TYPE_CHECKING:
-    import libcst as cst
+    from ftlint import ir
+    from ftlint.outline import Segment
+    from ftlint.project import Function, ModuleInfo
 
 __all__ = [
     "PR_CODES",
+    "SCOPE_CODES",
     "FaultScope",
     "PullRequest",
     "check_pull_request",
@@ -43,9 +47,6 @@ __all__ = [
     "is_test_path",
     "pr_docs",
 ]
-
-PYTHON_SUFFIXES = (".py", ".pyi")
-
 
 # --------------------------------------------------------------------------------------------
 # rule docs
@@ -138,6 +139,8 @@ _DOCS = {
 }
 
 PR_CODES = tuple(_DOCS)
+#: the checks that ask which changed lines are fault-path code (FaultScope)
+SCOPE_CODES = ("PR002", "PR003", "PR004")
 
 
 def pr_docs() -> dict[str, RuleDoc]:
@@ -161,8 +164,6 @@ def _finding(code: str, message: str) -> Finding:
 
 
 def _code(text: str) -> str:
-    from ftlint.report._common import code_span
-
     return code_span(text)
 
 
@@ -358,216 +359,154 @@ def claimed_actions(title: str) -> list[tuple[Action, str]]:
 # --------------------------------------------------------------------------------------------
 # fault-path scope of the changed files
 
-
-@dataclass
-class _FunctionSpan:
-    qualname: str
-    name: str
-    class_qualname: str
-    start: int
-    end: int
-    fault: bool
-
-
-@dataclass
-class _FileScope:
-    functions: list[_FunctionSpan] = field(default_factory=list)
-    whole_module: bool = False
-    added_calls: dict[str, set[str]] = field(default_factory=dict)  # primitive reached -> {call text}
-
-    def innermost(self, line: int) -> _FunctionSpan | None:
-        best = None
-        for fn in self.functions:
-            if fn.start <= line <= fn.end and (best is None or fn.start >= best.start):
-                best = fn
-        return best
-
-    def function(self, qualname: str) -> _FunctionSpan | None:
-        return next((f for f in self.functions if f.qualname == qualname), None)
+#: (first line, last line, function): decorators to the last line of the body
+_Span = tuple[int, int, "Function"]
 
 
 class FaultScope:
-    """Which lines of the changed files are fault-path code, as the engine scopes them."""
+    """Which lines of the changed files are fault-path code, as the lint run scoped them.
 
-    def __init__(self, diff: Diff, files: Sequence[FileDiff], config, cwd: Path) -> None:
-        self.diff = diff
-        self.config = config
-        self.cwd = cwd
-        self.files: dict[str, _FileScope] = {}
-        self._patterns = tuple(config.handler_patterns())
-        py = [f for f in files if f.path and f.path.endswith(PYTHON_SUFFIXES) and not f.binary]
-        if py:
-            self._load(py)
+    ``linter`` is the run's :class:`ftlint.lint_runner.FileLinter`
+    (``engine.lint_paths(..., keep_scope=True).scope``): its project index and fault paths
+    come from the one project scan the review's lint made (prefilter, stat table, cache).
+    None when no changed Python file was linted: then only handler names are known."""
 
-    def _load(self, files: Sequence[FileDiff]) -> None:
-        from libcst.metadata import MetadataWrapper, PositionProvider
+    def __init__(self, linter, diff: Diff, files: Sequence[FileDiff], config) -> None:
+        from ftlint.faultpath import handler_matcher  # LibCST: imported only when a review runs them
 
-        from ftlint import ir
-        from ftlint.discovery import iter_python_files
-        from ftlint.lint_runner import FileLinter
-        from ftlint.prefilter import Prefilter
-        from ftlint.source import ParseFailure, read_bytes
-
-        in_fault_path_file = self.config.is_fault_path
-        changed = [Path(os.path.abspath(self.diff.root / f.path)) for f in files]
-        changed = [p for p in changed if p.is_file()]
-        prefilter = Prefilter(self._patterns)
-        candidates = list(changed)
-        known = set(changed)
-        for path in iter_python_files(self.config.root, self.config):
-            path = Path(os.path.abspath(path))
-            if path in known:
-                continue
-            if in_fault_path_file(path):
-                candidates.append(path)
-                continue
-            data = read_bytes(path)
-            if not isinstance(data, ParseFailure) and prefilter.matches(data):
-                candidates.append(path)
-        linter = FileLinter(self.config, set(), cwd=self.cwd, in_fault_path_file=in_fault_path_file)
-        linter.load(candidates)
-        paths = linter.paths
-        self._paths = paths
-        reach_memo: dict = {}
-
+        self._is_handler = handler_matcher(config.handler_patterns())
+        self._paths = linter.paths if linter is not None else None
+        self._spans: dict[str, list[_Span]] = {}  # repo path -> its functions' spans
+        self._whole: dict[str, bool] = {}  # repo path -> a `fault-paths` file (all in scope)
+        self._added_calls: dict[str, set[str]] = {}  # primitive reached -> {call text}
+        if linter is None:
+            return
+        memo: dict = {}
         for fd in files:
-            key = Path(os.path.abspath(self.diff.root / fd.path))
+            if not fd.path or fd.binary or not is_python_path(fd.path):
+                continue
+            key = Path(os.path.abspath(diff.root / fd.path))
             info = linter.project.module_at(key) if key.is_file() else None
-            scope = _FileScope()
-            self.files[fd.path] = scope
             if info is None:
                 continue
-            scope.whole_module = info in paths.whole_modules
-            # the linter parses the candidates whole (no outline-only modules): module is set
-            module = cast("cst.Module", info.module)
-            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-            for fn in info.functions:
-                pos = positions.get(fn.node)
-                if pos is None:
-                    continue
-                scope.functions.append(
-                    _FunctionSpan(
-                        qualname=fn.qualname,
-                        name=fn.name,
-                        class_qualname=fn.class_qualname,
-                        start=pos.start.line,
-                        end=pos.end.line,
-                        fault=paths.in_fault_path(fn, info),
-                    )
-                )
-                for effect in ir.iter_effects(fn.ir):
-                    if effect.kind == "reset-counter":
-                        continue
-                    epos = positions.get(effect.node)
-                    if epos is None or not any(n in fd.added for n in range(epos.start.line, epos.end.line + 1)):
-                        continue
-                    text = ir.code_of(effect.node.func) if hasattr(effect.node, "func") else effect.name
-                    for name in self._reach(fn, effect, reach_memo):
-                        scope.added_calls.setdefault(name, set()).add(text)
+            spans = _function_spans(info)
+            self._spans[fd.path] = spans
+            self._whole[fd.path] = info in linter.paths.whole_modules
+            for start, end, fn in spans:
+                if any(start <= n <= end for n in fd.added):
+                    self._note_added_calls(fn, fd, memo)
 
-    def _reach(self, fn, effect, memo: dict) -> set[str]:
-        """Primitive names an effect calls, directly or through project helpers."""
-        names = {effect.name} if effect.kind != "call" else set()
-        if effect.kind == "call":
-            target = self._paths.target(fn, effect)
-            if target is not None:
-                names |= self._reach_function(target[0], memo)
-        return names
-
-    def _reach_function(self, fn, memo: dict) -> set[str]:
+    def _note_added_calls(self, fn: Function, fd: FileDiff, memo: dict) -> None:
         from ftlint import ir
 
-        if fn in memo:
-            return memo[fn] or set()
-        memo[fn] = None  # recursion: opaque
-        names: set[str] = set()
-        for effect in ir.iter_effects(fn.ir):
-            if effect.kind == "reset-counter":
-                continue
-            names |= self._reach(fn, effect, memo)
-        memo[fn] = names
-        return names
+        effects = [e for e in ir.iter_effects(fn.ir) if e.kind != "reset-counter"]
+        for effect, (start, end) in zip(effects, _lines_of(fn, [e.node for e in effects]), strict=True):
+            if start and any(n in fd.added for n in range(start, end + 1)):
+                text = ir.code_of(effect.node.func) if hasattr(effect.node, "func") else effect.name
+                for name in self._reached(fn, effect, memo):
+                    self._added_calls.setdefault(name, set()).add(text)
+
+    def _reached(self, fn: Function, effect: ir.Effect, memo: dict) -> set[str]:
+        """Primitive names an effect calls, directly or through project helpers (the calls
+        resolved as the fault paths resolve them; recursion is opaque)."""
+        from ftlint import ir
+
+        if effect.kind != "call":
+            return {effect.name}
+        assert self._paths is not None  # effects are only looked at with a linter
+        target = self._paths.target(fn, effect)
+        if target is None:
+            return set()
+        callee = target[0]
+        if callee not in memo:
+            memo[callee] = set()  # in progress: a recursive call adds nothing
+            names: set[str] = set()
+            for inner in ir.iter_effects(callee.ir):
+                if inner.kind != "reset-counter":
+                    names |= self._reached(callee, inner, memo)
+            memo[callee] = names
+        return memo[callee]
 
     # -- questions -----------------------------------------------------------
     def new_line_function(self, path: str, line: int) -> tuple[bool, str | None]:
         """(is fault-path code, enclosing function qualname) for a new-side line."""
-        scope = self.files.get(path)
-        if scope is None:
+        spans = self._spans.get(path)
+        if spans is None:
             return False, None
-        fn = scope.innermost(line)
-        if fn is None:
-            return scope.whole_module, None
-        return fn.fault or scope.whole_module, fn.qualname
+        whole = self._whole.get(path, False)
+        span = _innermost(spans, line)
+        if span is None:
+            return whole, None
+        assert self._paths is not None  # spans are only known with a linter
+        return self._paths.in_fault_path(span[2]) or whole, span[2].qualname
 
-    def old_line_function(self, fd: FileDiff, line: int, base_spans: list) -> tuple[bool, str | None]:
+    def old_line_function(self, fd: FileDiff, line: int, base_spans: list[_Span]) -> tuple[bool, str | None]:
         """The same for a deleted (old-side) line, via the function of the same name today."""
         span = _innermost(base_spans, line)
-        scope = self.files.get(fd.path) if fd.path else None
+        spans = self._spans.get(fd.path) if fd.path else None
+        whole = self._whole.get(fd.path, False) if fd.path else False
         if span is None:
-            return (scope.whole_module if scope else False), None
-        qualname, name, class_qualname = span[2], span[3], span[4]
-        if scope is not None:
-            now = scope.function(qualname)
+            return whole, None
+        before = span[2]
+        if spans is not None:
+            now = next((s[2] for s in spans if s[2].qualname == before.qualname), None)
             if now is not None:
-                return now.fault or scope.whole_module, qualname
-            if scope.whole_module:
-                return True, qualname
-        return self._is_handler_name(name, class_qualname, qualname), qualname
-
-    def _is_handler_name(self, name: str, class_qualname: str, qualname: str) -> bool:
-        if "<locals>" in qualname:
-            return False
-        for p in self._patterns:
-            if "." in p:
-                if fnmatch.fnmatchcase(class_qualname, p) or fnmatch.fnmatchcase(qualname, p):
-                    return True
-            elif fnmatch.fnmatchcase(name, p):
-                return True
-        return False
+                assert self._paths is not None
+                return self._paths.in_fault_path(now) or whole, before.qualname
+            if whole:
+                return True, before.qualname
+        return self._is_handler(before), before.qualname
 
     def added_primitive_calls(self, names: Iterable[str]) -> list[str]:
         wanted = set(names)
-        out: set[str] = set()
-        for scope in self.files.values():
-            for name, texts in scope.added_calls.items():
-                if name in wanted:
-                    out.update(texts)
-        return sorted(out)
+        return sorted({text for name, texts in self._added_calls.items() if name in wanted for text in texts})
 
 
-def base_function_spans(text: str) -> list[tuple[int, int, str, str, str]]:
-    """(start, end, qualname, name, class_qualname) of every def in ``text``, with qualnames
-    spelled as :mod:`ftlint.project` spells them; [] when it does not parse."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return []
-    spans: list[tuple[int, int, str, str, str]] = []
-
-    def visit(node: ast.AST, scopes: list[tuple[str, str, str]]) -> None:  # (kind, name, qualname)
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef):
-                qual = ".".join([s[1] for s in scopes] + [child.name])
-                visit(child, [*scopes, ("class", child.name, qual)])
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                enclosing = scopes[-1] if scopes else None
-                if enclosing is not None and enclosing[0] == "def":
-                    qual = f"{enclosing[2]}.<locals>.{child.name}"
-                else:
-                    qual = ".".join([s[1] for s in scopes] + [child.name])
-                is_method = enclosing is not None and enclosing[0] == "class"
-                class_qual = f"{enclosing[1]}.{child.name}" if enclosing is not None and is_method else child.name
-                start = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                spans.append((start, child.end_lineno or child.lineno, qual, child.name, class_qual))
-                visit(child, [*scopes, ("def", child.name, qual)])
-            else:
-                visit(child, scopes)
-
-    visit(tree, [])
+def _function_spans(info: ModuleInfo) -> list[_Span]:
+    """The project index's functions of a module with their lines (an outlined module knows
+    them; a module parsed whole asks LibCST for its definitions' positions)."""
+    spans: list[_Span] = []
+    for fn in info.functions:
+        if fn.span is not None:
+            spans.append((fn.span[0], fn.span[1], fn))
+            continue
+        node = fn.node
+        (start, _), (def_start, end) = _lines_of(fn, [node.decorators[0] if node.decorators else node, node])
+        if def_start:
+            spans.append((start or def_start, end, fn))
     return spans
 
 
-def _innermost(spans: list, line: int):
+def _lines_of(fn: Function, nodes: list) -> list[tuple[int, int]]:
+    """(first line, last line) in the file of each node of ``fn``'s tree; (0, 0) when unknown."""
+    from ftlint.positions import ranges_of
+
+    info = fn.module
+    if info.module is not None:
+        tree, offset = info.module, 0
+    elif fn.segment is not None:
+        segment = cast("Segment", fn.segment)
+        tree, offset = segment.module, segment.line_offset
+    else:
+        return [(0, 0)] * len(nodes)
+    ranges = ranges_of(tree, nodes)
+    found = []
+    for node in nodes:
+        where = ranges.get(id(node))
+        found.append((where.start.line + offset, where.end.line + offset) if where else (0, 0))
+    return found
+
+
+def base_functions(path: str, text: str) -> list[_Span]:
+    """The functions of a file as it was at the base revision, named as the project index
+    names them (its outline: Python's parser, no LibCST); [] when it does not parse."""
+    info = outline_module(Path(path), text)
+    if info is None:
+        return []
+    return [(fn.span[0], fn.span[1], fn) for fn in info.functions if fn.span is not None]
+
+
+def _innermost(spans: list[_Span], line: int) -> _Span | None:
     best = None
     for span in spans:
         if span[0] <= line <= span[1] and (best is None or span[0] >= best[0]):
@@ -698,19 +637,19 @@ def check_pull_request(
     diff: Diff,
     files: Sequence[FileDiff],
     config,
-    cwd: Path,
+    linter=None,
     enabled: Iterable[str] = PR_CODES,
 ) -> list[Finding]:
     """Run the enabled PR checks. ``files`` is the part of the diff under review (PATH
-    arguments); test files are looked for in the whole diff."""
+    arguments); test files are looked for in the whole diff. ``linter``: the review lint's
+    scope (:class:`FaultScope`); None when no changed Python file was linted."""
     enabled = set(enabled)
     findings: list[Finding] = []
     if "PR001" in enabled and pr.body_given:
         findings += check_description(pr.body)
-    need_scope = enabled & {"PR002", "PR003", "PR004"}
-    if not need_scope:
+    if not enabled & set(SCOPE_CODES):
         return findings
-    scope = FaultScope(diff, files, config, cwd)
+    scope = FaultScope(linter, diff, files, config)
 
     if "PR002" in enabled and pr.title is not None:
         findings += _check_title(pr.title, scope)
@@ -766,7 +705,7 @@ def _fault_changes(scope: FaultScope, diff: Diff, files: Sequence[FileDiff]):
             names.append(fn)
 
     for fd in files:
-        if fd.binary or not fd.display.endswith(PYTHON_SUFFIXES):
+        if fd.binary or not is_python_path(fd.display):
             continue
         if fd.path:
             for line, text in sorted(fd.added.items()):
@@ -777,7 +716,7 @@ def _fault_changes(scope: FaultScope, diff: Diff, files: Sequence[FileDiff]):
                     note(fd.path, fn)
         if fd.deleted:
             base_text = show_file(diff.base_commit, fd.old_path, diff.root) if fd.old_path else None
-            spans = base_function_spans(base_text) if base_text else []
+            spans = base_functions(fd.old_path, base_text) if base_text else []
             for line, text in sorted(fd.deleted.items()):
                 if not _is_code(text):
                     continue
