@@ -21,7 +21,6 @@ from tests.helpers import ROOT
 #: Strongly connected groups of modules (each module reaches every other one by imports).
 KNOWN_CYCLES: set[frozenset[str]] = {
     frozenset({"ftlint.engine", "ftlint.lint_runner"}),  # ftlint/analysis.py renamed lint_runner.py
-    frozenset({"ftlint.cli", "ftlint.review.command", "ftlint.stdin"}),  # stdin joined it (stop 11)
     frozenset({"ftlint.outline", "ftlint.project"}),
 }
 
@@ -35,7 +34,6 @@ KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = {
     ("ftlint.add_noqa", "ftlint.suppressions", "_NOQA"),
     ("ftlint.outline", "ftlint.project", "_body"),
     ("ftlint.outline", "ftlint.project", "_suites"),
-    ("ftlint.review.pr_checks", "ftlint.report", "_common"),  # a private module of another package
 }
 
 

@@ -75,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="file holding the pull request's description, '-' for stdin (enables PR001)",
     )
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     parser.add_argument(
         "--scan-stats",
         action="store_true",
@@ -196,7 +197,7 @@ def run(args) -> int:
             selected,
             cwd=cwd,
             force_exclude=True,
-            cache_dir=config.cache_path,
+            cache_dir=None if args.no_cache else config.cache_path,  # FTLINT_NO_CACHE=1: the engine
             keep_scope=keep_scope,
         )
         scope = result.scope
