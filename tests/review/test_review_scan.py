@@ -127,7 +127,9 @@ def test_fault_paths_file_is_fault_path_code_as_in_check(repo: Repo, monkeypatch
 def test_deleted_handler_file_is_fault_path_by_its_handler_name(repo: Repo, monkeypatch, capsys):
     """No changed file is left to lint: the deleted lines are placed by the base revision's
     functions, a handler by the configured handler names."""
-    repo.write("pkg/sentinel.py", "class S:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n")
+    repo.write(
+        "pkg/sentinel.py", "class S:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n"
+    )
     repo.write("pkg/util.py", "def helper():\n    return 1\n")
     repo.base = repo.commit("base")
     repo.remove("pkg/sentinel.py")
