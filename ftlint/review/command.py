@@ -23,11 +23,15 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, emit, load_settings
 from ftlint.discovery import is_python_path
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
 from ftlint.review.pr_checks import PR_CODES, SCOPE_CODES, PullRequest, check_pull_request, pr_docs
+
+if TYPE_CHECKING:
+    from ftlint.engine import LintResult
 
 FILTER_MODES = ("added", "diff-context", "file", "none")
 _FILTER_ALIASES = {"diff_context": "diff-context", "nofilter": "none", "no-filter": "none"}
@@ -188,6 +192,7 @@ def run(args) -> int:
     findings = []
     internal_errors: list[str] = []
     scope = None
+    result: LintResult | None = None
     if lint_files and (selected or keep_scope):
         from ftlint.engine import lint_paths
 
@@ -201,18 +206,19 @@ def run(args) -> int:
             keep_scope=keep_scope,
         )
         scope = result.scope
-        if args.scan_stats:
-            print(
-                f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed, "
-                f"{result.files_scanned} scanned{' (cached result)' if result.cache_hit else ''}",
-                file=sys.stderr,
-            )
         internal_errors = list(result.internal_errors)
         for finding in result.findings:
             absolute = Path(os.path.abspath(cwd / finding.path))
             rel = os.path.relpath(absolute, diff.root).replace(os.sep, "/")
             if _keep(args.filter, by_repo_path.get(rel), finding.line, finding.end_line):
                 findings.append(finding)
+
+    if args.scan_stats:  # nothing to lint: nothing scanned
+        linted, parsed, scanned = (
+            (result.files_linted, result.files_parsed, result.files_scanned) if result else (0, 0, 0)
+        )
+        cached = " (cached result)" if result is not None and result.cache_hit else ""
+        print(f"ftlint: {linted} files linted, {parsed} parsed, {scanned} scanned{cached}", file=sys.stderr)
 
     if pr_checks:
         try:

@@ -164,3 +164,10 @@ def test_a_review_without_pr_checks_keeps_no_scope(pr_repo: Repo, monkeypatch, c
     body.write_text(FILLED_BODY, encoding="utf-8")
     run_main(monkeypatch, capsys, pr_repo.path, "review", "--base", pr_repo.base, "--body-file", str(body))
     assert seen == [False, True]
+
+
+def test_scan_stats_with_nothing_to_lint(pr_repo: Repo, monkeypatch, capsys):
+    code, out, err = run_main(
+        monkeypatch, capsys, pr_repo.path, "review", "--base", "HEAD", "--format", "json", "--scan-stats"
+    )
+    assert (code, json.loads(out), err) == (0, [], "ftlint: 0 files linted, 0 parsed, 0 scanned\n")
