@@ -20,21 +20,11 @@ from tests.helpers import ROOT
 
 #: Strongly connected groups of modules (each module reaches every other one by imports).
 KNOWN_CYCLES: set[frozenset[str]] = {
-    frozenset({"ftlint.engine", "ftlint.lint_runner"}),  # ftlint/analysis.py renamed lint_runner.py
     frozenset({"ftlint.cli", "ftlint.review.command", "ftlint.stdin"}),  # stdin joined it (stop 11)
-    frozenset({"ftlint.outline", "ftlint.project"}),
 }
 
 #: (importing module, module that defines the name, private name).
 KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = {
-    ("ftlint.lint_runner", "ftlint.engine", "_failure_finding"),
-    # added by stop 11's merges (stdin, workspace, --add-noqa); issue 13 removes them with the rest
-    ("ftlint.stdin", "ftlint.engine", "_failure_finding"),
-    ("ftlint.workspace", "ftlint.engine", "_project_root_to_walk"),
-    ("ftlint.workspace", "ftlint.engine", "_walk_project"),
-    ("ftlint.add_noqa", "ftlint.suppressions", "_NOQA"),
-    ("ftlint.outline", "ftlint.project", "_body"),
-    ("ftlint.outline", "ftlint.project", "_suites"),
     ("ftlint.review.pr_checks", "ftlint.report", "_common"),  # a private module of another package
 }
 
