@@ -33,8 +33,8 @@ A cache can be wrong only by being absent. A cache directory may come from someo
   miss. Without a usable secret there is no cache;
 * entries are opened without following symbolic links, only regular files are read, and
   at most `MAX_ENTRY_BYTES`; every entry is checked for shape on load (here, in
-  listing.py and outline.py), and the engine treats any exception while replaying one as
-  a miss;
+  listing.py and outline.py), and any exception while replaying one is a miss
+  (result_store.py for run entries, project.outline_module for outlines);
 * housekeeping deletes only files that start with ftlint's header, found in ftlint's own
   subdirectories (opened without following links); `CACHEDIR.TAG` and `.gitignore` are
   written only into a directory ftlint created (or one holding nothing but ftlint's).

@@ -83,8 +83,8 @@ def lint_discovered(
 ) -> LintResult:
     """Discovery results to findings (`listings`: the discovery's listing.DirListings; its
     cache is used when it is the one at `cache_dir`)."""
-    shared = listings.cache if listings is not None and cache_dir is not None and not exhaustive else None
-    if shared is not None and shared.directory == Path(os.path.abspath(cache_dir)):
+    shared = listings.cache if listings is not None and not exhaustive else None
+    if shared is not None and cache_dir is not None and shared.directory == Path(os.path.abspath(cache_dir)):
         cache = shared  # one Cache object per directory and run
     else:
         cache = open_cache(cache_dir, exhaustive)

@@ -93,8 +93,8 @@ class FileLinter:
     def load(self, files: Iterable[Path]) -> list[str]:
         """Parse the files that may define handlers (or are fault-path files) and close the
         scope. A file whose analysis fails is reported (one line) and the others go on.
-        Files loaded by an earlier call are skipped (the engine loads the files it was
-        given while the project scan is still looking for the others)."""
+        Files loaded by an earlier call are skipped (scan.py's forked strategy loads the
+        files given while its child process still scans the project for the others)."""
         errors = []
         for file in files:
             if file in self._loaded:
