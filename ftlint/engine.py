@@ -134,20 +134,17 @@ def _lint(
         result.findings.sort(key=lambda f: f.sort_key)
         return result
 
-    linter = scanned.linter or new_linter(scanned.too_large)
+    linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
     outcome = _lint_candidates(linter, lint_files, scanned.candidates, cwd, scanned.early_errors)
     result.findings.extend(outcome.findings)
     result.internal_errors.extend(outcome.errors)
     result.files_parsed = outcome.files_parsed
     result.texts = outcome.texts
     result.notes = linter.paths.notes
-    if scanned.too_large:  # one FT000 a file: a parse failure found while linting it comes first
-        failed = {f.path for f in result.findings if f.code == PARSE_ERROR_CODE}
-        for file in lint_files:
-            if file in scanned.too_large and PARSE_ERROR_CODE in selected:
-                finding = _too_large_finding(file, scanned.too_large[file], config, cwd)
-                if finding.path not in failed and PARSE_ERROR_CODE not in config.ignored_codes_for(Path(file)):
-                    result.findings.append(finding)
+    if scanned.too_large:
+        result.findings.extend(
+            _too_large_findings(scanned.too_large, lint_files, result.findings, selected, config, cwd)
+        )
     if scanned.screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(scanned.screen) | outcome.read_paths)
     store.save(outcome)
@@ -207,6 +204,28 @@ def _lint_candidates(
     outcome.texts = {p: linter.project.text_at(Path(p)) for p in outcome.read_paths}
     outcome.probes = linter.project.probe.as_list()
     return outcome
+
+
+def _too_large_findings(
+    too_large: dict[str, int],
+    lint_files: list[str],
+    found: list[Finding],
+    selected: set[str],
+    config: Config,
+    cwd: Path,
+) -> list[Finding]:
+    """--exhaustive's FT000 for the linted files past its size limit: one a file (a parse
+    failure found while linting it, in `found`, comes first)."""
+    if PARSE_ERROR_CODE not in selected:
+        return []
+    failed = {f.path for f in found if f.code == PARSE_ERROR_CODE}
+    findings = []
+    for file in lint_files:
+        if file in too_large:
+            finding = _too_large_finding(file, too_large[file], config, cwd)
+            if finding.path not in failed and PARSE_ERROR_CODE not in config.ignored_codes_for(Path(file)):
+                findings.append(finding)
+    return findings
 
 
 def _too_large_finding(file: str, size: int, config: Config, cwd: Path) -> Finding:

@@ -163,6 +163,25 @@ def test_file_existence_tests_are_recorded_by_the_project_probe_not_pathlib(tmp_
     assert [os.fspath(tmp_path / "vllm" / "v1" / "request.py"), "f", False] in probes  # generation.detect
 
 
+def test_one_cache_object_per_run(tmp_path, monkeypatch):
+    """The walk's listings, the stat table, the run entries and the outlines of one run
+    share one Cache object (one check of the directory, one clock for racy entries)."""
+    from ftlint import cache
+
+    made = []
+    real_init = cache.Cache.__init__
+
+    def counting(self, directory):
+        made.append(directory)
+        real_init(self, directory)
+
+    monkeypatch.setattr(cache.Cache, "__init__", counting)
+    _project(tmp_path, helper=NOT_EVICTING)
+    assert _codes(_lint(tmp_path, ["sentinel.py"])) == [("sentinel.py", 6, "FT007")]
+    assert len(made) == 1
+    assert _lint(tmp_path, ["sentinel.py"]).cache_hit and len(made) == 2
+
+
 def test_changing_config_or_selection_changes_results(tmp_path):
     _project(tmp_path, helper=NOT_EVICTING)
     assert _codes(_lint(tmp_path)) == [("sentinel.py", 6, "FT007")]
