@@ -129,7 +129,7 @@ class OutlineStore:
 
 
 def outline_ops(text: str):
-    """The outline as plain data (what replay() builds a ModuleInfo from, and what the
+    """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
     cache keeps), or False when Python's parser cannot read the text."""
     from ftlint.source import nesting_failure
 
