@@ -25,7 +25,7 @@ from ftlint.config import Config
 from ftlint.engine import lint_paths
 from ftlint.finding import Finding
 from ftlint.source import PARSE_ERROR_CODE, ParseFailure, parse, split_lines
-from ftlint.suppressions import _NOQA
+from ftlint.suppressions import NOQA
 from ftlint.writeback import WriteProblem, read_source, write_back
 
 
@@ -92,7 +92,7 @@ def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[str | Non
                 continue
         wanted[line].add(finding.code)
     lines = split_lines(text, keepends=True)
-    noqa = re.compile(_NOQA, re.I)
+    noqa = re.compile(NOQA, re.I)
     changed = 0
     for number, codes in sorted(wanted.items()):
         if not 0 < number <= len(lines):

@@ -33,8 +33,8 @@ A cache can be wrong only by being absent. A cache directory may come from someo
   miss. Without a usable secret there is no cache;
 * entries are opened without following symbolic links, only regular files are read, and
   at most `MAX_ENTRY_BYTES`; every entry is checked for shape on load (here, in
-  listing.py and outline.py), and the engine treats any exception while replaying one as
-  a miss;
+  listing.py and outline.py), and any exception while replaying one is a miss
+  (result_store.py for run entries, project.outline_module for outlines);
 * housekeeping deletes only files that start with ftlint's header, found in ftlint's own
   subdirectories (opened without following links); `CACHEDIR.TAG` and `.gitignore` are
   written only into a directory ftlint created (or one holding nothing but ftlint's).
@@ -50,17 +50,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 import threading
 import time
 import zlib
 from pathlib import Path
 from typing import TypeGuard, cast
 
-try:  # hashlib's blake2b without hashlib's OpenSSL start-up (~4 ms of a pre-commit run)
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a Python without the builtin module
-    from hashlib import blake2b
+from ftlint.digests import blake2b, content_hash, digest, stat_signature
 
 FORMAT = 2  # 1: entries at the top level, behind an unkeyed checksum
 STAT_SHARDS = 16
@@ -87,15 +83,6 @@ _HOUSEKEEPING = os.scandir in os.supports_fd and os.unlink in os.supports_dir_fd
 
 def disabled_by_env() -> bool:
     return os.environ.get("FTLINT_NO_CACHE", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def content_hash(data: bytes) -> str:
-    return blake2b(data, digest_size=16).hexdigest()
-
-
-def digest(*parts: object) -> str:
-    blob = json.dumps(parts, sort_keys=True, default=str, separators=(",", ":"))
-    return blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 _fingerprint: str | None = None
@@ -129,10 +116,6 @@ def code_fingerprint() -> str:
                 files.append((directory, None, None))
         _fingerprint = digest(FORMAT, ftlint.__version__, sorted(files))
     return _fingerprint
-
-
-def stat_signature(st: os.stat_result) -> list:
-    return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
 
 
 # -- the per-user secret ------------------------------------------------------------------
@@ -274,7 +257,6 @@ class Cache:
             return False
         top = self._top
         try:
-            # os.path, not Path: ProbeRecorder records Path.exists calls made while linting
             try:
                 os.makedirs(top)
                 created = True
@@ -555,42 +537,6 @@ def well_formed_stat(entry) -> TypeGuard[list]:
     )
 
 
-class OutlineStore:
-    """outline.outline_module's outlines by text: those made in this run (the forked scan
-    outlines the files given while the parent imports LibCST) and, with a cache, those
-    of earlier runs, keyed by a digest of the text, the Python version (its parser makes
-    the outline) and ftlint's code fingerprint."""
-
-    def __init__(self, cache: Cache | None = None) -> None:
-        self.cache = cache
-        self._known: dict[str, object] = {}
-        self._salt = digest(code_fingerprint(), sys.version_info[:3]).encode()[:64] if cache is not None else b""
-
-    def _key(self, text: str) -> str:
-        return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20, key=self._salt).hexdigest()
-
-    def load(self, text: str):
-        ops = self._known.get(text)
-        if ops is None and self.cache is not None:
-            ops = self.cache.load_outline(self._key(text))
-            if ops is not None:
-                from ftlint.outline import well_formed
-
-                if not well_formed(ops, text):
-                    return None
-        return ops
-
-    def save(self, text: str, ops) -> None:
-        """Keep an outline this process made (and write it to the cache)."""
-        self._known[text] = ops
-        if self.cache is not None:
-            self.cache.save_outline(self._key(text), ops)
-
-    def remember(self, text: str, ops) -> None:
-        """Keep an outline made elsewhere in this run (written to the cache there)."""
-        self._known[text] = ops
-
-
 def stat_shard(path: str) -> int:
     """The stat-table shard of a file: by its directory, so a project's neighbours share one."""
     return zlib.crc32(os.path.dirname(path).encode("utf-8", "surrogateescape")) % STAT_SHARDS
@@ -699,20 +645,17 @@ class FileFacts:
             return _MISSING
         if entry is not None and entry[5]:
             return entry[5]
-        return self.hash_and_text(path)[0]
+        return self.hash_and_bytes(path)[0]
 
-    def hash_and_text(self, path: str) -> tuple[str, str | None]:
-        """Read now: (content hash, decoded text or None)."""
-        from ftlint.source import decode
-
+    def hash_and_bytes(self, path: str) -> tuple[str, bytes | None]:
+        """Read now: (content hash, the bytes, None when unreadable)."""
         got = read_file(path)
         if got is None:
             return _MISSING, None
         data, st = got
         hashed = content_hash(data)
         self._record(path, st, data, hashed)
-        text = decode(data)
-        return hashed, text if isinstance(text, str) else None
+        return hashed, data
 
     def save(self) -> None:
         """Write the shards that changed: what they held, updated with what this run learnt."""
@@ -796,52 +739,3 @@ def validate(entry: dict, facts: FileFacts) -> bool:
     except (TypeError, ValueError):
         return False
     return True
-
-
-_probe_lock = threading.Lock()
-_probe_sinks: list[ProbeRecorder] = []
-_probe_saved: tuple | None = None
-
-
-def _recording(method, kind: str):
-    def wrapper(path, *args, **kwargs):
-        found = method(path, *args, **kwargs)
-        if _probe_sinks:
-            key = (os.path.abspath(path), kind)
-            for sink in list(_probe_sinks):
-                sink.probes[key] = found
-        return found
-
-    return wrapper
-
-
-class ProbeRecorder:
-    """Records the file-existence tests (`Path.is_file`, `Path.exists`) made while linting:
-    import resolution depends on files that do not exist too. The wrappers are installed
-    while at least one recorder is active (thread-safe; concurrent runs in one process
-    each see every probe, which only adds dependencies)."""
-
-    def __init__(self) -> None:
-        self.probes: dict[tuple[str, str], bool] = {}
-
-    def __enter__(self) -> ProbeRecorder:
-        global _probe_saved
-        with _probe_lock:
-            if not _probe_sinks:
-                _probe_saved = (Path.is_file, Path.exists)
-                # patched on the class for the duration, restored in __exit__
-                Path.is_file = _recording(_probe_saved[0], "f")  # type: ignore[method-assign]
-                Path.exists = _recording(_probe_saved[1], "e")  # type: ignore[method-assign]
-            _probe_sinks.append(self)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        global _probe_saved
-        with _probe_lock:
-            _probe_sinks.remove(self)
-            if not _probe_sinks and _probe_saved is not None:
-                Path.is_file, Path.exists = _probe_saved  # type: ignore[method-assign]
-                _probe_saved = None
-
-    def as_list(self) -> list:
-        return [[path, kind, found] for (path, kind), found in sorted(self.probes.items())]

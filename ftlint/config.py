@@ -429,7 +429,7 @@ class Config:
             elif isinstance(value, Path):
                 value = os.fspath(value)
             payload[f.name] = value
-        from ftlint.cache import digest  # only runs with a cache ask for it
+        from ftlint.digests import digest  # only runs with a cache ask for it
 
         return digest(payload)
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
-from ftlint.cache import stat_signature
 from ftlint.config import Config
+from ftlint.digests import stat_signature
 from ftlint.gitignore import GitIgnore
 from ftlint.listing import FILE, LINK, signature
 
@@ -435,3 +435,26 @@ def iter_python_paths(
         if real not in seen:
             seen.add(real)
             yield path
+
+
+# -- the project scan's files ------------------------------------------------------------
+def project_root_to_walk(lint_files: list[str], config: Config, given: Sequence, cwd_str: str) -> str | None:
+    """The project root when its other Python files must be scanned too (a handler
+    anywhere may reach a helper in a linted file); None when the lint set is all there is
+    (no project root, files outside it, or the root itself was walked)."""
+    root = os.path.abspath(config.root)
+    if config.path is None and not os.path.exists(os.path.join(root, ".git")):
+        return None
+    prefix = root.rstrip(os.sep) + os.sep
+    if not any(f.startswith(prefix) for f in lint_files):
+        return None
+    if any(os.path.abspath(os.path.join(cwd_str, p)) == root and os.path.isdir(root) for p in given):
+        return None  # the root itself was walked: the scan would find the same files
+    return root
+
+
+def walk_project(root: str | None, known: set[str], config: Config, listings) -> list[str]:
+    """The Python files under the project `root` (project_root_to_walk) not in `known`."""
+    if root is None:
+        return []
+    return [p for p in iter_python_paths(root, config, listings=listings) if p not in known]

@@ -164,7 +164,7 @@ class FaultPaths:
             from ftlint.analysis.interpreter import Interpreter
 
             texts = (info.text for info in self.project.loaded() if "class Request" in info.text)
-            found, _ = generation.detect(self.vllm_api, self.project.root, texts)
+            found, _ = generation.detect(self.vllm_api, self.project.root, texts, self.project.probe.is_file)
             self._interpreter = Interpreter(self, found)
         return self._interpreter
 

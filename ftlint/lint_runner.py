@@ -14,14 +14,13 @@ from libcst.metadata import MetadataWrapper
 
 from ftlint import fixes
 from ftlint.config import Config
-from ftlint.engine import _failure_finding
 from ftlint.faultpath import FaultPaths, handler_matcher
 from ftlint.finding import Finding
 from ftlint.positions import ranges_of
-from ftlint.project import Function, Project
+from ftlint.project import FileProbe, Function, Project
 from ftlint.registry import all_rules
 from ftlint.rule import FileContext, Report, Rule, ScopeTracker
-from ftlint.source import split_lines
+from ftlint.source import failure_finding, split_lines
 from ftlint.suppressions import parse_suppressions
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
@@ -42,13 +41,15 @@ class FileLinter:
         outline_lint_set: bool = True,
         outline_store=None,
         outline_always=(),
+        probe: FileProbe | None = None,
     ) -> None:
         """`lint_set`: the absolute paths findings are reported for; other files a handler
         reaches are only outlined (see outline.py), and so are the lint set's own files
         unless `outline_lint_set` is False (--exhaustive parses them whole). None: every
-        file is parsed whole. `outline_store`: cache.OutlineStore, outlines made
+        file is parsed whole. `outline_store`: outline.OutlineStore, outlines made
         already (by the forked scan, by earlier runs). `outline_always`: files outlined
-        even so (--exhaustive's files past its size limit)."""
+        even so (--exhaustive's files past its size limit). `probe`: the project's
+        file-existence tests (project.FileProbe; one that records them for the cache)."""
         self.config = config
         self.selected = selected
         self.rules: list[type[Rule]] = [r for code, r in all_rules().items() if code in selected]
@@ -70,7 +71,7 @@ class FileLinter:
                     return True
                 return (segmented or name in always) and not in_fault_path_file(Path(path))
 
-        self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store)
+        self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store, probe=probe)
         self._loaded: set[Path] = set()
         self.paths = FaultPaths(
             self.project,
@@ -92,8 +93,8 @@ class FileLinter:
     def load(self, files: Iterable[Path]) -> list[str]:
         """Parse the files that may define handlers (or are fault-path files) and close the
         scope. A file whose analysis fails is reported (one line) and the others go on.
-        Files loaded by an earlier call are skipped (the engine loads the files it was
-        given while the project scan is still looking for the others)."""
+        Files loaded by an earlier call are skipped (scan.py's forked strategy loads the
+        files given while its child process still scans the project for the others)."""
         errors = []
         for file in files:
             if file in self._loaded:
@@ -119,7 +120,7 @@ class FileLinter:
             if failure is not None:
                 lines = self.project.text_at(key)
                 return self._suppress(
-                    key, [_failure_finding(display, failure, split_lines(lines) if lines else None)], lines
+                    key, [failure_finding(display, failure, split_lines(lines) if lines else None)], lines
                 ), []
         else:
             info = self.project.loaded_module(key)  # a helper reached from a handler elsewhere
@@ -133,7 +134,7 @@ class FileLinter:
                     fn.node  # noqa: B018 - parses its outermost function
             if info.cst_failure is not None and must_parse:
                 return self._suppress(
-                    key, [_failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
+                    key, [failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
                 ), []
         context = FileContext(path=key, info=info, paths=self.paths, options=dict(self.config.options))
         reports, errors = self._run_rules(context, display)

@@ -14,8 +14,12 @@ are outlined (FileLinter: not `fault-paths` files, nor --exhaustive runs, nor wh
 asks for the whole module or a metadata provider).
 
 An outline is first written down as plain data (outline_ops: JSON-able lists) and then
-replayed into a ModuleInfo, so the result cache can keep it and the forked project scan
-(which never imports LibCST) can make it for the parent.
+replayed into a ModuleInfo (project.replay), so the result cache can keep it (OutlineStore)
+and the forked project scan (which never imports LibCST) can make it for the parent.
+
+This module sits below project.py: it knows the index's objects only by their attributes
+(and their types for annotations), never imports it, and leaves the index to parse a file
+whole when the lines of a function cannot be parsed alone (function_node returns None).
 """
 
 from __future__ import annotations
@@ -23,35 +27,22 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, cast
+
+from ftlint.cache import Cache, code_fingerprint
+from ftlint.digests import blake2b, digest
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
-    from ftlint.project import ClassInfo, Function, ModuleInfo
+    from ftlint.project import Function, ModuleInfo
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as Python numbers them
-
-
-def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
-    """The ModuleInfo of `text` without its LibCST tree (functions parse on demand), or
-    None when Python's parser cannot read it (the caller parses it whole with LibCST).
-    With `store` (cache.OutlineStore), an outline made before from the same text is
-    reused instead of parsing it again."""
-    ops = store.load(text) if store is not None else None
-    if ops is not None:
-        try:
-            return None if ops is False else replay(path, text, ops)
-        except Exception:  # noqa: BLE001 - a stored outline that cannot be replayed: make it again
-            pass
-    ops = outline_ops(text)
-    if store is not None:
-        store.save(text, ops)
-    return None if ops is False else replay(path, text, ops)
 
 
 def well_formed(ops, text: str) -> bool:
@@ -68,11 +59,11 @@ def well_formed(ops, text: str) -> bool:
         if type(op) is not list or not op:
             return False
         kind, size = op[0], len(op)
-        if kind == _END and size == 1:
+        if kind == END_OP and size == 1:
             depth -= 1
             if depth < 0:
                 return False
-        elif kind == _FUNCTION_OP and size == 6:
+        elif kind == FUNCTION_OP and size == 6:
             _, name, params, decorators, first, last = op
             if not (
                 type(name) is str
@@ -86,14 +77,14 @@ def well_formed(ops, text: str) -> bool:
             ):
                 return False
             depth += 1
-        elif kind == _CLASS_OP and size == 3:
+        elif kind == CLASS_OP and size == 3:
             if not (type(op[1]) is str and type(op[2]) is list and all(type(b) is str for b in op[2])):
                 return False
             depth += 1
-        elif kind == _IMPORT_OP and size == 3:
+        elif kind == IMPORT_OP and size == 3:
             if not (type(op[1]) is str and (op[2] is None or type(op[2]) is str)):
                 return False
-        elif kind == _FROM_OP and size == 5:
+        elif kind == FROM_OP and size == 5:
             _, bound, module, name, level = op
             if not (
                 type(bound) is str and type(module) is str and type(name) is str and type(level) is int and level >= 0
@@ -104,8 +95,41 @@ def well_formed(ops, text: str) -> bool:
     return depth == 0
 
 
+class OutlineStore:
+    """Outlines (outline_ops) by text: those made in this run (the forked scan
+    outlines the files given while the parent imports LibCST) and, with a cache, those
+    of earlier runs, keyed by a digest of the text, the Python version (its parser makes
+    the outline) and ftlint's code fingerprint."""
+
+    def __init__(self, cache: Cache | None = None) -> None:
+        self.cache = cache
+        self._known: dict[str, object] = {}
+        self._salt = digest(code_fingerprint(), sys.version_info[:3]).encode()[:64] if cache is not None else b""
+
+    def _key(self, text: str) -> str:
+        return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20, key=self._salt).hexdigest()
+
+    def load(self, text: str):
+        ops = self._known.get(text)
+        if ops is None and self.cache is not None:
+            ops = self.cache.load_outline(self._key(text))
+            if ops is not None and not well_formed(ops, text):
+                return None
+        return ops
+
+    def save(self, text: str, ops) -> None:
+        """Keep an outline this process made (and write it to the cache)."""
+        self._known[text] = ops
+        if self.cache is not None:
+            self.cache.save_outline(self._key(text), ops)
+
+    def remember(self, text: str, ops) -> None:
+        """Keep an outline made elsewhere in this run (written to the cache there)."""
+        self._known[text] = ops
+
+
 def outline_ops(text: str):
-    """The outline as plain data (what replay() builds a ModuleInfo from, and what the
+    """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
     cache keeps), or False when Python's parser cannot read the text."""
     from ftlint.source import nesting_failure
 
@@ -120,32 +144,6 @@ def outline_ops(text: str):
     ops: list = []
     _Outliner(ops).walk(tree.body)
     return ops
-
-
-def replay(path: Path, text: str, ops: list) -> ModuleInfo:
-    """The ModuleInfo the outline `ops` describe: the same calls to project's add_class,
-    add_function and add_import that its LibCST indexer makes."""
-    from ftlint.project import ImportRef, ModuleInfo, add_class, add_function, add_import
-
-    info = ModuleInfo(path=path, text=text, module=None)
-    scopes: list[ClassInfo | Function] = []
-    for op in ops:
-        kind = op[0]
-        if kind == _END:
-            scopes.pop()
-        elif kind == _FUNCTION_OP:
-            _, name, params, decorators, first, last = op
-            scopes.append(
-                add_function(info, scopes, name, tuple(params), set(decorators), cst_node=None, span=(first, last))
-            )
-        elif kind == _CLASS_OP:
-            scopes.append(add_class(info, scopes, op[1], tuple(op[2])))
-        elif kind == _IMPORT_OP:
-            add_import(info, op[1], op[2])
-        else:  # _FROM_OP
-            _, bound, module, name, level = op
-            info.imports[bound] = ImportRef(module, name, level)
-    return info
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -163,7 +161,7 @@ def _dotted(node: ast.expr) -> str | None:
 _FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SUITES = ("body", "orelse", "finalbody")
 # outline ops: [kind, ...] lists (JSON as they are)
-_CLASS_OP, _FUNCTION_OP, _END, _IMPORT_OP, _FROM_OP = "c", "f", "e", "i", "r"
+CLASS_OP, FUNCTION_OP, END_OP, IMPORT_OP, FROM_OP = "c", "f", "e", "i", "r"
 
 
 class _Outliner:
@@ -182,7 +180,7 @@ class _Outliner:
                 first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
                 ops.append(
                     [
-                        _FUNCTION_OP,
+                        FUNCTION_OP,
                         statement.name,
                         [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
                         sorted({_dotted(d) for d in statement.decorator_list}, key=str),
@@ -192,18 +190,18 @@ class _Outliner:
                 )
                 self._inside(statement.body)
             elif isinstance(statement, ast.ClassDef):
-                ops.append([_CLASS_OP, statement.name, [b for b in map(_dotted, statement.bases) if b]])
+                ops.append([CLASS_OP, statement.name, [b for b in map(_dotted, statement.bases) if b]])
                 self._inside(statement.body)
             elif isinstance(statement, ast.Import):
                 if not self.depth:
-                    ops.extend([_IMPORT_OP, alias.name, alias.asname] for alias in statement.names)
+                    ops.extend([IMPORT_OP, alias.name, alias.asname] for alias in statement.names)
             elif isinstance(statement, ast.ImportFrom):
                 if not self.depth:
                     for alias in statement.names:
                         if alias.name == "*":
                             break
                         ops.append(
-                            [_FROM_OP, alias.asname or alias.name, statement.module or "", alias.name, statement.level]
+                            [FROM_OP, alias.asname or alias.name, statement.module or "", alias.name, statement.level]
                         )
             else:
                 for attr in _SUITES:
@@ -217,7 +215,7 @@ class _Outliner:
         self.depth += 1
         self.walk(body)
         self.depth -= 1
-        self.ops.append([_END])
+        self.ops.append([END_OP])
 
 
 @dataclass(eq=False)
@@ -230,15 +228,13 @@ class Segment:
     line_offset: int
 
 
-def function_node(fn: Function) -> cst.FunctionDef:
+def function_node(fn: Function) -> cst.FunctionDef | None:
     """The LibCST tree of one outlined function. Its outermost enclosing function is
     parsed alone (decorators to the last line of its body, inside `if 1:` when indented
     so the indentation stays as written), and every function inside it gets its node
-    from that one tree (so a nested def is the same node wherever it is met). Should
-    LibCST reject those lines, the whole file is parsed and the function taken from it;
-    should it reject the file too, the failure is kept on the module (a linted file
-    reports it as FT000) and the function is empty (a helper in a file LibCST cannot
-    parse is unknown, as in a run that parses it whole)."""
+    from that one tree (so a nested def is the same node wherever it is met). None
+    when LibCST rejects those lines: then Function.node parses the whole file (see
+    project.function_from_whole_file)."""
     info = fn.module
     outer = _outermost(fn)
     unit = _parse_unit(outer)
@@ -254,7 +250,7 @@ def function_node(fn: Function) -> cst.FunctionDef:
                     info.by_node[id(node)] = function
             if fn.cst_node is not None:
                 return fn.cst_node
-    return _from_whole_file(fn)
+    return None
 
 
 def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
@@ -335,34 +331,44 @@ def _function_defs(statements, found: list) -> None:
     """FunctionDefs in the order project._Indexer meets them (definitions are statements)."""
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
-    from ftlint.project import _body, _suites
-
     for statement in statements:
         if isinstance(statement, cst.FunctionDef):
             found.append(statement)
-            _function_defs(_body(statement.body), found)
+            _function_defs(statements_in(statement.body), found)
         elif isinstance(statement, cst.ClassDef):
-            _function_defs(_body(statement.body), found)
+            _function_defs(statements_in(statement.body), found)
         elif not isinstance(statement, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
-            for suite in _suites(statement):
-                _function_defs(_body(suite), found)
+            for suite in suites_of(statement):
+                _function_defs(statements_in(suite), found)
 
 
-def _from_whole_file(fn: Function) -> cst.FunctionDef:
+# -- walking LibCST statements (shared with project._Indexer: the same rules) -------------
+def statements_in(suite: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The statements of a block (IndentedBlock, SimpleStatementSuite); () for anything else."""
+    body = getattr(suite, "body", ())
+    return body if isinstance(body, (list, tuple)) else ()
+
+
+def suites_of(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """The blocks nested in a compound statement (if/elif/else, loops, try, with, match)."""
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
-    from ftlint.project import index_module
-    from ftlint.source import parse
-
-    module = parse(fn.module.text)
-    if isinstance(module, cst.Module):
-        same = [f for f in index_module(fn.module.path, fn.module.text, module).functions if f.qualname == fn.qualname]
-        ours = [f for f in fn.module.functions if f.qualname == fn.qualname]
-        if fn in ours and len(same) == len(ours):
-            return same[ours.index(fn)].node
-    else:
-        fn.module.cst_failure = module
-    return cst.FunctionDef(name=cst.Name(fn.name), params=cst.Parameters(), body=cst.IndentedBlock(body=[]))
+    suites = []
+    body = getattr(statement, "body", None)
+    if body is not None:
+        suites.append(body)
+    for attr in ("orelse", "finalbody"):
+        part = getattr(statement, attr, None)
+        while isinstance(part, cst.If):  # elif chain
+            suites.append(part.body)
+            part = part.orelse
+        if part is not None:
+            suites.append(part.body)
+    for handler in getattr(statement, "handlers", ()):
+        suites.append(handler.body)
+    for case in getattr(statement, "cases", ()):
+        suites.append(case.body)
+    return suites
 
 
 def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:

@@ -9,14 +9,14 @@ known; nothing is imported or run.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 
-from ftlint import ir
-from ftlint.outline import outline_module
+from ftlint import ir, outline
+from ftlint.outline import statements_in, suites_of
 from ftlint.source import ParseFailure, load_module, parse, read_text
 
 MAX_RESOLUTION_DEPTH = 8
@@ -51,9 +51,8 @@ class Function:
     @property
     def node(self) -> cst.FunctionDef:
         if self.cst_node is None:
-            from ftlint.outline import function_node
-
-            self.cst_node = function_node(self)
+            node = outline.function_node(self)
+            self.cst_node = node if node is not None else function_from_whole_file(self)
         return self.cst_node
 
     @property
@@ -118,12 +117,12 @@ class _Indexer:
             if isinstance(statement, cst.FunctionDef):
                 fn = self._function(statement)
                 self.scopes.append(fn)
-                self.walk(_body(statement.body))
+                self.walk(statements_in(statement.body))
                 self.scopes.pop()
             elif isinstance(statement, cst.ClassDef):
                 cls = self._class(statement)
                 self.scopes.append(cls)
-                self.walk(_body(statement.body))
+                self.walk(statements_in(statement.body))
                 self.scopes.pop()
             elif isinstance(statement, cst.SimpleStatementLine):
                 if not self.scopes:
@@ -135,8 +134,8 @@ class _Indexer:
                 if not self.scopes:
                     self._import_from(statement)
             else:
-                for suite in _suites(statement):
-                    self.walk(_body(suite))
+                for suite in suites_of(statement):
+                    self.walk(statements_in(suite))
 
     def _class(self, node: cst.ClassDef) -> ClassInfo:
         bases = tuple(
@@ -225,35 +224,98 @@ def add_import(info: ModuleInfo, dotted: str, asname: str | None) -> None:
         info.imports.setdefault(head, ImportRef(head, None, 0))
 
 
-def _body(suite: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    body = getattr(suite, "body", ())
-    return body if isinstance(body, (list, tuple)) else ()
-
-
-def _suites(statement: cst.CSTNode) -> list[cst.CSTNode]:
-    """The blocks nested in a compound statement (if/elif/else, loops, try, with, match)."""
-    suites = []
-    body = getattr(statement, "body", None)
-    if body is not None:
-        suites.append(body)
-    for attr in ("orelse", "finalbody"):
-        part = getattr(statement, attr, None)
-        while isinstance(part, cst.If):  # elif chain
-            suites.append(part.body)
-            part = part.orelse
-        if part is not None:
-            suites.append(part.body)
-    for handler in getattr(statement, "handlers", ()):
-        suites.append(handler.body)
-    for case in getattr(statement, "cases", ()):
-        suites.append(case.body)
-    return suites
-
-
 def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     info = ModuleInfo(path=path, text=text, module=module)
     _Indexer(info).walk(module.body)
     return info
+
+
+def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
+    """The ModuleInfo of `text` without its LibCST tree (functions parse on demand, see
+    outline.py), or None when Python's parser cannot read it (the caller parses it whole
+    with LibCST). With `store` (outline.OutlineStore), an outline made before from the
+    same text is reused instead of parsing it again."""
+    ops = store.load(text) if store is not None else None
+    if ops is not None:
+        try:
+            return None if ops is False else replay(path, text, ops)
+        except Exception:  # noqa: BLE001 - a stored outline that cannot be replayed: make it again
+            pass
+    ops = outline.outline_ops(text)
+    if store is not None:
+        store.save(text, ops)
+    return None if ops is False else replay(path, text, ops)
+
+
+def replay(path: Path, text: str, ops: list) -> ModuleInfo:
+    """The ModuleInfo the outline `ops` (outline.outline_ops) describe: the same calls to
+    add_class, add_function and add_import that the LibCST indexer makes."""
+    info = ModuleInfo(path=path, text=text, module=None)
+    scopes: list[ClassInfo | Function] = []
+    for op in ops:
+        kind = op[0]
+        if kind == outline.END_OP:
+            scopes.pop()
+        elif kind == outline.FUNCTION_OP:
+            _, name, params, decorators, first, last = op
+            scopes.append(
+                add_function(info, scopes, name, tuple(params), set(decorators), cst_node=None, span=(first, last))
+            )
+        elif kind == outline.CLASS_OP:
+            scopes.append(add_class(info, scopes, op[1], tuple(op[2])))
+        elif kind == outline.IMPORT_OP:
+            add_import(info, op[1], op[2])
+        else:  # outline.FROM_OP
+            _, bound, module, name, level = op
+            info.imports[bound] = ImportRef(module, name, level)
+    return info
+
+
+def function_from_whole_file(fn: Function) -> cst.FunctionDef:
+    """An outlined function whose lines LibCST rejects alone: the whole file is parsed and
+    the function taken from it; should LibCST reject the file too, the failure is kept on
+    the module (a linted file reports it as FT000) and the function is empty (a helper in
+    a file LibCST cannot parse is unknown, as in a run that parses it whole)."""
+    from ftlint import source  # looked up now: tests stand in for source.parse
+
+    module = source.parse(fn.module.text)
+    if isinstance(module, cst.Module):
+        same = [f for f in index_module(fn.module.path, fn.module.text, module).functions if f.qualname == fn.qualname]
+        ours = [f for f in fn.module.functions if f.qualname == fn.qualname]
+        if fn in ours and len(same) == len(ours):
+            return same[ours.index(fn)].node
+    else:
+        fn.module.cst_failure = module
+    return cst.FunctionDef(name=cst.Name(fn.name), params=cst.Parameters(), body=cst.IndentedBlock(body=[]))
+
+
+class FileProbe:
+    """The file-existence tests of import resolution (`is_file`, `exists`), which the
+    project index makes through this object, never through pathlib directly. With
+    `record=True` it remembers each answer: a cached result depends on files that do not
+    exist too (a module created where an import resolves must invalidate it)."""
+
+    __slots__ = ("probes",)
+
+    def __init__(self, *, record: bool = False) -> None:
+        #: (absolute path, "f" for is_file or "e" for exists) -> the answer; None: not recording
+        self.probes: dict[tuple[str, str], bool] | None = {} if record else None
+
+    def is_file(self, path: Path | str) -> bool:
+        found = os.path.isfile(path)
+        if self.probes is not None:
+            self.probes[(os.path.abspath(path), "f")] = found
+        return found
+
+    def exists(self, path: Path | str) -> bool:
+        found = os.path.exists(path)
+        if self.probes is not None:
+            self.probes[(os.path.abspath(path), "e")] = found
+        return found
+
+    def as_list(self) -> list:
+        """[path, kind, answer] of every probe recorded, sorted (a run entry's `probes`)."""
+        return [[path, kind, found] for (path, kind), found in sorted((self.probes or {}).items())]
 
 
 Target = Function | ClassInfo | ModuleInfo | None
@@ -273,11 +335,13 @@ class Project:
         *,
         outline_only: Callable[[Path], bool] | None = None,
         outline_store=None,
+        probe: FileProbe | None = None,
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self.outline_only = outline_only
-        self.outline_store = outline_store  # cache.OutlineStore: outlines made already
+        self.outline_store = outline_store  # outline.OutlineStore: outlines made already
+        self.probe = probe if probe is not None else FileProbe()  # every file-existence test goes through it
         self._modules: dict[Path, ModuleInfo | ParseFailure] = {}
         self._texts: dict[Path, str | None] = {}
         self.read_paths: set[Path] = set()  # every file whose contents a result depended on
@@ -286,12 +350,6 @@ class Project:
         self.overlays: dict[Path, str] = {}
 
     # -- modules -------------------------------------------------------------
-    def add(self, path: Path, text: str, module: cst.Module) -> ModuleInfo:
-        key = Path(os.path.abspath(path))
-        info = index_module(key, text, module)
-        self._modules[key] = info
-        return info
-
     def forget(self, path: Path) -> None:
         """Drop what is known of one file (its text changed); it is loaded again when asked.
         Other modules hold no references into it: calls resolve through module_at."""
@@ -344,7 +402,7 @@ class Project:
     def _roots_for(self, path: Path) -> list[Path]:
         """Where absolute imports of this file resolve: above its top-level package, the project root, cwd."""
         top = path.parent
-        while (top / "__init__.py").exists() and top.parent != top:
+        while self.probe.exists(top / "__init__.py") and top.parent != top:
             top = top.parent
         roots = []
         for root in (top, self.root, self.cwd):
@@ -364,7 +422,7 @@ class Project:
         for base in bases:
             candidate = base.joinpath(*parts) if parts else base
             for file in (candidate.with_suffix(".py") if parts else None, candidate / "__init__.py"):
-                if file is not None and (file in self.overlays or file.is_file()):
+                if file is not None and (file in self.overlays or self.probe.is_file(file)):
                     return file
         return None
 
@@ -399,8 +457,9 @@ class Project:
             found = self.lookup(target, attr, depth + 1)
             if found is None and target.path.name == "__init__.py":
                 sub = target.path.parent / attr
-                file = sub.with_suffix(".py") if sub.with_suffix(".py").is_file() else sub / "__init__.py"
-                return self.module_at(file) if file.is_file() else None
+                probe = self.probe
+                file = sub.with_suffix(".py") if probe.is_file(sub.with_suffix(".py")) else sub / "__init__.py"
+                return self.module_at(file) if probe.is_file(file) else None
             return found
         if isinstance(target, ClassInfo):
             return self.method(target, attr, depth + 1)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ftlint.finding import Finding, Severity
+
 PARSE_ERROR_CODE = "FT000"
 
 #: A physical line as Python counts them: ended by \r\n, \r or \n only. str.splitlines also
@@ -41,6 +43,27 @@ class ParseFailure:
     message: str
     line: int = 1
     column: int = 1
+
+
+def failure_finding(path: str, failure: ParseFailure, text_lines: list[str] | None = None) -> Finding:
+    """The FT000 finding that reports `failure` in the file shown as `path`; `text_lines`:
+    the file's lines, for the finding's line text."""
+    line_text = ""
+    if text_lines and 0 < failure.line <= len(text_lines):
+        line_text = text_lines[failure.line - 1]
+    return Finding(
+        path=path,
+        line=failure.line,
+        column=failure.column,
+        end_line=failure.line,
+        end_column=failure.column,
+        code=PARSE_ERROR_CODE,
+        name=PARSE_ERROR_NAME,
+        message=failure.message,
+        severity=Severity.ERROR,
+        line_text=line_text,
+        end_line_text=line_text,
+    )
 
 
 def read_bytes(path: Path) -> bytes | ParseFailure:

@@ -50,9 +50,9 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
     fixed_text = None
     applied = 0
     if isinstance(text, ParseFailure):
-        from ftlint.engine import _failure_finding
+        from ftlint.source import failure_finding
 
-        findings = [_failure_finding(shown, text)] if "FT000" in selected else []
+        findings = [failure_finding(shown, text)] if "FT000" in selected else []
     else:
         from ftlint.workspace import Workspace
 

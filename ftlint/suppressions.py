@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from ftlint.source import split_lines
 
-_NOQA = r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
+#: A line's noqa comment and its codes (compile with re.I; add_noqa.py extends them).
+NOQA = r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
 _FILE_NOQA = r"#\s*ftlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"
 ALL = "*"
 
@@ -50,7 +51,7 @@ def parse_suppressions(text: str) -> Suppressions:
     if "noqa" not in text.lower():
         return result
     # compiled here, not at import: most files have no noqa, and re.I costs ~2 ms to compile
-    noqa, file_noqa = re.compile(_NOQA, re.I), re.compile(_FILE_NOQA, re.I)
+    noqa, file_noqa = re.compile(NOQA, re.I), re.compile(_FILE_NOQA, re.I)
     file_codes: set[str] = set()
     logical_start = None
     try:

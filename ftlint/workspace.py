@@ -209,13 +209,13 @@ class Workspace:
         """The project's Python files (walked once, as `ftlint check PATH` walks them when
         the project has a root: a `[tool.ftlint]` pyproject or a git top-level) and whether
         each may define a handler; kept up to date by _changed."""
-        from ftlint.engine import _project_root_to_walk, _walk_project
+        from ftlint.discovery import project_root_to_walk, walk_project
 
         if self._project_files is None:
             self._project_files = {}
-            root = _project_root_to_walk([key], self.config, [key], os.fspath(self.cwd))
+            root = project_root_to_walk([key], self.config, [key], os.fspath(self.cwd))
             self._walked_root = root
-            for file in _walk_project(root, set(), self.config, None):
+            for file in walk_project(root, set(), self.config, None):
                 self._project_files[file] = self._is_root(file)
         return self._project_files
 

@@ -19,22 +19,10 @@ from pathlib import Path
 from tests.helpers import ROOT
 
 #: Strongly connected groups of modules (each module reaches every other one by imports).
-KNOWN_CYCLES: set[frozenset[str]] = {
-    frozenset({"ftlint.engine", "ftlint.lint_runner"}),  # ftlint/analysis.py renamed lint_runner.py
-    frozenset({"ftlint.outline", "ftlint.project"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 #: (importing module, module that defines the name, private name).
-KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = {
-    ("ftlint.lint_runner", "ftlint.engine", "_failure_finding"),
-    # added by stop 11's merges (stdin, workspace, --add-noqa); issue 13 removes them with the rest
-    ("ftlint.stdin", "ftlint.engine", "_failure_finding"),
-    ("ftlint.workspace", "ftlint.engine", "_project_root_to_walk"),
-    ("ftlint.workspace", "ftlint.engine", "_walk_project"),
-    ("ftlint.add_noqa", "ftlint.suppressions", "_NOQA"),
-    ("ftlint.outline", "ftlint.project", "_body"),
-    ("ftlint.outline", "ftlint.project", "_suites"),
-}
+KNOWN_PRIVATE_IMPORTS: set[tuple[str, str, str]] = set()
 
 
 def project_modules() -> dict[str, Path]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ftlint import vocabulary as V
@@ -38,7 +38,9 @@ def from_usage(text: str) -> V.Generation | None:
     return None
 
 
-def installed_vllm_request() -> Path | None:
+def installed_vllm_request(is_file: Callable[[Path], bool] = Path.is_file) -> Path | None:
+    """The installed vLLM's `v1/request.py`, or None. `is_file`: the project's FileProbe
+    when linting (a cached result depends on what it found)."""
     try:
         spec = importlib.util.find_spec("vllm")  # locates the package; vLLM is not imported
     except (ImportError, ValueError):
@@ -46,10 +48,12 @@ def installed_vllm_request() -> Path | None:
     if spec is None or not spec.origin:
         return None
     path = Path(spec.origin).parent / "v1" / "request.py"
-    return path if path.is_file() else None
+    return path if is_file(path) else None
 
 
-def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[V.Generation | None, str]:
+def detect(
+    setting: str, root: Path, texts: Iterable[str] = (), is_file: Callable[[Path], bool] = Path.is_file
+) -> tuple[V.Generation | None, str]:
     """(generation, where it was read from) from the configuration or the project's
     `Request` class; (None, "") when neither says (then each handler's own code, see
     from_usage, and last `fallback()`)."""
@@ -63,16 +67,16 @@ def detect(setting: str, root: Path, texts: Iterable[str] = ()) -> tuple[V.Gener
                 return found, "the project's Request class"
     for relative in ("vllm/v1/request.py", "v1/request.py"):
         candidate = root / relative
-        if candidate.is_file():
+        if is_file(candidate):
             found = from_text(_read(candidate))
             if found is not None:
                 return found, os.fspath(candidate)
     return None, ""
 
 
-def fallback() -> tuple[V.Generation, str]:
+def fallback(is_file: Callable[[Path], bool] = Path.is_file) -> tuple[V.Generation, str]:
     """The installed vLLM's generation, else the current API."""
-    installed = installed_vllm_request()
+    installed = installed_vllm_request(is_file)
     if installed is not None:
         found = from_text(_read(installed))
         if found is not None:

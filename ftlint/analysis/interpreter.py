@@ -196,7 +196,7 @@ class Interpreter:
             if found is not None:
                 return found
         if self._fallback is None:
-            self._fallback = generation.fallback()[0]
+            self._fallback = generation.fallback(self.project.probe.is_file)[0]
         return self._fallback
 
     def installed_vllm_method(self, fn, name: str):
@@ -206,7 +206,7 @@ class Interpreter:
         cls = fn.class_info
         if cls is None:
             return None
-        request = generation.installed_vllm_request()
+        request = generation.installed_vllm_request(self.project.probe.is_file)
         if request is None:
             return None
         site_packages = request.parent.parent.parent
@@ -215,7 +215,7 @@ class Interpreter:
             if ref is None or ref.level or ref.module.split(".")[0] != "vllm" or not ref.name:
                 continue
             path = site_packages.joinpath(*ref.module.split(".")).with_suffix(".py")
-            info = self.project.module_at(path) if path.is_file() else None
+            info = self.project.module_at(path) if self.project.probe.is_file(path) else None
             base_cls = info.classes.get(ref.name) if info is not None else None
             method = self.project.method(base_cls, name) if base_cls is not None else None
             if method is not None:

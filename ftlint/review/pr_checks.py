@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, cast
 from ftlint import vocabulary as V
 from ftlint.discovery import is_python_path
 from ftlint.finding import Finding, RuleDoc, Severity
-from ftlint.outline import outline_module
+from ftlint.project import outline_module
 from ftlint.report import code_span
 from ftlint.review.diff import Diff, FileDiff, show_file
 

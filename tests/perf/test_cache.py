@@ -137,6 +137,51 @@ def test_a_new_file_where_an_import_resolves_invalidates(tmp_path):
     assert not after.cache_hit and _codes(after) == []
 
 
+def test_file_existence_tests_are_recorded_by_the_project_probe_not_pathlib(tmp_path, monkeypatch):
+    """Import resolution (and the API-generation lookup) test files through the project's
+    FileProbe, which records them for the run entry; pathlib is never patched meanwhile."""
+    import pathlib
+
+    from ftlint import lint_runner
+
+    originals = (pathlib.Path.is_file, pathlib.Path.exists)
+    seen = []
+    real = lint_runner.FileLinter.lint_file
+
+    def checking(self, *args, **kwargs):
+        seen.append(((pathlib.Path.is_file, pathlib.Path.exists) == originals, self.project.probe.probes is not None))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(lint_runner.FileLinter, "lint_file", checking)
+    (tmp_path / "sentinel.py").write_text(HANDLER)
+    cache_dir = tmp_path.parent / f"{tmp_path.name}-cache"
+    assert _codes(_lint(tmp_path, ["sentinel.py"], cache_dir=cache_dir)) == [("sentinel.py", 6, "FT007")]
+    assert seen and all(unpatched and recording for unpatched, recording in seen)
+    (entry,) = (cache_dir / "runs").glob("*.json")
+    probes = json.loads(entry.read_bytes().partition(b"\n")[2])["probes"]
+    assert [os.fspath(tmp_path / "ft_helpers.py"), "f", False] in probes  # where the import would resolve
+    assert [os.fspath(tmp_path / "vllm" / "v1" / "request.py"), "f", False] in probes  # generation.detect
+
+
+def test_one_cache_object_per_run(tmp_path, monkeypatch):
+    """The walk's listings, the stat table, the run entries and the outlines of one run
+    share one Cache object (one check of the directory, one clock for racy entries)."""
+    from ftlint import cache
+
+    made = []
+    real_init = cache.Cache.__init__
+
+    def counting(self, directory):
+        made.append(directory)
+        real_init(self, directory)
+
+    monkeypatch.setattr(cache.Cache, "__init__", counting)
+    _project(tmp_path, helper=NOT_EVICTING)
+    assert _codes(_lint(tmp_path, ["sentinel.py"])) == [("sentinel.py", 6, "FT007")]
+    assert len(made) == 1
+    assert _lint(tmp_path, ["sentinel.py"]).cache_hit and len(made) == 2
+
+
 def test_changing_config_or_selection_changes_results(tmp_path):
     _project(tmp_path, helper=NOT_EVICTING)
     assert _codes(_lint(tmp_path)) == [("sentinel.py", 6, "FT007")]

@@ -32,9 +32,9 @@ from ftlint import matchers as fm
 from ftlint import parallel_scan
 from ftlint.config import load_config
 from ftlint.engine import lint_paths
-from ftlint.outline import function_node, outline_module, outline_ops, replay
+from ftlint.outline import outline_ops
 from ftlint.positions import ranges_of
-from ftlint.project import Project, index_module
+from ftlint.project import Project, index_module, outline_module, replay
 from ftlint.registry import known_codes
 from tests.helpers import outlines_made_here
 
@@ -265,7 +265,7 @@ def test_a_function_libcst_cannot_parse_alone_is_taken_from_the_whole_file(tmp_p
 
     real_parse = source.parse
     monkeypatch.setattr(source, "parse", lambda text: real_parse("(" if text.startswith("if 1:") else text))
-    node = function_node(info.functions[0])
+    node = info.functions[0].node
     assert _code(node.body).strip() == "return self.evict_blocks(1)"
 
 
@@ -345,7 +345,7 @@ def test_forked_scan_gives_the_in_process_findings(tmp_path, monkeypatch, lint):
 
 
 def test_a_failing_scan_child_changes_nothing(tmp_path, monkeypatch):
-    import ftlint.engine as engine
+    import ftlint.scan as scan
 
     root = _project(tmp_path)
     config = load_config(root)
@@ -353,14 +353,14 @@ def test_a_failing_scan_child_changes_nothing(tmp_path, monkeypatch):
     expected = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root)
     monkeypatch.setattr(parallel_scan, "ENABLED", True)
     parent = os.getpid()
-    real_scan = engine._scan
+    real_scan = scan.scan_serial
 
     def scan_failing_in_child(*args):
         if os.getpid() != parent:
             raise OSError("disk on fire")
         return real_scan(*args)
 
-    monkeypatch.setattr(engine, "_scan", scan_failing_in_child)
+    monkeypatch.setattr(scan, "scan_serial", scan_failing_in_child)
     got = lint_paths([Path("pkg/sentinel.py")], config, known_codes(), cwd=root)
     assert [f.to_dict() for f in got.findings] == [f.to_dict() for f in expected.findings]
     assert got.files_scanned == expected.files_scanned
@@ -400,7 +400,7 @@ def test_the_forked_scan_needs_no_libcst(tmp_path):
         """
         import sys
         from pathlib import Path
-        from ftlint import engine
+        from ftlint import scan
         from ftlint.cache import FileFacts
         from ftlint.config import load_config
         from ftlint.prefilter import Prefilter
@@ -408,9 +408,9 @@ def test_the_forked_scan_needs_no_libcst(tmp_path):
         config = load_config(root)
         given = [str(root / "pkg" / "sentinel.py")]
         facts = FileFacts(None, "", Prefilter(config.handler_patterns()))
-        count, candidates, _, outlines = engine._scan_and_save(
-            given, str(root), set(given), given.__contains__, facts, config, None, given, None
-        )
+        files = scan.ScanFiles(config, given, set(given), str(root))
+        files.is_forced = given.__contains__
+        count, candidates, _, outlines = scan.scan_and_save(files, facts, None, given, None)
         print(count, len(candidates), len(outlines), bool(outlines[0][1]), "libcst" in sys.modules)
         """
     )

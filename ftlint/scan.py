@@ -1,0 +1,219 @@
+"""The project scan: which files of a run may hold a fault handler (the candidates,
+parsed with LibCST) and which need no parse at all. Three strategies, one interface
+(`scan`), used by the engine only:
+
+* serial: walk the project, prefilter each file's bytes (or, warm, its stat-table entry);
+* forked: the same walk in a forked child (parallel_scan.py) while this process imports
+  LibCST and loads the files it was given (pre-commit's call: one file, a whole project
+  to scan for the handlers that may reach it);
+* exhaustive (`--exhaustive`): parse every file, in a process pool past a threshold,
+  and keep those that define a handler or fail to parse (the prefilter's proof).
+
+The stat table, listings and outline store (cache.py, listing.py, outline.py) are the
+scan's memory across runs; nothing here imports LibCST except the exhaustive screen.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ftlint import parallel_scan
+from ftlint.cache import Cache, FileFacts
+from ftlint.config import Config
+from ftlint.discovery import walk_project
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ftlint.lint_runner import FileLinter
+
+#: Up to this many files given, the parent prefilters them before the project scan
+#: starts, and loads the ones that may hold a handler while the scan runs; more (pre-commit
+#: passing a batch of `--all-files`) are left to the scan, which reads them anyway.
+EARLY_LOAD_LIMIT = 64
+
+
+@dataclass
+class ScanFiles:
+    """What a run scans: the files linted (absolute paths, and as a set), the files named
+    on the command line, and the project root whose other Python files are scanned too
+    (discovery.project_root_to_walk; None: the lint set is all there is)."""
+
+    config: Config
+    lint_files: list[str]
+    explicit_files: set[str]
+    walk_root: str | None
+    lint_set: set[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lint_set = set(self.lint_files)
+
+    def is_forced(self, file: str) -> bool:
+        # files passed explicitly follow the walk's rule (issue 15): parsed only when they may
+        # define a handler (prefilter), match `fault-paths`, or a handler reaches them
+        return bool(self.config.fault_paths and self.config.is_fault_path(Path(file)))
+
+    def all_files(self, listings) -> list[str]:
+        """The lint set, then the project's other Python files."""
+        return self.lint_files + walk_project(self.walk_root, self.lint_set, self.config, listings)
+
+
+@dataclass
+class Scanned:
+    """What the scan found. `linter`, `early_errors`: a forked scan's linter, which loaded
+    the files given while the child scanned (None: the engine makes one). `too_large`,
+    `screen`: --exhaustive's files past its size limit (file -> size) and the screen's
+    verdicts (None when the linter parses every file itself)."""
+
+    count: int  # files scanned
+    candidates: list[str]
+    linter: FileLinter | None = None
+    early_errors: list[str] = field(default_factory=list)
+    too_large: dict[str, int] = field(default_factory=dict)
+    screen: dict[str, str] | None = None
+
+
+def scan(
+    files: ScanFiles,
+    facts: FileFacts,
+    listings,
+    *,
+    exhaustive: bool,
+    new_linter: Callable[[], FileLinter],
+) -> Scanned:
+    """The candidates of a run, by the strategy that fits it (see the module's doc).
+    `new_linter` makes the run's linter (it imports LibCST): the forked strategy makes
+    it while the child scans."""
+    if exhaustive:
+        return _exhaustive(files, facts)
+    if (
+        files.walk_root is not None
+        and files.explicit_files
+        and _parse_likely(files.explicit_files & files.lint_set, facts)
+    ):
+        forked = _forked(files, facts, listings, new_linter)
+        if forked is not None:
+            return forked
+    scanned, candidates = scan_serial(files, facts, listings)
+    return Scanned(len(scanned), candidates)
+
+
+def scan_serial(files: ScanFiles, facts: FileFacts, listings) -> tuple[list[str], list[str]]:
+    """(every file scanned, the candidates: forced, unreadable or passing the prefilter)."""
+    scanned = files.all_files(listings)
+    return scanned, [file for file in scanned if facts.candidate(file, files.is_forced(file))]
+
+
+def _forked(files: ScanFiles, facts: FileFacts, listings, new_linter) -> Scanned | None:
+    """pre-commit's call: the walk of the project (I/O) runs in a child while this process
+    imports LibCST. With a cache the walk is mostly stats and the child has time to
+    outline the files given too (this process does it if the child is not done first);
+    without one the child reads every file and is the longer side, so the files given
+    are outlined here. None when no child could be started."""
+    given = sorted(files.explicit_files & files.lint_set)
+    if len(given) <= EARLY_LOAD_LIMIT:  # a commit's few files: prefilter them here
+        given = [file for file in given if facts.candidate(file, files.is_forced(file))]
+    else:  # pre-commit's --all-files batches: the child's scan tells which to parse
+        given = []
+    cache = facts.cache
+    for_child = given if cache is not None else []
+    join = parallel_scan.start(lambda: scan_and_save(files, facts, listings, for_child, cache))
+    if join is None:
+        return None
+    linter = new_linter()
+    early_errors: list[str] = []
+    if given and not join.ready():
+        # rather than wait: the files given are candidates whatever the scan finds,
+        # so load them (outline, parse their handlers, follow their helpers) now
+        early_errors = linter.load([Path(file) for file in given])
+    found = join()
+    if found is None:  # the child failed (it never reports why): do it here
+        scanned, candidates = scan_serial(files, facts, listings)
+        return Scanned(len(scanned), candidates, linter, early_errors)
+    count, candidates, new_facts, outlines = found
+    facts.merge(new_facts)
+    for text, ops in outlines:
+        linter.project.outline_store.remember(text, ops)
+    return Scanned(count, candidates, linter, early_errors)
+
+
+def scan_and_save(files: ScanFiles, facts: FileFacts, listings, given: list[str], cache: Cache | None):
+    """scan_serial for a forked child, which also does what needs no LibCST while the
+    parent imports it: writes what it learnt to the cache (the stat-table shards and
+    listings it changed) and outlines the files given (outline.py, Python's own parser).
+    Sends back how many files it scanned, the candidates, the new stat entries (marked
+    as saved) and [text, outline] of the files given."""
+    from ftlint.outline import OutlineStore, outline_ops
+    from ftlint.source import ParseFailure, read_text
+
+    scanned, candidates = scan_serial(files, facts, listings)
+    facts.save()
+    if listings is not None:
+        listings.save()
+    store = OutlineStore(cache)
+    outlines = []
+    for file in given:
+        text = read_text(Path(file))
+        if not isinstance(text, ParseFailure):
+            ops = store.load(text)
+            if ops is None:
+                ops = outline_ops(text)
+                store.save(text, ops)
+            outlines.append((text, ops))
+    return len(scanned), candidates, facts.delta(), outlines
+
+
+def _parse_likely(files: set[str], facts: FileFacts) -> bool:
+    """Whether these files will be parsed: no cache, or one changed since the stat table."""
+    return facts.cache is None or any(facts.changed(file) for file in files)
+
+
+def _exhaustive(files: ScanFiles, facts: FileFacts) -> Scanned:
+    """--exhaustive: every file is a candidate unless the screen parsed it and found no
+    handler (and no parse failure in the lint set)."""
+    scanned = files.lint_files + walk_project(files.walk_root, files.lint_set, files.config, None)
+    # files past exhaustive-max-mb are not parsed whole (LibCST takes minutes and GBs on
+    # a 9 MB file): FT000 in the lint set, and handled as a normal run would
+    too_large = _too_large(scanned, files.config.exhaustive_max_mb)
+    screen = _screen([f for f in scanned if f not in too_large], files.config)  # None: parse all here
+    candidates = []
+    for file in scanned:
+        if file in too_large:
+            if facts.candidate(file, files.is_forced(file)):
+                candidates.append(file)
+            continue
+        status = screen.get(file) if screen is not None else None
+        if (
+            files.is_forced(file)
+            or status is None
+            or status == "handler"
+            or (status == "fail" and file in files.lint_set)
+        ):
+            candidates.append(file)
+    return Scanned(len(scanned), candidates, too_large=too_large, screen=screen)
+
+
+def _too_large(files: list[str], max_mb: float) -> dict[str, int]:
+    """file -> size, for the files bigger than `max_mb` megabytes (10**6 bytes)."""
+    limit = max_mb * 1_000_000
+    sizes = {}
+    for file in files:
+        try:
+            size = os.stat(file).st_size
+        except OSError:
+            continue
+        if size > limit:
+            sizes[file] = size
+    return sizes
+
+
+def _screen(scanned: list[str], config: Config) -> dict[str, str] | None:
+    """--exhaustive: parse every file (a process pool past a threshold) and tell which define
+    a handler or fail to parse. None below the threshold: the caller parses them all itself."""
+    from ftlint.lint_runner import PARALLEL_THRESHOLD, screen_files
+
+    if len(scanned) < PARALLEL_THRESHOLD:
+        return None
+    return screen_files(scanned, config.handler_patterns())
