@@ -14,7 +14,6 @@ from ftlint import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 STATISTICS_FORMATS = ("text", "json")
-FORMAT_NAMES = ("text", "json", "jsonl", "github", "rdjson", "rdjsonl", "sarif", "markdown", "github-review")
 
 
 class UsageError(Exception):
@@ -153,7 +152,9 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
 
 
 def add_output_options(parser: argparse.ArgumentParser, default: str = "text") -> None:
-    parser.add_argument("--format", "--output-format", dest="format", choices=FORMAT_NAMES, default=default)
+    from ftlint.report import format_names  # the one registry of formats
+
+    parser.add_argument("--format", "--output-format", dest="format", choices=format_names(), default=default)
     parser.add_argument("--output-file", "-o", type=Path, help="write the report here instead of stdout")
     parser.add_argument("--config", type=Path, help="pyproject.toml to read [tool.ftlint] from")
 
