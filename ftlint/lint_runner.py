@@ -135,7 +135,7 @@ class FileLinter:
                 return self._suppress(
                     key, [_failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
                 ), []
-        context = FileContext(path=key, info=info, paths=self.paths, options=dict(self.config.options))
+        context = FileContext(path=key, info=info, paths=self.paths)
         reports, errors = self._run_rules(context, display)
         findings = [self._finding(context, display, rule, report) for rule, report in reports]
         return self._suppress(key, findings, info.text), errors
@@ -149,9 +149,7 @@ class FileLinter:
         except Exception:  # noqa: BLE001 - find the failing rule, keep the others
             rules, errors = [], []
             for rule_class in self.rules:
-                context = FileContext(
-                    path=context.path, info=context.info, paths=context.paths, options=context.options
-                )
+                context = FileContext(path=context.path, info=context.info, paths=context.paths)
                 rule = rule_class(context)
                 try:
                     self._visit(context, [rule])

@@ -63,7 +63,6 @@ class FileContext:
     path: Path
     info: ModuleInfo
     paths: FaultPaths
-    options: dict = field(default_factory=dict)
     _parents: dict | None = field(default=None, repr=False)
     _enclosing: list = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
     _function_scopes: dict = field(default_factory=dict, repr=False)
