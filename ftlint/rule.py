@@ -20,7 +20,7 @@ import libcst as cst
 from ftlint.finding import RuleDoc, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ftlint.faultpath import Analysis, FaultPaths
+    from ftlint.faultpath import FaultPaths
     from ftlint.project import Function, ModuleInfo
 
 
@@ -234,14 +234,6 @@ class Rule(cst.BatchableCSTVisitor):
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.context.parent_of(node)
-
-    def path_analysis(self, node: cst.FunctionDef, *, handlers_only: bool = False) -> Analysis | None:
-        """The path walk of a fault-path function (FT006-FT008 read it), or None when the
-        function is not on a fault path (or not a handler, with handlers_only)."""
-        scope = self.scope(node)
-        if scope.function is None or not (scope.is_handler if handlers_only else scope.in_fault_path):
-            return None
-        return self.context.paths.analysis(scope.function)
 
     def report(
         self,
