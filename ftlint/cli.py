@@ -314,7 +314,7 @@ def run_check(args) -> int:
         return run_add_noqa(args, config, selected)
     outcome = None
     if args.fix or args.diff:
-        from ftlint.fixing import FixOutcome, fix_paths  # imports LibCST: only when fixing
+        from ftlint.fix_runner import FixOutcome, fix_paths  # imports LibCST: only when fixing
 
         outcome = FixOutcome()
         result, diff_text = fix_paths(

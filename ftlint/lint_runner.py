@@ -12,7 +12,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from ftlint import fixes
+from ftlint import textedits
 from ftlint.config import Config
 from ftlint.engine import _failure_finding
 from ftlint.faultpath import FaultPaths, handler_matcher
@@ -178,13 +178,14 @@ class FileLinter:
 
     def _fix_edits(self, context: FileContext, fix) -> tuple:
         if context.module is not None:
-            return fixes.fix_edits(context.info.text, context.module, fix)
+            return textedits.fix_edits(context.info.text, context.module, fix)
         edits: list = []
         for segment in context.segments():
             mine = [r for r in fix if ranges_of(segment.module, [r.node])]
             if mine:
                 edits.extend(
-                    fixes.shift(e, segment.line_offset) for e in fixes.fix_edits(segment.text, segment.module, mine)
+                    textedits.shift(e, segment.line_offset)
+                    for e in textedits.fix_edits(segment.text, segment.module, mine)
                 )
         return tuple(edits)
 
