@@ -404,10 +404,6 @@ class Config:
             return frozenset(c for c in known if any(_selector_matches(e, c) for e in out))
         return CodeSelectors(out)
 
-    def is_ignored_for(self, path: Path | str, code: str) -> bool:
-        """Whether ``per-file-ignores`` switch ``code`` off for ``path`` (prefixes and ALL honoured)."""
-        return code in self.ignored_codes_for(path)
-
     def hash(self) -> str:
         """A stable digest of everything that can change results (all keys but ``cache-dir``, ``docs-url``)."""
         payload = {}
@@ -421,10 +417,6 @@ class Config:
         from ftlint.cache import digest  # only runs with a cache ask for it
 
         return digest(payload)
-
-    def selected_codes(self, known_codes: Iterable[str]) -> frozenset[str]:
-        """``select_codes(self, (), known_codes)``."""
-        return select_codes(self, (), known_codes)
 
     def validate_codes(self, known_codes: Iterable[str]) -> None:
         """Raise :class:`ConfigError` naming the key for any code or prefix in ``select``,
