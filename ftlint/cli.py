@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 STATISTICS_FORMATS = ("text", "json")
-FORMAT_NAMES = ("text", "json", "jsonl", "github", "rdjson", "rdjsonl", "sarif", "markdown", "github-review")
 
 
 def _terminal_columns() -> int:
@@ -175,7 +174,9 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
 
 
 def add_output_options(parser: argparse.ArgumentParser, default: str = "text") -> None:
-    parser.add_argument("--format", "--output-format", dest="format", choices=FORMAT_NAMES, default=default)
+    from ftlint.report import format_names  # the one registry of formats
+
+    parser.add_argument("--format", "--output-format", dest="format", choices=format_names(), default=default)
     parser.add_argument("--output-file", "-o", type=Path, help="write the report here instead of stdout")
     parser.add_argument("--config", type=Path, help="pyproject.toml to read [tool.ftlint] from")
 
@@ -311,7 +312,7 @@ def run_check(args) -> int:
         return run_add_noqa(args, config, selected)
     outcome = None
     if args.fix or args.diff:
-        from ftlint.fixing import FixOutcome, fix_paths  # imports LibCST: only when fixing
+        from ftlint.fix_runner import FixOutcome, fix_paths  # imports LibCST: only when fixing
 
         outcome = FixOutcome()
         result, diff_text = fix_paths(

@@ -2,8 +2,9 @@
 
 Names and semantics follow ruff (``select``, ``extend-select``, ``ignore``, ``per-file-ignores``,
 ``exclude``, ``extend-exclude``, ``force-exclude``, ``respect-gitignore``, ``cache-dir``), plus
-ftlint's own ``fault-handlers``, ``extend-fault-handlers``, ``fault-paths`` and per-rule
-``[tool.ftlint.options."FT004"]`` tables.
+ftlint's own ``fault-handlers``, ``extend-fault-handlers``, ``fault-paths``, ``docs-url``,
+``exhaustive-max-mb`` and ``vllm-api``.  No rule takes options: an ``options`` table (once
+reserved for per-rule options, never read) is an error that says to remove it.
 
 Every problem is a :class:`ConfigError` whose ``str()`` is one line naming the file and the key::
 
@@ -22,7 +23,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from ftlint.gitignore import GlobError, glob_to_regex, has_magic
@@ -230,12 +230,6 @@ class CodeSelectors(frozenset):
         return any(entry == "ALL" or code.startswith(entry) for entry in self)
 
 
-def _freeze_options(options: Mapping[str, Mapping[str, object]] | None) -> Mapping[str, Mapping[str, object]]:
-    if not options:
-        return MappingProxyType({})
-    return MappingProxyType({str(k): MappingProxyType(dict(v)) for k, v in options.items()})
-
-
 @dataclass(frozen=True)
 class Config:
     root: Path
@@ -260,7 +254,6 @@ class Config:
     #: `Request` class, else the installed vLLM's source), "0.26" (async_tokens_to_discard,
     #: num_output_placeholders) or "0.27" (num_stale_output_tokens, drop_stale_output)
     vllm_api: str = "auto"
-    options: Mapping[str, Mapping[str, object]] = field(default_factory=dict, hash=False)
     #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
     #: used to word error messages
     table: str = field(default=TABLE, compare=False, repr=False)
@@ -286,13 +279,11 @@ class Config:
         if isinstance(pfi, Mapping):
             pfi = pfi.items()
         set_(self, "per_file_ignores", tuple((str(g), tuple(codes)) for g, codes in pfi))
-        set_(self, "options", _freeze_options(self.options))
 
     def __reduce__(self):
-        # Picklable for process pools: rebuild from plain values (mapping proxies and the
-        # compiled matchers cached on the instance do not travel).
+        # Picklable for process pools: rebuild from plain values (the compiled matchers
+        # cached on the instance do not travel).
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values["options"] = {k: dict(v) for k, v in self.options.items()}
         return (_rebuild_config, (values,))
 
     # -- derived ---------------------------------------------------------------------------
@@ -413,10 +404,6 @@ class Config:
             return frozenset(c for c in known if any(_selector_matches(e, c) for e in out))
         return CodeSelectors(out)
 
-    def is_ignored_for(self, path: Path | str, code: str) -> bool:
-        """Whether ``per-file-ignores`` switch ``code`` off for ``path`` (prefixes and ALL honoured)."""
-        return code in self.ignored_codes_for(path)
-
     def hash(self) -> str:
         """A stable digest of everything that can change results (all keys but ``cache-dir``, ``docs-url``)."""
         payload = {}
@@ -424,23 +411,16 @@ class Config:
             if f.name in ("path", "cache_dir", "table", "docs_url"):
                 continue
             value = getattr(self, f.name)
-            if f.name == "options":
-                value = {k: dict(v) for k, v in value.items()}
-            elif isinstance(value, Path):
+            if isinstance(value, Path):
                 value = os.fspath(value)
             payload[f.name] = value
         from ftlint.digests import digest  # only runs with a cache ask for it
 
         return digest(payload)
 
-    def selected_codes(self, known_codes: Iterable[str]) -> frozenset[str]:
-        """``select_codes(self, (), known_codes)``."""
-        return select_codes(self, (), known_codes)
-
     def validate_codes(self, known_codes: Iterable[str]) -> None:
         """Raise :class:`ConfigError` naming the key for any code or prefix in ``select``,
-        ``extend-select``, ``ignore``, ``per-file-ignores`` or ``options`` that matches no known
-        code (``options`` keys must be exact codes)."""
+        ``extend-select``, ``ignore`` or ``per-file-ignores`` that matches no known code."""
         known = tuple(known_codes)
         for key, entries in (("select", self.select), ("extend-select", self.extend_select), ("ignore", self.ignore)):
             for entry in entries:
@@ -448,12 +428,6 @@ class Config:
         for pattern, codes in self.per_file_ignores:
             for entry in codes:
                 _check_selector(entry, known, self.path, f"per-file-ignores.{_toml_key(pattern)}", self.table)
-        known_set = set(known)
-        for code in self.options:
-            if code not in known_set:
-                raise ConfigError(
-                    f"unknown rule code {code!r}{_suggest(code, known)}", self.path, "options", table=self.table
-                )
 
 
 def _rebuild_config(values: dict) -> Config:
@@ -568,7 +542,6 @@ CONFIG_KEYS: tuple[str, ...] = (
     "docs-url",
     "exhaustive-max-mb",
     "vllm-api",
-    "options",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
 _GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
@@ -634,6 +607,8 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
     v = _Validator(path, table_name)
     kwargs: dict[str, Any] = {}  # Config's fields, of their several types
     for key, value in table.items():
+        if key == "options":
+            raise v.error(key, "no rule takes options (the table was reserved and never read); remove it")
         if key not in CONFIG_KEYS:
             import difflib  # only for a misspelt key
 
@@ -682,13 +657,6 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
                 v.glob(key, pattern)
                 entries.append((pattern, v.codes(f"{key}.{_toml_key(pattern)}", codes)))
             kwargs[attr] = tuple(entries)
-        elif key == "options":
-            if not isinstance(value, dict):
-                raise v.error(key, f"expected a table of tables, got {_type_name(value)}")
-            for code, opts in value.items():
-                if not isinstance(opts, dict):
-                    raise v.error(f"{key}.{_toml_key(code)}", f"expected a table, got {_type_name(opts)}")
-            kwargs[attr] = value
     return Config(root=root, path=path, table=table_name, **kwargs)
 
 

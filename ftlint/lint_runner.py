@@ -12,7 +12,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from ftlint import fixes
+from ftlint import textedits
 from ftlint.config import Config
 from ftlint.faultpath import FaultPaths, handler_matcher
 from ftlint.finding import Finding
@@ -136,7 +136,7 @@ class FileLinter:
                 return self._suppress(
                     key, [failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
                 ), []
-        context = FileContext(path=key, info=info, paths=self.paths, options=dict(self.config.options))
+        context = FileContext(path=key, info=info, paths=self.paths)
         reports, errors = self._run_rules(context, display)
         findings = [self._finding(context, display, rule, report) for rule, report in reports]
         return self._suppress(key, findings, info.text), errors
@@ -150,9 +150,7 @@ class FileLinter:
         except Exception:  # noqa: BLE001 - find the failing rule, keep the others
             rules, errors = [], []
             for rule_class in self.rules:
-                context = FileContext(
-                    path=context.path, info=context.info, paths=context.paths, options=context.options
-                )
+                context = FileContext(path=context.path, info=context.info, paths=context.paths)
                 rule = rule_class(context)
                 try:
                     self._visit(context, [rule])
@@ -181,13 +179,14 @@ class FileLinter:
 
     def _fix_edits(self, context: FileContext, fix) -> tuple:
         if context.module is not None:
-            return fixes.fix_edits(context.info.text, context.module, fix)
+            return textedits.fix_edits(context.info.text, context.module, fix)
         edits: list = []
         for segment in context.segments():
             mine = [r for r in fix if ranges_of(segment.module, [r.node])]
             if mine:
                 edits.extend(
-                    fixes.shift(e, segment.line_offset) for e in fixes.fix_edits(segment.text, segment.module, mine)
+                    textedits.shift(e, segment.line_offset)
+                    for e in textedits.fix_edits(segment.text, segment.module, mine)
                 )
         return tuple(edits)
 

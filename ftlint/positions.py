@@ -3,7 +3,7 @@
 LibCST's PositionProvider records a range for every node of the file, which costs
 about six times generating the code; a run needs ranges only for the nodes it
 reports (usually none). `ranges_of` gives the same ranges as PositionProvider for the
-nodes asked (tests/perf/test_positions.py compares them on real files).
+nodes asked (tests/perf/test_fast_paths.py compares them on the installed vLLM's files).
 """
 
 from __future__ import annotations

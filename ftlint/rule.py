@@ -20,7 +20,7 @@ import libcst as cst
 from ftlint.finding import RuleDoc, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ftlint.faultpath import Analysis, FaultPaths
+    from ftlint.faultpath import FaultPaths
     from ftlint.project import Function, ModuleInfo
 
 
@@ -63,7 +63,6 @@ class FileContext:
     path: Path
     info: ModuleInfo
     paths: FaultPaths
-    options: dict = field(default_factory=dict)
     _parents: dict | None = field(default=None, repr=False)
     _enclosing: list = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
     _function_scopes: dict = field(default_factory=dict, repr=False)
@@ -235,14 +234,6 @@ class Rule(cst.BatchableCSTVisitor):
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.context.parent_of(node)
-
-    def path_analysis(self, node: cst.FunctionDef, *, handlers_only: bool = False) -> Analysis | None:
-        """The path walk of a fault-path function (FT006-FT008 read it), or None when the
-        function is not on a fault path (or not a handler, with handlers_only)."""
-        scope = self.scope(node)
-        if scope.function is None or not (scope.is_handler if handlers_only else scope.in_fault_path):
-            return None
-        return self.context.paths.analysis(scope.function)
 
     def report(
         self,

@@ -38,8 +38,6 @@ def _setting_values(config: Config) -> dict[str, object]:
         value = getattr(config, attr)
         if key == "per-file-ignores":
             value = {glob: list(codes) for glob, codes in value}
-        elif key == "options":
-            value = {code: dict(opts) for code, opts in value.items()}
         values[key] = value
     return values
 

@@ -66,7 +66,7 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
     if args.diff and not args.fix:
         # fixed_text is set only when text decoded (is a str)
         if fixed_text is not None and isinstance(text, str) and fixed_text != text:
-            from ftlint.fixes import unified_diff
+            from ftlint.textedits import unified_diff
 
             sys.stdout.write(unified_diff(shown, text, fixed_text))
         for error in errors:
@@ -95,10 +95,10 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
 
 
 def _fix(workspace, path: Path, shown: str, text: str, result, args):
-    """Apply the fixes round by round (as fixing.fix_paths does to files) on the text;
+    """Apply the fixes round by round (as fix_runner.fix_paths does to files) on the text;
     returns (fixed text, fixes applied, findings left, internal errors)."""
-    from ftlint import fixes
-    from ftlint.fixing import MAX_ROUNDS
+    from ftlint import textedits
+    from ftlint.fix_runner import MAX_ROUNDS
 
     unsafe_ok = bool(getattr(args, "unsafe_fixes", False))
     current, applied_total = text, 0
@@ -106,7 +106,7 @@ def _fix(workspace, path: Path, shown: str, text: str, result, args):
         groups = [f.fix for f in result.findings if f.fix and (unsafe_ok or _is_safe(f))]
         if not groups:
             break
-        new_text, applied = fixes.apply_edits(current, groups)
+        new_text, applied = textedits.apply_edits(current, groups)
         if not applied or new_text == current:
             break
         current, applied_total = new_text, applied_total + applied

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlint import fixes
+from ftlint import textedits
 from ftlint.config import load_config
 from ftlint.engine import lint_paths
 from ftlint.registry import all_rules, known_codes
@@ -148,7 +148,7 @@ def _check_fix(example: Example, directory: Path, mine: list[Finding]) -> None:
     fixable = [f for f in mine if f.path == MAIN and f.fix]
     assert fixable, "the example declares `fixed` but no finding offers a fix"
     text = (directory / MAIN).read_text()
-    fixed, _applied = fixes.apply_edits(text, [f.fix for f in fixable])
+    fixed, _applied = textedits.apply_edits(text, [f.fix for f in fixable])
     assert fixed == example.case.fixed
     assert not hasattr(parse(fixed), "message"), "the fixed code must parse"
     (directory / MAIN).write_text(fixed)

@@ -42,11 +42,6 @@ BLOCK_LIST_CALLS = frozenset({"get_blocks", "get_block_ids"})
 BLOCK_LIST_ATTRS = frozenset({"block_ids"})
 BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
 
-# The unconfirmed-tail boundary is num_computed_tokens - num_in_flight_tokens.
-TAIL_BOUNDARY = ("num_computed_tokens", "num_in_flight_tokens")
-
-DEFAULT_FAULT_HANDLERS = ("on_fault",)
-
 
 # -- Effect tables per stale-output API generation (ftlint/analysis reads these) -------------
 

@@ -134,10 +134,6 @@ def test_all_keys_parse(tmp_path):
         [tool.ftlint.per-file-ignores]
         "tests/*.py" = ["FT001"]
         "__init__.py" = ["FT0", "FT101"]
-
-        [tool.ftlint.options."FT004"]
-        max-depth = 3
-        names = ["a", "b"]
         """,
     )
     cfg = load_config(tmp_path)
@@ -151,12 +147,21 @@ def test_all_keys_parse(tmp_path):
     assert cfg.handler_patterns() == ("handle_fault*", "*Sentinel.retry")
     assert cfg.fault_paths == ("vllm/v1/fault_tolerance/**",)
     assert cfg.per_file_ignores == (("tests/*.py", ("FT001",)), ("__init__.py", ("FT0", "FT101")))
-    assert cfg.options["FT004"]["max-depth"] == 3
     assert cfg.cache_path == Path("/tmp/ftc")
-    with pytest.raises(TypeError):
-        cfg.options["FT004"]["max-depth"] = 4  # read-only
     with pytest.raises(AttributeError):
         cfg.select = ("FT",)  # frozen
+
+
+@pytest.mark.parametrize("body", ['[tool.ftlint.options."FT004"]\nmax-depth = 3\n', "[tool.ftlint.options]\n"])
+def test_an_options_table_is_an_error_naming_the_file(tmp_path, body):
+    """No rule takes options: the table, once reserved and never read, is refused, not ignored."""
+    pyproject(tmp_path, "[tool.ftlint]\n" + body)
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert str(info.value) == (
+        f"{tmp_path / 'pyproject.toml'}: [tool.ftlint] options: "
+        "no rule takes options (the table was reserved and never read); remove it"
+    )
 
 
 def test_cache_path_relative_to_root(tmp_path):
@@ -283,8 +288,10 @@ def test_unreadable_file(tmp_path, monkeypatch):
         ),
         ('per-file-ignores = {"[x" = ["FT001"]}', "[tool.ftlint] per-file-ignores: invalid glob '[x': unclosed '['"),
         ('per-file-ignores = {"" = ["FT001"]}', "[tool.ftlint] per-file-ignores: empty string is not a valid glob"),
-        ("options = 1", "[tool.ftlint] options: expected a table of tables, got int"),
-        ("options = {FT004 = 1}", "[tool.ftlint] options.FT004: expected a table, got int"),
+        (
+            "options = 1",
+            "[tool.ftlint] options: no rule takes options (the table was reserved and never read); remove it",
+        ),
     ],
 )
 def test_validation_messages(tmp_path, body, message):
@@ -339,8 +346,6 @@ def test_validate_codes(tmp_path):
             '[tool.ftlint.per-file-ignores]\n"tests/*" = ["FT0", "FT77"]',
             "[tool.ftlint] per-file-ignores.\"tests/*\": unknown rule code or prefix 'FT77'",
         ),
-        ("[tool.ftlint.options.FT009]\nx = 1", "[tool.ftlint] options: unknown rule code 'FT009'"),
-        ("[tool.ftlint.options.FT0]\nx = 1", "[tool.ftlint] options: unknown rule code 'FT0'"),
     ],
 )
 def test_validate_codes_names_the_key(tmp_path, body, message):
@@ -355,8 +360,7 @@ def test_validate_codes_accepts_prefixes_and_all(tmp_path):
     pyproject(
         tmp_path,
         '[tool.ftlint]\nselect = ["ALL"]\nignore = ["FT1", "FT002"]\n'
-        '[tool.ftlint.per-file-ignores]\n"x.py" = ["FT", "ALL"]\n'
-        "[tool.ftlint.options.FT003]\na = 1\n",
+        '[tool.ftlint.per-file-ignores]\n"x.py" = ["FT", "ALL"]\n',
     )
     load_config(tmp_path).validate_codes(KNOWN)
     Config(root=tmp_path).validate_codes(())  # the default "FT" is fine even with no rules registered
@@ -407,7 +411,6 @@ def test_select_codes_from_config(tmp_path):
     pyproject(tmp_path, '[tool.ftlint]\nselect = ["FT0"]\nextend-select = ["FT101"]\nignore = ["FT002"]\n')
     cfg = load_config(tmp_path)
     assert select_codes(cfg, (), KNOWN) == {"FT001", "FT003", "FT010", "FT101"}
-    assert cfg.selected_codes(KNOWN) == {"FT001", "FT003", "FT010", "FT101"}
     # extra command-line ignores and extend-selects stack on the configuration
     assert select_codes(cfg, ["FT01"], KNOWN, extend_select=["FT102"]) == {"FT001", "FT003", "FT101", "FT102"}
     bad = Config(root=tmp_path, path=tmp_path / "pyproject.toml", ignore=("FT7",))
@@ -446,11 +449,9 @@ def test_per_file_ignores(tmp_path):
     assert cfg.ignored_codes_for(r / "vllm" / "x" / "y" / "legacy_b.py") == {"FT101", "FT102"}
     assert cfg.ignored_codes_for(r / "vllm" / "core.py") == frozenset()
     assert cfg.ignored_codes_for(r / "tests" / "t.py", KNOWN) == {"FT001", "FT002", "FT003", "FT010"}
-    assert cfg.is_ignored_for(r / "tests" / "t.py", "FT003")
     ignored = cfg.ignored_codes_for(r / "tests" / "t.py")
     assert "FT003" in ignored and "FT010" in ignored and "FT101" not in ignored  # prefixes understood by `in`
     assert "FT001" in Config(root=r, per_file_ignores={"*.py": ["ALL"]}).ignored_codes_for(r / "a.py")
-    assert not cfg.is_ignored_for(r / "tests" / "t.py", "FT101")
 
 
 def test_per_file_ignores_relative_to_cwd(tmp_path, monkeypatch):
@@ -531,7 +532,7 @@ def test_fault_paths(tmp_path):
 
 
 def test_hash_is_stable(tmp_path):
-    body = '[tool.ftlint]\nselect = ["FT0"]\n[tool.ftlint.options.FT001]\nb = 1\na = [1, 2]\n'
+    body = '[tool.ftlint]\nselect = ["FT0"]\n[tool.ftlint.per-file-ignores]\n"b.py" = ["FT001"]\n"a.py" = ["FT1"]\n'
     pyproject(tmp_path, body)
     first = load_config(tmp_path).hash()
     assert first == load_config(tmp_path).hash()
@@ -553,7 +554,7 @@ def test_hash_is_stable(tmp_path):
         {"fault_handlers": ("x",)},
         {"extend_fault_handlers": ("y",)},
         {"fault_paths": ("vllm/**",)},
-        {"options": {"FT001": {"a": 1}}},
+        {"vllm_api": "0.27"},
     ],
 )
 def test_hash_changes_with_relevant_keys(tmp_path, change):
@@ -564,15 +565,11 @@ def test_hash_ignores_cache_dir_and_origin(tmp_path):
     base = Config(root=tmp_path)
     assert base.hash() == Config(root=tmp_path, cache_dir="/elsewhere").hash()
     assert base.hash() == Config(root=tmp_path, path=tmp_path / "pyproject.toml").hash()
-    assert (
-        Config(root=tmp_path, options={"FT001": {"a": 1}}).hash()
-        != Config(root=tmp_path, options={"FT001": {"a": 2}}).hash()
-    )
 
 
 def test_config_is_hashable_and_comparable(tmp_path):
-    a = Config(root=tmp_path, select=["FT0"], options={"FT001": {"x": 1}})
-    b = Config(root=tmp_path, select=("FT0",), options={"FT001": {"x": 1}})
+    a = Config(root=tmp_path, select=["FT0"], per_file_ignores={"x.py": ["FT001"]})
+    b = Config(root=tmp_path, select=("FT0",), per_file_ignores=(("x.py", ("FT001",)),))
     assert a == b and hash(a) == hash(b)
     assert a.select == ("FT0",)
 
@@ -586,7 +583,6 @@ def test_config_pickles_and_replaces(tmp_path):
         root=tmp_path,
         path=tmp_path / "ftlint.toml",
         ignore=("FT001",),
-        options={"FT001": {"x": [1]}},
         extend_exclude=("gen",),
         table="",
     )
@@ -596,7 +592,7 @@ def test_config_pickles_and_replaces(tmp_path):
     assert clone.is_excluded(tmp_path / "gen" / "a.py")
     assert copy.deepcopy(cfg) == cfg
     changed = dataclasses.replace(cfg, select=("FT0",))
-    assert changed.select == ("FT0",) and changed.options["FT001"]["x"] == [1]
+    assert changed.select == ("FT0",) and changed.extend_exclude == ("gen",)
 
 
 # --------------------------------------------------------------------------------------------

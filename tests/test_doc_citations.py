@@ -4,7 +4,9 @@ benchmarks/README.md, and the docstrings and comments of ftlint/ and rules/.
 A citation is a repository-relative path under one of the project's top-level folders
 (`docs/review.md`, `ftlint/vocabulary.py`, `tests/perf/test_cache.py`, `scripts/bootstrap-env`)
 or a top-level file by name (`action.yml`, `.pre-commit-hooks.yaml`); a glob must match something.
-A bare test module name (`test_cli.py`) must name a file under tests/.
+A bare test module name (`test_cli.py`) must name a file under tests/. A test cited by name
+(`` `test_x` ``, `` `test_x[*]` ``, `` `file.py::test_x` ``) must be defined under tests/, and a
+`` `module.name` `` whose module is one of ftlint's (`` `textedits.combine` ``) must define that name.
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ NOT_CITATIONS = {
     # vLLM's test paths, in the PR description template `ftlint review` checks
     ("ftlint/review/pr_checks.py", "tests/v1/fault_tolerance"),
     ("ftlint/review/pr_checks.py", "tests/v1/fault_tolerance/test_resume_evicts_tail.py"),
+    # git's `diff.external` setting, and vLLM's `engine.scheduler` (not ftlint's modules)
+    ("docs/review.md", "diff.external"),
+    ("ftlint/vocabulary.py", "engine.scheduler"),
 }
 
 #: Stale citations in ftlint/ sources, left for the modules' owners to fix (issue 13). Exact:
 #: a fixed one fails the test until its entry is deleted.
-KNOWN_STALE = {
-    ("ftlint/positions.py", "tests/perf/test_positions.py"),
-}
+KNOWN_STALE: set[tuple[str, str]] = set()
 
 
 def documents() -> Iterator[tuple[str, str]]:
@@ -58,6 +61,32 @@ def cited(text: str) -> set[str]:
     return found | {f"tests/**/{name}" for name in TEST_MODULE.findall(text)}
 
 
+TEST_NAME = re.compile(r"(?:`|::)(test_\w+)(?=[\[`(])")
+FILE_SUFFIXES = frozenset({"py", "json", "toml", "ts", "md", "yml", "yaml"})
+MODULE_NAME = re.compile(r"`(\w+)\.(\w+)(?:\(\))?`")
+
+
+def _modules() -> dict[str, list[str]]:
+    """Module stem (`textedits`, `report`) -> the sources of every ftlint module so named."""
+    found: dict[str, list[str]] = {}
+    for path in [*(ROOT / "ftlint").rglob("*.py"), *(ROOT / "rules").glob("*.py")]:
+        stem = path.parent.name if path.name == "__init__.py" else path.stem
+        found.setdefault(stem, []).append(path.read_text(encoding="utf-8"))
+    return found
+
+
+def missing_names(text: str, test_names: set[str], modules: dict[str, list[str]]) -> set[str]:
+    """The tests and `module.name`s `text` cites that are defined nowhere."""
+    missing = {name for name in TEST_NAME.findall(text) if name not in test_names}
+    for module, name in MODULE_NAME.findall(text):
+        if name in FILE_SUFFIXES or name in modules:  # `values.py`, `ftlint.rules`: files and packages
+            continue
+        definition = re.compile(rf"^\s*(?:(?:async\s+)?def|class)\s+{name}\b|^\s*{name}\s*[:=]", re.M)
+        if module in modules and not any(definition.search(source) for source in modules[module]):
+            missing.add(f"{module}.{name}")
+    return missing
+
+
 def exists(citation: str) -> bool:
     return any(ROOT.glob(citation)) if "*" in citation else (ROOT / citation).exists()
 
@@ -74,6 +103,26 @@ def test_every_cited_file_exists():
     )
     fixed = KNOWN_STALE - missing
     assert not fixed, "fixed, delete from KNOWN_STALE: " + str(sorted(fixed))
+
+
+def test_every_cited_test_and_module_name_is_defined():
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py"))
+    test_names = set(re.findall(r"^\s*(?:async\s+)?def\s+(test_\w+)", tests, re.M))
+    modules = _modules()
+    missing = {(doc, name) for doc, text in documents() for name in missing_names(text, test_names, modules)}
+    missing -= NOT_CITATIONS
+    assert not missing, "cited but defined nowhere:\n" + "\n".join(map(str, sorted(missing)))
+
+
+def test_cited_names_are_found():
+    """The name patterns: tests in code spans, with parameters or a module; ftlint modules' names."""
+    modules = {"textedits": ["def combine(text):\n"], "report": ["class R:\n    cannot_verify: list = []\n"]}
+    text = "`test_a[*]`, `x.py::test_b`, `test_c`, `textedits.combine`, `textedits.gone`, `report.cannot_verify`"
+    assert missing_names(text, {"test_a"}, modules) == {"test_b", "test_c", "textedits.gone"}
+    assert (
+        missing_names("`os.replace`, `values.py`, `ftlint.textedits`, def test_x(): and test_y", set(), modules)
+        == set()
+    )
 
 
 def test_citations_are_found():

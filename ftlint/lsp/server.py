@@ -326,12 +326,12 @@ def _workspace_edit(uri: str, edits, lines: list[str], encoding: str) -> types.W
 
 def _fix_all(uri: str, linted: Linted, encoding: str) -> types.CodeAction | None:
     """source.fixAll.ftlint: every safe fix of the file at once (one round)."""
-    from ftlint import fixes
+    from ftlint import textedits
 
     groups = [f.fix for f in linted.findings if f.fix and _is_safe(f)]
     if not groups:
         return None
-    new_text, applied = fixes.apply_edits(linted.text, groups)
+    new_text, applied = textedits.apply_edits(linted.text, groups)
     if not applied or new_text == linted.text:
         return None
     end = positions.to_client(linted.lines, len(linted.lines) + 1, 1, encoding)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ftlint.fixes import apply_edits
 from ftlint.lsp import positions
 from ftlint.lsp.noqa import noqa_edit
+from ftlint.textedits import apply_edits
 
 
 def test_columns_in_each_position_encoding():

@@ -329,10 +329,10 @@ def test_write_error_is_a_message_and_leaves_no_temp_file(ftlint, tmp_path, monk
 
 # -- item 6: the file changed between the lint and the write --------------------------------------
 def test_file_changed_after_lint_is_skipped_and_keeps_the_users_lines(ftlint, tmp_path, monkeypatch):
-    import ftlint.fixing as fixing
+    import ftlint.fix_runner as fix_runner
 
     project(tmp_path, {"s.py": SIMPLE, "ok.py": SIMPLE})
-    real = fixing.lint_paths
+    real = fix_runner.lint_paths
     edited = "# the user's new line\n" + SIMPLE
 
     def lint_then_edit(*args, **kwargs):
@@ -341,7 +341,7 @@ def test_file_changed_after_lint_is_skipped_and_keeps_the_users_lines(ftlint, tm
             (tmp_path / "s.py").write_text(edited)  # an editor saves right after the lint
         return result
 
-    monkeypatch.setattr(fixing, "lint_paths", lint_then_edit)
+    monkeypatch.setattr(fix_runner, "lint_paths", lint_then_edit)
     run = ftlint(tmp_path, "--fix", "s.py", "ok.py")
     assert "ftlint: s.py: skipped: the file changed since it was linted" in run.err
     assert (tmp_path / "s.py").read_text() == edited

@@ -140,3 +140,31 @@ def test_code_span_handles_backticks():
     assert code_span("plain") == "`plain`"
     assert code_span("a`b") == "``a`b``"
     assert code_span("`x`") == "`` `x` ``"
+
+
+def render_codes(findings, ctx):  # the renderer test_a_registered_format_reaches_the_cli registers
+    return "".join(f"{f.code}@{f.line}\n" for f in findings)
+
+
+def test_a_registered_format_reaches_the_cli(tmp_path, monkeypatch, capsys):
+    """The report registry is the only place a format is registered: `ftlint check --help`
+    offers it and `--format` renders with it."""
+    from ftlint.cli import main
+    from ftlint.registry import all_rules
+    from ftlint.report import format_names, register_format
+
+    monkeypatch.setattr("ftlint.report.FORMATS", dict(FORMATS))  # undone after the test
+    register_format("codes", __name__, "render_codes")
+    assert "codes" in format_names()
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "--help"])
+    assert exit_.value.code == 0
+    assert "codes" in capsys.readouterr().out.split("--format")[1].split("}")[0]
+
+    example = all_rules()["FT005"].INVALID[0]
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n" + example.config)
+    (tmp_path / "example.py").write_text(example.code)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "--format", "codes", "example.py"]) == 1
+    assert capsys.readouterr().out.startswith("FT005@")

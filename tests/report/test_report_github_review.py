@@ -152,8 +152,8 @@ def test_every_fix_of_the_bundled_example_is_a_suggestion():
 
     from ftlint.config import Config
     from ftlint.engine import lint_paths
-    from ftlint.fixes import apply_edits
     from ftlint.registry import known_codes
+    from ftlint.textedits import apply_edits
 
     example = Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py"
     config = Config(root=example.parent)

@@ -1,4 +1,4 @@
-"""Fixes: CST replacements -> text edits -> fixed source.
+"""Text edits: a fix's CST replacements -> text edits; a file's edits combined, applied, diffed.
 
 Rules describe a fix as CST replacements (LibCST keeps comments and formatting);
 the edit is the changed lines between the source and the transformed module, so

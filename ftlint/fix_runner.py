@@ -4,7 +4,7 @@ at most a few rounds).
 
 Each file is read through writeback.read_source (its codec, BOM and newlines kept) and
 must still hold the text the findings were computed on; the combined text must parse
-(fixes.combine); writeback.write_back replaces the file atomically or says why not.
+(textedits.combine); writeback.write_back replaces the file atomically or says why not.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ftlint import fixes
+from ftlint import textedits
 from ftlint.config import Config
 from ftlint.engine import LintResult, lint_paths
 from ftlint.finding import Finding
@@ -82,7 +82,7 @@ def fix_paths(
                 )
                 given_up.add(path)
                 continue
-            combined = fixes.combine(source.text, [f.fix for f in findings])
+            combined = textedits.combine(source.text, [f.fix for f in findings])
             if not combined.applied or combined.text == source.text:
                 continue
             if write:
@@ -99,7 +99,7 @@ def fix_paths(
         if not changed or not write:
             break
         result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)
-    diff = "".join(fixes.unified_diff(p, originals[p], current[p]) for p in sorted(current))
+    diff = "".join(textedits.unified_diff(p, originals[p], current[p]) for p in sorted(current))
     result.fixed = {p: (originals[p], current[p]) for p in current}
     result.fixes_applied = applied_total
     if not write:
