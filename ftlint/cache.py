@@ -88,6 +88,10 @@ def disabled_by_env() -> bool:
 _fingerprint: str | None = None
 
 
+#: folders of the package whose code cannot change a lint result
+_NOT_LINT_CODE = frozenset({"__pycache__", "runtime", "lsp", "examples", "requirements"})
+
+
 def code_fingerprint() -> str:
     """ftlint's version and the stat of its own modules and rules (a rule edited in a
     development checkout invalidates the cache without a version bump)."""
@@ -105,13 +109,16 @@ def code_fingerprint() -> str:
         except (ImportError, ValueError):  # pragma: no cover
             pass
         files: list[tuple[str, int | None, int | None]] = []
-        for directory in dirs:
+        while dirs:  # every package below (ftlint/analysis/ holds the rules' interpreter)
+            directory = dirs.pop()
             try:
                 with os.scandir(directory) as it:
                     for entry in it:
                         if entry.name.endswith(".py"):
                             st = entry.stat()
                             files.append((entry.path, st.st_mtime_ns, st.st_size))
+                        elif entry.is_dir(follow_symlinks=False) and entry.name not in _NOT_LINT_CODE:
+                            dirs.append(entry.path)
             except OSError:
                 files.append((directory, None, None))
         _fingerprint = digest(FORMAT, ftlint.__version__, sorted(files))

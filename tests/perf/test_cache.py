@@ -459,3 +459,25 @@ def test_format_1_tables_at_the_top_are_removed_once_and_nothing_else(tmp_path):
     mine.write_text('{"not": "ftlint"}')
     assert _codes(_lint(tmp_path)) == [("sentinel.py", 6, "FT007")]
     assert not any(p.exists() for p in old) and mine.read_text() == '{"not": "ftlint"}'
+
+
+@pytest.mark.parametrize(
+    "module", ["ftlint/analysis/interpreter.py", "ftlint/engine.py", "rules/ft007_missing_dirty_eviction.py"]
+)
+def test_code_fingerprint_covers_subpackages(module: str, monkeypatch):
+    """Editing any module that shapes a result (also in a subpackage such as the rules'
+    interpreter) changes the code fingerprint that keys every cached result."""
+    from ftlint import cache
+
+    path = Path(__file__).resolve().parents[2] / module
+    before = os.stat(path)
+    monkeypatch.setattr(cache, "_fingerprint", None)
+    old = cache.code_fingerprint()
+    try:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        monkeypatch.setattr(cache, "_fingerprint", None)
+        assert cache.code_fingerprint() != old
+    finally:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    monkeypatch.setattr(cache, "_fingerprint", None)
+    assert cache.code_fingerprint() == old
