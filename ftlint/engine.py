@@ -407,6 +407,9 @@ def _lint_with_libcst(linter, lint_files, candidates, cwd, result, *, recorder, 
         if recorder is not None:
             recorder.__enter__()
         errors_out.extend(linter.load([Path(c) for c in candidates]))
+        # files that only subclass a handler's class inherit it: their overrides count
+        others = [Path(f) for f in lint_files if f not in candidate_set]
+        errors_out.extend(linter.load(linter.paths.subclass_files(others)))
         for file in lint_files:
             if file not in candidate_set:
                 if len(loaded) != len(read_paths):

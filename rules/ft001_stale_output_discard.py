@@ -286,10 +286,25 @@ def resume_all(scheduler):
         fix = cstedits.remove_small_statement(node, parent_of)
         self.report(node, fix=[fix] if fix else (), fix_title="Remove the discard assignment")
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if ir.called_name(node.func) not in V.PREEMPT_PRIMITIVES or not ir.preempt_drops_output(node):
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # Drops the interpreter finds that are not a preempt call spelt with the flag
+        # (visit_Call): `reset_prefix_cache(reset_running_requests=True)`, an alias or a
+        # `functools.partial` of a preempt with the flag.
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        if not self.in_fault_path(node):
+        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+            if not _spelt_drop(finding.node):
+                self.report(finding.node, finding.message)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not _spelt_drop(node) or not self.in_fault_path(node):
+            return
+        # The abstract interpreter knows whether the request still has stale tokens to drop:
+        # none when num_in_flight_tokens was 0 at the preempt on every handler path (the
+        # preempt copies it into num_stale_output_tokens) or both counters are reset after
+        # it. Code no handler walk reaches is judged by the flag alone.
+        if self.context.paths.interpreter.drop_verdict(node) is False:
             return
         fix, unsafe = self._preempt_fix(node)
         self.report(
@@ -334,3 +349,12 @@ def resume_all(scheduler):
             if cast(cst.Attribute, cast(cst.Assign, s.body[0]).targets[0].target).attr.value in missing
         ]
         return [cstedits.insert_after(line, new_line, resets)], False
+
+
+def _spelt_drop(node: cst.CSTNode) -> bool:
+    """`_preempt_request(..., drop_stale_output=True)` (or `preempt_request`)."""
+    return (
+        isinstance(node, cst.Call)
+        and ir.called_name(node.func) in V.PREEMPT_PRIMITIVES
+        and ir.preempt_drops_output(node)
+    )

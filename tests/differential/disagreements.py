@@ -25,23 +25,7 @@ LEGITIMATE_DIFFERENCES: dict[str, tuple[list[str], str]] = {
 }
 
 # name -> what the current static rules get wrong (static verdict -> runtime verdict)
-KNOWN_DISAGREEMENTS: dict[str, str] = {
-    # -- false positives: correct handlers flagged ---------------------------------------
-    "resume_drop_stale_after_zeroing": "FTR03 -> none: drop_stale_output=True with num_in_flight_tokens already zeroed "
-    "drops nothing",
-    # -- misses: real bugs not reported -------------------------------------------------
-    "switch_subclass_overrides_resume": "none -> FTR03: the subclass overrides the base class's _resume (called as "
-    "self._resume from the inherited on_fault) and drops the counter reset",
-    "resume_reset_prefix_cache_then_rearm": "none -> FTR02: reset_prefix_cache(reset_running_requests=True) clears the whole "
-    "prefix cache (FT005 reports the call, but no rule in the mapping does)",
-    # -- both: wrong family -------------------------------------------------------------
-    "abort_then_reset_prefix_cache": "none -> FTR02: reset_prefix_cache() after the abort drops every hash, dirty "
-    "ones included: the interpreter sees the dirty tail cleared (no FT007) but no "
-    "mapped rule calls the whole-cache reset broad (FT005 reports the call)",
-    "resume_reset_prefix_cache": "none -> FTR02,FTR03: reset_prefix_cache(reset_running_requests=True) preempts "
-    "with drop_stale_output=True (first good frame dropped) and clears the whole "
-    "prefix cache",
-}
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 
 # name -> what goes wrong when `ftlint check --fix` is applied to the handler and
 # the result is rerun (statically and on the real scheduler).
