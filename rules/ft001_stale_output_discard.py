@@ -22,7 +22,12 @@ class StaleOutputDiscard(Rule):
     assigning a non-zero value to `<request>.async_tokens_to_discard` (vLLM <= 0.26),
     assigning `<request>.drop_stale_output = True`, or calling
     `_preempt_request(...)` / `preempt_request(...)` with `drop_stale_output=True`
-    (vLLM >= 0.27).
+    (vLLM >= 0.27), also through an alias, a `functools.partial` or
+    `reset_prefix_cache(reset_running_requests=True)` (which preempts every running
+    request with the flag). A preempt with the flag is not reported when every path
+    through the handler had the request's `num_in_flight_tokens` at 0 before it (the
+    preempt copies it into `num_stale_output_tokens`: nothing is left to drop) or reset
+    both counters after it.
 
     ## Why is this bad?
     After a failed step, the output frame of that step never arrives. The discard
@@ -82,6 +87,22 @@ class StaleOutputDiscard(Rule):
                         request.async_tokens_to_discard = request.num_output_placeholders
             """,
             name="not-a-fault-path",
+        ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    self._evict_tails()
+                    while sched.running:
+                        req = sched.running.pop()
+                        req.num_in_flight_tokens = 0  # the preempt copies it: no stale token to drop
+                        sched._preempt_request(req, 0.0, drop_stale_output=True)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+            """,
+            name="in-flight-zeroed-before-the-preempt-drops-nothing",
         ),
     ]
     INVALID = [
@@ -251,6 +272,16 @@ def resume_all(scheduler):
             },
             expect=(("recovery.py", 3, 9),),
             name="helper-in-other-module",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    # preempts every running request with drop_stale_output=True, then clears the cache
+                    self.engine.scheduler.reset_prefix_cache(reset_running_requests=True)
+            """,
+            expect=((4, 9, "preempts every running request"),),
+            name="reset-prefix-cache-preempts-with-the-flag",
         ),
     ]
 

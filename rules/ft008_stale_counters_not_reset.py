@@ -23,7 +23,8 @@ class StaleCountersNotReset(Rule):
     current API (the preempt copies it into `num_stale_output_tokens`). The API
     generation comes from `[tool.ftlint] vllm-api`, else a `Request` class the project
     defines, else the counter fields the handler and its helpers name, else the
-    installed vLLM. The fix inserts the missing resets after the preempt, only where
+    installed vLLM. A handler class that inherits the handler method is walked as
+    itself: `self.method()` is its most-derived override. The fix inserts the missing resets after the preempt, only where
     the request is a plain name.
 
     ## Why is this bad?
@@ -347,6 +348,52 @@ class StaleCountersNotReset(Rule):
             config='vllm-api = "0.27"',
             expect=((5, 13),),
             name="vllm-api-setting-overrides-the-fields-the-code-names",
+        ),
+        Invalid(
+            """
+            class RecoveringHandler:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    self._resume(self.engine.scheduler)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+
+                def _resume(self, sched):
+                    for req in list(sched.running):
+                        sched._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+
+            class FaultHandler(RecoveringHandler):
+                def _resume(self, sched):  # the inherited on_fault calls this override
+                    for req in list(sched.running):
+                        sched._preempt_request(req, 0.0)
+            """,
+            expect=((18, 13),),
+            fixed="""
+            class RecoveringHandler:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    self._resume(self.engine.scheduler)
+
+                def _evict_tails(self):
+                    self.kv.evict_blocks(set())
+
+                def _resume(self, sched):
+                    for req in list(sched.running):
+                        sched._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+
+            class FaultHandler(RecoveringHandler):
+                def _resume(self, sched):  # the inherited on_fault calls this override
+                    for req in list(sched.running):
+                        sched._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+            """,
+            name="subclass-overrides-the-resume-step",
         ),
         Invalid(
             """
