@@ -1407,7 +1407,7 @@ class _Walk:
                 self.interp.note(
                     f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in the installed vLLM; its effect is not followed"
                 )
-            elif ref is not None:
+            else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
         return [(None, state)]
 
