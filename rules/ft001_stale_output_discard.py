@@ -10,6 +10,7 @@ from ftlint import cstedits, ir
 from ftlint import matchers as m
 from ftlint import vocabulary as V
 from ftlint.rule import Invalid, Replacement, Rule, Valid
+from ftlint.rule_examples import EVICT_TAIL, EVICT_TAILS, with_methods
 
 _FALSY = m.Integer("0") | m.Name("False") | m.Name("None")
 _PREEMPT = m.Call(func=m.Name() | m.Attribute(attr=m.Name()))
@@ -62,7 +63,8 @@ class StaleOutputDiscard(Rule):
 
     VALID = [
         Valid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
@@ -72,10 +74,9 @@ class StaleOutputDiscard(Rule):
                         req.num_stale_output_tokens = 0
                         req.async_tokens_to_discard = 0
                         req.drop_stale_output = False
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             name="resets-and-zero-assignments",
         ),
         Valid(
@@ -89,7 +90,8 @@ class StaleOutputDiscard(Rule):
             name="not-a-fault-path",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.engine.scheduler
@@ -98,10 +100,9 @@ class StaleOutputDiscard(Rule):
                         req = sched.running.pop()
                         req.num_in_flight_tokens = 0  # the preempt copies it: no stale token to drop
                         sched._preempt_request(req, 0.0, drop_stale_output=True)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="in-flight-zeroed-before-the-preempt-drops-nothing",
         ),
     ]
@@ -123,19 +124,20 @@ class StaleOutputDiscard(Rule):
             name="old-api-discard",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
                         self._evict_tail(req)
                         # keep the request for resume
                         self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             expect=((6, 13),),
-            fixed="""
+            fixed=with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
@@ -144,10 +146,9 @@ class StaleOutputDiscard(Rule):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
                         req.num_stale_output_tokens = 0
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             name="new-api-preempt-argument",
         ),
         Invalid(
@@ -206,7 +207,8 @@ class StaleOutputDiscard(Rule):
             name="abort-and-resume-branches",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.scheduler
@@ -214,13 +216,13 @@ class StaleOutputDiscard(Rule):
                     while sched.running:
                         # one at a time
                         sched._preempt_request(sched.running.pop(), 0.0, drop_stale_output=True)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((7, 13),),
             # unsafe fix (--unsafe-fixes): the request is popped once, then named
-            fixed="""
+            fixed=with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.scheduler
@@ -231,10 +233,9 @@ class StaleOutputDiscard(Rule):
                         sched._preempt_request(preempted, 0.0)
                         preempted.num_in_flight_tokens = 0
                         preempted.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="request-expression-bound-first",
         ),
         Invalid(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ftlint.rule import Invalid, Rule, Valid
+from ftlint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, with_methods
 
 
 class MissingDirtyEviction(Rule):
@@ -86,7 +87,8 @@ class MissingDirtyEviction(Rule):
             name="evict-before-both-branches",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
@@ -94,10 +96,9 @@ class MissingDirtyEviction(Rule):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
                         req.num_stale_output_tokens = 0
-
-                def _evict_tail(self, req):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
             """,
+                SCHEDULER_EVICT_TAIL,
+            ),
             name="per-request-loop",
         ),
         Valid(
@@ -126,7 +127,8 @@ class MissingDirtyEviction(Rule):
             name="not-a-handler",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     running = list(self.scheduler.running)
@@ -135,10 +137,9 @@ class MissingDirtyEviction(Rule):
                             continue  # nothing unconfirmed: no dirty tail
                         self._evict_tail(req)
                     self.scheduler.finish_requests(None, "aborted")
-
-                def _evict_tail(self, req):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
             """,
+                SCHEDULER_EVICT_TAIL,
+            ),
             name="eviction-pass-skips-requests-without-tail",
         ),
         Valid(
@@ -246,7 +247,8 @@ class MissingDirtyEviction(Rule):
             name="eviction-after-preempt",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     try:
@@ -254,10 +256,9 @@ class MissingDirtyEviction(Rule):
                     except Exception:
                         pass
                     self.scheduler.finish_requests(None, "aborted")
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((7, 9),),
             name="eviction-may-fail-silently",
         ),

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ftlint import cstedits, ir
 from ftlint.rule import Invalid, Rule, Valid
+from ftlint.rule_examples import EVICT_TAIL, EVICT_TAILS, with_methods
 
 
 class StaleCountersNotReset(Rule):
@@ -80,20 +81,21 @@ class StaleCountersNotReset(Rule):
             name="reset-through-helpers",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
                         self._evict_tail(req)
                         self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)  # noqa: FT001
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             name="drop-stale-output-is-ft001",
         ),
         Valid(
-            """
+            with_methods(
+                """
             import functools
 
             COUNTERS = ("num_in_flight_tokens", "num_stale_output_tokens")
@@ -107,14 +109,14 @@ class StaleCountersNotReset(Rule):
                         preempt(req)
                         for field in COUNTERS:
                             setattr(req, field, 0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="partial-and-setattr-over-a-constant-tuple",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.engine.scheduler
@@ -124,14 +126,14 @@ class StaleCountersNotReset(Rule):
                         req = sched.running.pop()
                         req.num_in_flight_tokens = 0  # the preempt copies it into num_stale_output_tokens
                         p(req, 0.0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="in-flight-zeroed-before-the-preempt-through-an-alias",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class Request:
                 def __init__(self):
                     self.num_in_flight_tokens = 0
@@ -145,27 +147,27 @@ class StaleCountersNotReset(Rule):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
                         req.num_output_placeholders = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="older-api-resets-its-own-counters",
         ),
     ]
     INVALID = [
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
                         self._evict_tail(req)
                         self.scheduler._preempt_request(req, 0.0)  # resume later
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             expect=((5, 13),),
-            fixed="""
+            fixed=with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
@@ -173,26 +175,26 @@ class StaleCountersNotReset(Rule):
                         self.scheduler._preempt_request(req, 0.0)  # resume later
                         req.num_in_flight_tokens = 0
                         req.num_stale_output_tokens = 0
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             name="no-reset",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
                     for req in list(self.scheduler.running):
                         self.scheduler.preempt_request(req, 0.0)
                         req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((5, 13),),
-            fixed="""
+            fixed=with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
@@ -200,27 +202,27 @@ class StaleCountersNotReset(Rule):
                         self.scheduler.preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
                         req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="one-counter-reset",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
                     preempted = None
                     while self.scheduler.running:
                         self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((6, 13),),
             # unsafe fix (--unsafe-fixes): `running.pop()` is evaluated once, under a fresh name
-            fixed="""
+            fixed=with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
@@ -230,14 +232,14 @@ class StaleCountersNotReset(Rule):
                         self.scheduler._preempt_request(preempted_1, 0.0)
                         preempted_1.num_in_flight_tokens = 0
                         preempted_1.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="request-expression-bound-first",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             from resume import preempt_for_resume
 
             class Sentinel:
@@ -248,10 +250,9 @@ class StaleCountersNotReset(Rule):
                             preempt_for_resume(self.scheduler, req)
                     else:
                         self.scheduler.finish_requests(None, "aborted")
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             files={
                 "resume.py": "def preempt_for_resume(scheduler, request):\n    scheduler._preempt_request(request, 0.0)\n"
             },
@@ -259,7 +260,8 @@ class StaleCountersNotReset(Rule):
             name="helper-in-other-module-abort-and-resume",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
@@ -268,15 +270,15 @@ class StaleCountersNotReset(Rule):
                         if req.num_in_flight_tokens:
                             req.num_in_flight_tokens = 0
                             req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((5, 13),),
             name="reset-only-on-one-path",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.engine.scheduler
@@ -286,15 +288,15 @@ class StaleCountersNotReset(Rule):
                         sched._preempt_request(r, 0.0)
                     req.num_in_flight_tokens = 0
                     req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((7, 13),),
             name="reset-on-another-request-with-a-similar-name",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Request:
                 def __init__(self):
                     self.num_in_flight_tokens = 0
@@ -307,12 +309,12 @@ class StaleCountersNotReset(Rule):
                     for req in list(self.scheduler.running):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((11, 13),),
-            fixed="""
+            fixed=with_methods(
+                """
             class Request:
                 def __init__(self):
                     self.num_in_flight_tokens = 0
@@ -326,14 +328,14 @@ class StaleCountersNotReset(Rule):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_output_placeholders = 0
                         req.num_in_flight_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="older-api-placeholders-left",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
@@ -341,10 +343,9 @@ class StaleCountersNotReset(Rule):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
                         req.num_output_placeholders = 0  # a 0.26 fork's counters, but this code runs on 0.27+
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             config='vllm-api = "0.27"',
             expect=((5, 13),),
             name="vllm-api-setting-overrides-the-fields-the-code-names",
@@ -396,15 +397,15 @@ class StaleCountersNotReset(Rule):
             name="subclass-overrides-the-resume-step",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     self._evict_tails()
                     self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((4, 9),),
             name="no-fix-where-the-request-is-not-a-plain-name",
         ),
