@@ -24,7 +24,8 @@ class StaleCountersNotReset(Rule):
     current API (the preempt copies it into `num_stale_output_tokens`). The API
     generation comes from `[tool.ftlint] vllm-api`, else a `Request` class the project
     defines, else the counter fields the handler and its helpers name, else the
-    installed vLLM. A handler class that inherits the handler method is walked as
+    installed vLLM. On a path where `num_in_flight_tokens` is tested to be 0 after the
+    preempt, the preempt copied that 0: nothing is left to reset there. A handler class that inherits the handler method is walked as
     itself: `self.method()` is its most-derived override. The fix inserts the missing resets after the preempt, only where
     the request is a plain name.
 
@@ -152,6 +153,22 @@ class StaleCountersNotReset(Rule):
             ),
             name="older-api-resets-its-own-counters",
         ),
+        Valid(
+            with_methods(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    self._evict_tails()
+                    for req in list(self.scheduler.running):
+                        self.scheduler._preempt_request(req, 0.0)
+                        if req.num_in_flight_tokens:  # else the preempt copied a 0: nothing is stale
+                            req.num_in_flight_tokens = 0
+                            req.num_stale_output_tokens = 0
+            """,
+                EVICT_TAILS,
+            ),
+            name="reset-skipped-only-when-nothing-was-in-flight",
+        ),
     ]
     INVALID = [
         Invalid(
@@ -267,7 +284,7 @@ class StaleCountersNotReset(Rule):
                     self._evict_tails()
                     for req in list(self.scheduler.running):
                         self.scheduler._preempt_request(req, 0.0)
-                        if req.num_in_flight_tokens:
+                        if req.num_output_tokens:  # a request still in prefill keeps its counters
                             req.num_in_flight_tokens = 0
                             req.num_stale_output_tokens = 0
             """,

@@ -461,11 +461,30 @@ class _Walk:
             and inner.args
         ):
             inner = inner.args[0].value
+        if isinstance(inner, cst.Attribute) and inner.attr.value == V.COUNTER_FIELDS[0] and holds == negated:
+            return self._in_flight_zero(inner, state)
         name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
         value = state.env.get(name) if name else None
         if not Val.is_ids(value) or value[4] or holds != negated:
             return state
         return state.replace(evicted=state.evicted | {(value[1] or "*", _quality(value))})
+
+    def _in_flight_zero(self, test: cst.Attribute, state: State) -> State:
+        """The path where `req.num_in_flight_tokens` is falsy: 0. A request preempted with
+        it still unchanged had it at 0 at the preempt, which copied that 0 into
+        num_stale_output_tokens (current API): neither counter is left to reset."""
+        key = Val.key_of(self.ev_pure(test.value, state))
+        if key is None:
+            return state
+        in_flight = V.COUNTER_FIELDS[0]
+        pending = set()
+        for k, site, missing in state.pending:
+            if k == key and in_flight in missing:
+                missing = missing - ({in_flight, *self.gen.counters} if self.gen.preempt_copies_in_flight else {in_flight})
+                if not missing:
+                    continue
+            pending.add((k, site, missing))
+        return state.replace(pending=frozenset(pending), zeroed=state.zeroed | {(key, in_flight)})
 
     def _legit_skip(self, test, state: State | None) -> bool:
         """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
