@@ -163,9 +163,9 @@ class FaultPaths:
                 for effect in ir.iter_effects(fn.ir):
                     if effect.kind == "call" and effect.callee is not None and effect.callee[0] == "self":
                         method = self.project.method(cls, effect.callee[1])
-                        if method is not None and method.class_info is not None:
-                            if self.inherits(cls, method.class_info):
-                                pairs.append((method, cls))
+                        owner = method.class_info if method is not None else None
+                        if method is not None and owner is not None and self.inherits(cls, owner):
+                            pairs.append((method, cls))
                 continue
             fn = frontier.pop()
             if fn in self.in_scope:
@@ -185,9 +185,7 @@ class FaultPaths:
         names = sorted({fn.class_info.name for fn in self.handlers if fn.class_info is not None and fn.is_method})
         if not names:
             return []
-        pattern = re.compile(
-            rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b"
-        )
+        pattern = re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
         found = []
         for path in paths:
             try:

@@ -480,7 +480,9 @@ class _Walk:
         pending = set()
         for k, site, missing in state.pending:
             if k == key and in_flight in missing:
-                missing = missing - ({in_flight, *self.gen.counters} if self.gen.preempt_copies_in_flight else {in_flight})
+                missing = missing - (
+                    {in_flight, *self.gen.counters} if self.gen.preempt_copies_in_flight else {in_flight}
+                )
                 if not missing:
                     continue
             pending.add((k, site, missing))

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 from ftlint.testing import Example, examples, lint_example, write_example
 from tests.differential.agreement import RULE_TO_RUNTIME, SELECT
 
-ADAPTER_CLASS = '''\
+ADAPTER_CLASS = """\
 # Intended: the rule example {id} (a {kind} example of {code}).
 {switch}import example as _module
 
@@ -36,9 +35,9 @@ class FaultHandler(_Example):
         self.engine = engine
         self.scheduler = engine.scheduler
         self.kv = engine.scheduler.kv_cache_manager
-'''
+"""
 
-ADAPTER_FUNCTION = '''\
+ADAPTER_FUNCTION = """\
 # Intended: the rule example {id} (a {kind} example of {code}).
 from example import on_fault as _on_fault
 
@@ -49,7 +48,7 @@ class FaultHandler:
 
     def on_fault(self, exc):
         _on_fault(self.engine, exc)
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -136,4 +135,14 @@ def static_verdict(directory: Path, item: HandlerExample) -> list[str]:
     return sorted({RULE_TO_RUNTIME[f.code] for f in findings if f.code in RULE_TO_RUNTIME})
 
 
-__all__ = ["HandlerExample", "handler_examples", "static_verdict", "textwrap", "write_corpus"]
+PLACEHOLDER_EVICTION = "evict_blocks(set())"
+
+
+def compared(item: HandlerExample, verdict: list[str]) -> list[str]:
+    """The families compared for an example: FTR01 is left out where the example's
+    eviction is the placeholder `evict_blocks(set())` (it evicts nothing at runtime)."""
+    case = item.example.case
+    texts = [case.code, *case.files.values()]
+    if any(PLACEHOLDER_EVICTION in text for text in texts):
+        return [c for c in verdict if c != "FTR01"]
+    return list(verdict)
