@@ -132,6 +132,7 @@ class FaultPaths:
     # -- scope ---------------------------------------------------------------
     def add_roots(self, modules: Iterable[ModuleInfo]) -> None:
         """Find entry points in these modules and extend the scope with what they reach."""
+        modules = list(modules)  # read twice: handlers, then classes inheriting one
         frontier: list[Function] = []
         for info in modules:
             whole = self.in_fault_path_file(info)
@@ -145,7 +146,9 @@ class FaultPaths:
                     frontier.append(fn)
         pairs: list[tuple[Function, ClassInfo]] = []
         inherited = getattr(self.is_handler, "inherited", None)
-        for info in modules if inherited is not None else ():
+        for info in modules:
+            if inherited is None:
+                break
             for cls in info.classes.values():
                 for fn in self._inherited_handlers(cls, inherited):
                     if (fn, cls) not in self.inherited_handlers:
