@@ -65,7 +65,8 @@ def aborting(*lines: str, kv: bool = True) -> str:
     """A handler that runs `lines` with `sched` (and `kv`, its kv_cache_manager) bound,
     then aborts every request."""
     head = "sched = self.engine.scheduler\n" + ("kv = sched.kv_cache_manager\n" if kv else "")
-    return handler(head + "\n".join(lines) + '\nsched.finish_requests(None, "aborted")')
+    body = "\n".join(inspect.cleandoc(line) for line in lines)
+    return handler(head + body + '\nsched.finish_requests(None, "aborted")')
 
 
 def then(code: str, *lines: str, indent: int) -> str:

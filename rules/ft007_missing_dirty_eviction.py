@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ftlint.rule import Invalid, Rule, Valid
-from ftlint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, with_methods
+from ftlint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, aborting, with_methods
 
 
 class MissingDirtyEviction(Rule):
@@ -143,22 +143,19 @@ class MissingDirtyEviction(Rule):
             name="eviction-pass-skips-requests-without-tail",
         ),
         Valid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    ids = {
-                        b.block_id
-                        for r in sched.running
-                        for m in kv.coordinator.single_type_managers
-                        for b in m.req_to_blocks[r.request_id][(r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size:]
-                        if not b.is_null
-                    }
-                    if ids:  # nothing unconfirmed anywhere: nothing to evict
-                        kv.evict_blocks(ids)
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                ids = {
+                    b.block_id
+                    for r in sched.running
+                    for m in kv.coordinator.single_type_managers
+                    for b in m.req_to_blocks[r.request_id][(r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size:]
+                    if not b.is_null
+                }
+                if ids:  # nothing unconfirmed anywhere: nothing to evict
+                    kv.evict_blocks(ids)
+                """,
+            ),
             name="comprehension-over-groups-guarded-by-if-ids",
         ),
         Valid(
@@ -277,64 +274,54 @@ class MissingDirtyEviction(Rule):
             name="free-in-helper-in-same-class-reported-at-the-free",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    for req in sched.running:
-                        first = req.num_computed_tokens // 16
-                        for m in kv.coordinator.single_type_managers:
-                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                for req in sched.running:
+                    first = req.num_computed_tokens // 16
+                    for m in kv.coordinator.single_type_managers:
+                        kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
+                """,
+            ),
             expect=((9, 9),),
             name="tail-from-num-computed-tokens-misses-it",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    for req in sched.running:
-                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
-                        blocks = kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id]
-                        kv.evict_blocks({b.block_id for b in blocks[first:]})
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                for req in sched.running:
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    blocks = kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id]
+                    kv.evict_blocks({b.block_id for b in blocks[first:]})
+                """,
+            ),
             expect=((9, 9),),
             name="first-kv-cache-group-only",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    for req in sched.running:
-                        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
-                        sched.kv_cache_manager.record_blocks_for_zeroing(req.request_id, confirmed - confirmed % 16)
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                for req in sched.running:
+                    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                    sched.kv_cache_manager.record_blocks_for_zeroing(req.request_id, confirmed - confirmed % 16)
+                """,
+                kv=False,
+            ),
             expect=((7, 9),),
             name="zeroing-is-not-eviction",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    ids = set()
-                    for req in sched.running:
-                        if req.num_output_tokens == 0:
-                            continue  # "still in prefill": yet its prompt blocks are the dirty ones
-                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
-                        for m in kv.coordinator.single_type_managers:
-                            ids |= {b.block_id for b in m.req_to_blocks[req.request_id][first:]}
-                    kv.evict_blocks(ids)
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                ids = set()
+                for req in sched.running:
+                    if req.num_output_tokens == 0:
+                        continue  # "still in prefill": yet its prompt blocks are the dirty ones
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    for m in kv.coordinator.single_type_managers:
+                        ids |= {b.block_id for b in m.req_to_blocks[req.request_id][first:]}
+                kv.evict_blocks(ids)
+                """,
+            ),
             expect=((13, 9),),
             name="skips-requests-that-have-a-dirty-tail",
         ),
