@@ -25,10 +25,10 @@ class StaleOutputDiscard(Rule):
     `_preempt_request(...)` / `preempt_request(...)` with `drop_stale_output=True`
     (vLLM >= 0.27), also through an alias, a `functools.partial` or
     `reset_prefix_cache(reset_running_requests=True)` (which preempts every running
-    request with the flag). A preempt with the flag is not reported when every path
-    through the handler had the request's `num_in_flight_tokens` at 0 before it (the
-    preempt copies it into `num_stale_output_tokens`: nothing is left to drop) or reset
-    both counters after it.
+    request with the flag; resetting both counters of the preempted requests afterwards
+    undoes that). A preempt with the flag is not reported when every path through the
+    handler had the request's `num_in_flight_tokens` at 0 before it (the preempt copies
+    it into `num_stale_output_tokens`: nothing is left to drop).
 
     ## Why is this bad?
     After a failed step, the output frame of that step never arrives. The discard
@@ -332,10 +332,10 @@ def resume_all(scheduler):
     def visit_Call(self, node: cst.Call) -> None:
         if not _spelt_drop(node) or not self.in_fault_path(node):
             return
-        # The abstract interpreter knows whether the request still has stale tokens to drop:
-        # none when num_in_flight_tokens was 0 at the preempt on every handler path (the
-        # preempt copies it into num_stale_output_tokens) or both counters are reset after
-        # it. Code no handler walk reaches is judged by the flag alone.
+        # The abstract interpreter knows whether the request has stale tokens to drop: none
+        # when num_in_flight_tokens was 0 at the preempt on every handler path (the preempt
+        # copies it into num_stale_output_tokens). Code no handler walk reaches is judged
+        # by the flag alone.
         if self.context.paths.interpreter.drop_verdict(node) is False:
             return
         fix, unsafe = self._preempt_fix(node)

@@ -20,7 +20,8 @@ DROPS_FRAME = textwrap.dedent(
             self._evict_unconfirmed_tails(running)
             for request in running:
                 self.engine.scheduler._preempt_request(request, 0.0, drop_stale_output=True)
-                request.num_in_flight_tokens = 0  # num_stale_output_tokens is left set: a frame is dropped
+                request.num_in_flight_tokens = 0
+                request.num_stale_output_tokens = 0
 
         def _evict_unconfirmed_tails(self, requests):
             kv = self.engine.scheduler.kv_cache_manager
@@ -31,8 +32,7 @@ DROPS_FRAME = textwrap.dedent(
                     kv.evict_blocks({block.block_id for block in tail if not block.is_null})
     """
 ).lstrip("\n")
-# the fix drops the flag and resets the counter left set, after the preempt
-FIXED = DROPS_FRAME.replace(", drop_stale_output=True)", ")\n            request.num_stale_output_tokens = 0")
+FIXED = DROPS_FRAME.replace(", drop_stale_output=True", "")
 
 CALLS_HELPER = textwrap.dedent(
     """

@@ -794,23 +794,33 @@ class _Walk:
     def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
 
-    def preempt(self, request, drop: bool, node, state: State) -> State:
+    def preempt(self, request, drop: bool, node, state: State, *, flag_undone_by_resets: bool = False) -> State:
         """`_preempt_request` frees the request's blocks and sets num_stale_output_tokens =
         num_in_flight_tokens (vLLM's scheduler.py): the request resumes cleanly when both
-        counters are 0 afterwards, or num_in_flight_tokens was 0 at the preempt. With
-        drop_stale_output=True the stale tokens are dropped instead of awaited: the same
-        counters decide, reported as FT001 (the dropped frame) instead of FT008 (the hang)."""
+        counters are 0 afterwards, or num_in_flight_tokens was 0 at the preempt.
+
+        drop_stale_output=True (FT001) marks those stale tokens to be dropped: nothing is
+        dropped when num_in_flight_tokens is 0 at the preempt. A flag the handler passes
+        itself is reported otherwise (FT001's fix removes it and adds the resets); the one
+        `reset_prefix_cache(reset_running_requests=True)` passes is FT001's only while the
+        counters are still set at the end of the path (resetting both undoes it)."""
         key = Val.key_of(request)
         state = self.free(key, node, state)
+        zeroed = {f for k, f in state.zeroed if k in (key, "*")} if key is not None else set()
         if drop:
             self.drops.add(id(node))
-            if key is None:  # a request the walk cannot follow: no reset can be matched to it
-                return state.replace(pending=state.pending | {("?", self.site(node), frozenset(self.gen.counters))})
+            in_flight_zero = self.gen.preempt_copies_in_flight and V.COUNTER_FIELDS[0] in zeroed
+            if in_flight_zero:
+                return state  # num_stale_output_tokens becomes 0: no frame to drop, no counter to reset
+            if not flag_undone_by_resets or key is None:
+                self.harmful_drops.add(id(node))
+                if self.is_handler:
+                    self._report_ft001(self.site(node))
+                return state
         if key is None:
             return state
-        zeroed = {f for k, f in state.zeroed if k in (key, "*")}
         if self.gen.preempt_copies_in_flight:
-            missing = frozenset() if "num_in_flight_tokens" in zeroed else frozenset(self.gen.counters)
+            missing = frozenset() if V.COUNTER_FIELDS[0] in zeroed else frozenset(self.gen.counters)
         else:
             missing = frozenset(self.gen.counters) - zeroed
         if not missing:
@@ -857,7 +867,7 @@ class _Walk:
         flag = keywords.get(keyword, args[index] if len(args) > index else None)
         preempts = flag == ("bool", True)
         if preempts:
-            state = self.preempt(("req", "*"), True, node, state)
+            state = self.preempt(("req", "*"), True, node, state, flag_undone_by_resets=True)
         if preempts or "*" in state.freed_keys():
             self._add(
                 "FT004",
