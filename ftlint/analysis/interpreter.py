@@ -174,10 +174,9 @@ class Interpreter:
         return list(self._by_fn.get(id(fn), {}).get(code, {}).values())
 
     def drop_verdict(self, node) -> bool | None:
-        """For a preempt with drop_stale_output=True: True when some handler path leaves the
-        request with stale tokens to drop, False when every handler walk that met it saw
-        num_in_flight_tokens at 0 at the preempt (or both counters reset after it), None
-        when no handler walk met it."""
+        """For a preempt with drop_stale_output=True: True when some handler path reaches it
+        with the request's num_in_flight_tokens not known to be 0 (stale tokens to drop),
+        False when every handler walk that met it had it at 0, None when none met it."""
         self._run_handlers()
         return self._drops.get(id(node))
 
