@@ -142,7 +142,7 @@ def _lint(
         result.findings.sort(key=lambda f: f.sort_key)
         if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
             linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-            linter.load([Path(c) for c in scanned.candidates])
+            _load_roots(linter, lint_files, scanned.candidates)
             result.scope = linter
         return result
 
@@ -185,6 +185,16 @@ def _new_linter(config, selected, cwd, lint_set, cache, exhaustive, too_large) -
     )
 
 
+def _load_roots(linter: FileLinter, lint_files: list[str], candidates: list[str]) -> list[str]:
+    """Load the candidates, then the lint set's files that subclass a handler's class: they
+    inherit the handler without defining one, and their overrides are what it reaches."""
+    errors = linter.load([Path(c) for c in candidates])
+    candidate_set = set(candidates)
+    others = [Path(f) for f in lint_files if f not in candidate_set]
+    errors.extend(linter.load(linter.paths.subclass_files(others)))
+    return errors
+
+
 def _lint_candidates(
     linter: FileLinter, lint_files: list[str], candidates: list[str], cwd: Path, early_errors: list[str]
 ) -> LintOutcome:
@@ -194,7 +204,7 @@ def _lint_candidates(
     candidate_set = set(candidates)
     read_paths = linter.project.read_paths
     loaded: set[str] = set()
-    outcome.errors.extend(linter.load([Path(c) for c in candidates]))
+    outcome.errors.extend(_load_roots(linter, lint_files, candidates))
     for file in lint_files:
         if file not in candidate_set:
             if len(loaded) != len(read_paths):

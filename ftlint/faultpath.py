@@ -10,13 +10,15 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ftlint import ir
 from ftlint.config import handler_name_matcher
-from ftlint.project import Function, ModuleInfo, Project
+from ftlint.project import ClassInfo, Function, ModuleInfo, Project
 
 if TYPE_CHECKING:
     from ftlint.analysis.interpreter import Interpreter
@@ -24,18 +26,26 @@ if TYPE_CHECKING:
 MAX_STATES = 64
 
 
-def handler_matcher(patterns: Iterable[str]) -> Callable[[Function], bool]:
+class HandlerMatcher:
     """A predicate for entry points (the same pattern semantics as Config.is_fault_handler):
     a plain pattern matches the function name, a dotted one "Class.method" or the full
     qualified name. Functions nested in other functions are never entry points."""
-    matches = handler_name_matcher(patterns)
 
-    def is_handler(fn: Function) -> bool:
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self._matches = handler_name_matcher(patterns)
+
+    def __call__(self, fn: Function) -> bool:
         if "<locals>" in fn.qualname:
             return False
-        return matches(fn.class_qualname) or matches(fn.qualname)
+        return self._matches(fn.class_qualname) or self._matches(fn.qualname)
 
-    return is_handler
+    def inherited(self, cls: ClassInfo, name: str) -> bool:
+        """Whether `cls.name`, a method `cls` inherits, is an entry point of `cls`."""
+        return self._matches(f"{cls.name}.{name}") or self._matches(f"{cls.qualname}.{name}")
+
+
+def handler_matcher(patterns: Iterable[str]) -> Callable[[Function], bool]:
+    return HandlerMatcher(patterns)
 
 
 @dataclass
@@ -109,6 +119,10 @@ class FaultPaths:
         self.is_handler = is_handler
         self.in_fault_path_file = in_fault_path_file
         self.handlers: list[Function] = []
+        # (inherited handler, the handler class that inherits it), where that class (or a
+        # class between) overrides a method of the defining class: walked for the subclass,
+        # whose `self.method` is the most-derived override.
+        self.inherited_handlers: list[tuple[Function, ClassInfo]] = []
         self.in_scope: set[Function] = set()
         self.whole_modules: set[ModuleInfo] = set()
         self._summaries: dict[Function, Summary | None] = {}
@@ -118,6 +132,7 @@ class FaultPaths:
     # -- scope ---------------------------------------------------------------
     def add_roots(self, modules: Iterable[ModuleInfo]) -> None:
         """Find entry points in these modules and extend the scope with what they reach."""
+        modules = list(modules)  # read twice: handlers, then classes inheriting one
         frontier: list[Function] = []
         for info in modules:
             whole = self.in_fault_path_file(info)
@@ -129,7 +144,32 @@ class FaultPaths:
                     frontier.append(fn)
                 elif whole:
                     frontier.append(fn)
-        while frontier:
+        pairs: list[tuple[Function, ClassInfo]] = []
+        inherited = getattr(self.is_handler, "inherited", None)
+        for info in modules:
+            if inherited is None:
+                break
+            for cls in info.classes.values():
+                for fn in self._inherited_handlers(cls, inherited):
+                    if (fn, cls) not in self.inherited_handlers:
+                        self.inherited_handlers.append((fn, cls))
+                        pairs.append((fn, cls))
+        seen: set[tuple[Function, ClassInfo]] = set()
+        while frontier or pairs:
+            if pairs:
+                # a method run on an instance of `cls`: `self.name()` is cls's override
+                fn, cls = pairs.pop()
+                if (fn, cls) in seen:
+                    continue
+                seen.add((fn, cls))
+                frontier.append(fn)
+                for effect in ir.iter_effects(fn.ir):
+                    if effect.kind == "call" and effect.callee is not None and effect.callee[0] == "self":
+                        method = self.project.method(cls, effect.callee[1])
+                        owner = method.class_info if method is not None else None
+                        if method is not None and owner is not None and self.inherits(cls, owner):
+                            pairs.append((method, cls))
+                continue
             fn = frontier.pop()
             if fn in self.in_scope:
                 continue
@@ -139,6 +179,62 @@ class FaultPaths:
                     target = self.target(fn, effect)
                     if target is not None and target[0] not in self.in_scope:
                         frontier.append(target[0])
+
+    def subclass_files(self, paths: Iterable[Path]) -> list[Path]:
+        """The files among `paths` whose bytes may define a subclass of a handler's class
+        (`class X(Base)` naming it): they inherit the handler without defining one, so the
+        prefilter passes them by, yet their overrides are what its `self.method()` reaches.
+        Exact in the prefilter's way: it may accept more files, never fewer."""
+        names = sorted({fn.class_info.name for fn in self.handlers if fn.class_info is not None and fn.is_method})
+        if not names:
+            return []
+        pattern = re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+        found = []
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if pattern.search(data):
+                found.append(path)
+        return found
+
+    def _inherited_handlers(self, cls: ClassInfo, matches: Callable[[ClassInfo, str], bool]) -> list[Function]:
+        """The entry points `cls` inherits (defined in a base class) whose walk differs for
+        `cls`: it or a class between overrides a method of the defining class."""
+        chain: list[ClassInfo] = []  # cls, then its bases depth first
+        stack = [cls]
+        while stack and len(chain) < 32:
+            current = stack.pop()
+            if current in chain:
+                continue
+            chain.append(current)
+            for base in reversed(current.bases):
+                base_cls = self.project.resolve_class(current.module, base)
+                if base_cls is not None:
+                    stack.append(base_cls)
+        found = []
+        for name in {n for c in chain[1:] for n in c.methods}:
+            fn = self.project.method(cls, name)
+            owner = fn.class_info if fn is not None else None
+            if fn is None or owner is None or owner is cls or not matches(cls, name) or "<locals>" in fn.qualname:
+                continue
+            between = [c for c in chain if c is not owner and self.inherits(c, owner)]
+            if any(self.project.method(owner, m) is not None for c in between for m in c.methods):
+                found.append(fn)
+        return sorted(found, key=lambda f: f.qualname)
+
+    def inherits(self, cls: ClassInfo, ancestor: ClassInfo, depth: int = 0) -> bool:
+        """Whether `ancestor` is `cls` or one of its (resolved) base classes."""
+        if cls is ancestor:
+            return True
+        if depth > 16:
+            return False
+        for base in cls.bases:
+            base_cls = self.project.resolve_class(cls.module, base)
+            if base_cls is not None and base_cls is not cls and self.inherits(base_cls, ancestor, depth + 1):
+                return True
+        return False
 
     def in_fault_path(self, fn: Function | None, info: ModuleInfo | None = None) -> bool:
         if fn is not None and fn in self.in_scope:

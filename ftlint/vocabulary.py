@@ -30,6 +30,9 @@ FREE_PRIMITIVES = frozenset({"finish_requests", "_free_request", "_free_request_
 KV_MANAGER_FREE = ("kv_cache_manager", "free")
 
 RESET_PREFIX_CACHE = "reset_prefix_cache"
+# Scheduler.reset_prefix_cache's flag (keyword, positional index) that preempts every
+# running request (with drop_stale_output=True) before the whole-cache reset.
+RESET_RUNNING_REQUESTS = ("reset_running_requests", 0)
 
 # Stale-output bookkeeping (two API generations).
 ASYNC_DISCARD_FIELD = "async_tokens_to_discard"  # vLLM <= 0.26

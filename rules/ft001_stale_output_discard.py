@@ -10,6 +10,7 @@ from ftlint import cstedits, ir
 from ftlint import matchers as m
 from ftlint import vocabulary as V
 from ftlint.rule import Invalid, Replacement, Rule, Valid
+from ftlint.rule_examples import EVICT_TAIL, EVICT_TAILS, with_methods
 
 _FALSY = m.Integer("0") | m.Name("False") | m.Name("None")
 _PREEMPT = m.Call(func=m.Name() | m.Attribute(attr=m.Name()))
@@ -22,7 +23,12 @@ class StaleOutputDiscard(Rule):
     assigning a non-zero value to `<request>.async_tokens_to_discard` (vLLM <= 0.26),
     assigning `<request>.drop_stale_output = True`, or calling
     `_preempt_request(...)` / `preempt_request(...)` with `drop_stale_output=True`
-    (vLLM >= 0.27).
+    (vLLM >= 0.27), also through an alias, a `functools.partial` or
+    `reset_prefix_cache(reset_running_requests=True)` (which preempts every running
+    request with the flag; resetting both counters of the preempted requests afterwards
+    undoes that). A preempt with the flag is not reported when every path through the
+    handler had the request's `num_in_flight_tokens` at 0 before it (the preempt copies
+    it into `num_stale_output_tokens`: nothing is left to drop).
 
     ## Why is this bad?
     After a failed step, the output frame of that step never arrives. The discard
@@ -57,7 +63,8 @@ class StaleOutputDiscard(Rule):
 
     VALID = [
         Valid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
@@ -67,10 +74,9 @@ class StaleOutputDiscard(Rule):
                         req.num_stale_output_tokens = 0
                         req.async_tokens_to_discard = 0
                         req.drop_stale_output = False
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             name="resets-and-zero-assignments",
         ),
         Valid(
@@ -82,6 +88,22 @@ class StaleOutputDiscard(Rule):
                         request.async_tokens_to_discard = request.num_output_placeholders
             """,
             name="not-a-fault-path",
+        ),
+        Valid(
+            with_methods(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    self._evict_tails()
+                    while sched.running:
+                        req = sched.running.pop()
+                        req.num_in_flight_tokens = 0  # the preempt copies it: no stale token to drop
+                        sched._preempt_request(req, 0.0, drop_stale_output=True)
+            """,
+                EVICT_TAILS,
+            ),
+            name="in-flight-zeroed-before-the-preempt-drops-nothing",
         ),
     ]
     INVALID = [
@@ -102,19 +124,20 @@ class StaleOutputDiscard(Rule):
             name="old-api-discard",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
                         self._evict_tail(req)
                         # keep the request for resume
                         self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             expect=((6, 13),),
-            fixed="""
+            fixed=with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
@@ -123,10 +146,9 @@ class StaleOutputDiscard(Rule):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
                         req.num_stale_output_tokens = 0
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAIL,
+            ),
             name="new-api-preempt-argument",
         ),
         Invalid(
@@ -185,7 +207,8 @@ class StaleOutputDiscard(Rule):
             name="abort-and-resume-branches",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.scheduler
@@ -193,13 +216,13 @@ class StaleOutputDiscard(Rule):
                     while sched.running:
                         # one at a time
                         sched._preempt_request(sched.running.pop(), 0.0, drop_stale_output=True)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((7, 13),),
             # unsafe fix (--unsafe-fixes): the request is popped once, then named
-            fixed="""
+            fixed=with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.scheduler
@@ -210,10 +233,9 @@ class StaleOutputDiscard(Rule):
                         sched._preempt_request(preempted, 0.0)
                         preempted.num_in_flight_tokens = 0
                         preempted.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             name="request-expression-bound-first",
         ),
         Invalid(
@@ -252,6 +274,16 @@ def resume_all(scheduler):
             expect=(("recovery.py", 3, 9),),
             name="helper-in-other-module",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    # preempts every running request with drop_stale_output=True, then clears the cache
+                    self.engine.scheduler.reset_prefix_cache(reset_running_requests=True)
+            """,
+            expect=((4, 9, "preempts every running request"),),
+            name="reset-prefix-cache-preempts-with-the-flag",
+        ),
     ]
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -286,10 +318,25 @@ def resume_all(scheduler):
         fix = cstedits.remove_small_statement(node, parent_of)
         self.report(node, fix=[fix] if fix else (), fix_title="Remove the discard assignment")
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if ir.called_name(node.func) not in V.PREEMPT_PRIMITIVES or not ir.preempt_drops_output(node):
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # Drops the interpreter finds that are not a preempt call spelt with the flag
+        # (visit_Call): `reset_prefix_cache(reset_running_requests=True)`, an alias or a
+        # `functools.partial` of a preempt with the flag.
+        fn = self.scope(node).function
+        if fn is None or not self.in_fault_path(node):
             return
-        if not self.in_fault_path(node):
+        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+            if not _spelt_drop(finding.node):
+                self.report(finding.node, finding.message)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not _spelt_drop(node) or not self.in_fault_path(node):
+            return
+        # The abstract interpreter knows whether the request has stale tokens to drop: none
+        # when num_in_flight_tokens was 0 at the preempt on every handler path (the preempt
+        # copies it into num_stale_output_tokens). Code no handler walk reaches is judged
+        # by the flag alone.
+        if self.context.paths.interpreter.drop_verdict(node) is False:
             return
         fix, unsafe = self._preempt_fix(node)
         self.report(
@@ -334,3 +381,12 @@ def resume_all(scheduler):
             if cast(cst.Attribute, cast(cst.Assign, s.body[0]).targets[0].target).attr.value in missing
         ]
         return [cstedits.insert_after(line, new_line, resets)], False
+
+
+def _spelt_drop(node: cst.CSTNode) -> bool:
+    """`_preempt_request(..., drop_stale_output=True)` (or `preempt_request`)."""
+    return (
+        isinstance(node, cst.Call)
+        and ir.called_name(node.func) in V.PREEMPT_PRIMITIVES
+        and ir.preempt_drops_output(node)
+    )

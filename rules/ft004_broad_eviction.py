@@ -20,7 +20,10 @@ class BroadEviction(Rule):
     filter against a boundary (`for i, b in enumerate(blocks): if i < first: continue`)
     bounds the list too. A range that starts before the confirmed boundary ("one block
     of margin", `confirmed // block_size - 1`) and whole-pool sources
-    (`block_pool.blocks`) are broad as well. The values are followed through helpers,
+    (`block_pool.blocks`) are broad as well, and so is a whole prefix-cache reset
+    (`reset_prefix_cache()`) where it takes effect: with `reset_running_requests=True`,
+    or after every request was freed or preempted (vLLM resets the cache only once no
+    request holds blocks). The values are followed through helpers,
     aliases and collections (ftlint/analysis). Eviction outside fault paths (the
     KV-load-failure path) is not reported.
 
@@ -226,6 +229,17 @@ def evict_request_blocks(kv, request_id):
             """,
             expect=((9, 5), (11, 5)),
             name="one-block-of-margin-and-a-whole-pool-sweep",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    sched.finish_requests(None, "aborted")
+                    sched.reset_prefix_cache()  # no request holds blocks now: every hash goes
+            """,
+            expect=((5, 9, "every cached block"),),
+            name="whole-prefix-cache-reset-after-the-abort",
         ),
     ]
 

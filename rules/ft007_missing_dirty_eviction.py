@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ftlint.rule import Invalid, Rule, Valid
+from ftlint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, aborting, with_methods
 
 
 class MissingDirtyEviction(Rule):
@@ -86,7 +87,8 @@ class MissingDirtyEviction(Rule):
             name="evict-before-both-branches",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     for req in list(self.scheduler.running):
@@ -94,10 +96,9 @@ class MissingDirtyEviction(Rule):
                         self.scheduler._preempt_request(req, 0.0)
                         req.num_in_flight_tokens = 0
                         req.num_stale_output_tokens = 0
-
-                def _evict_tail(self, req):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
             """,
+                SCHEDULER_EVICT_TAIL,
+            ),
             name="per-request-loop",
         ),
         Valid(
@@ -126,7 +127,8 @@ class MissingDirtyEviction(Rule):
             name="not-a-handler",
         ),
         Valid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     running = list(self.scheduler.running)
@@ -135,29 +137,25 @@ class MissingDirtyEviction(Rule):
                             continue  # nothing unconfirmed: no dirty tail
                         self._evict_tail(req)
                     self.scheduler.finish_requests(None, "aborted")
-
-                def _evict_tail(self, req):
-                    self.scheduler.kv_cache_manager.evict_blocks(set())
             """,
+                SCHEDULER_EVICT_TAIL,
+            ),
             name="eviction-pass-skips-requests-without-tail",
         ),
         Valid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    ids = {
-                        b.block_id
-                        for r in sched.running
-                        for m in kv.coordinator.single_type_managers
-                        for b in m.req_to_blocks[r.request_id][(r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size:]
-                        if not b.is_null
-                    }
-                    if ids:  # nothing unconfirmed anywhere: nothing to evict
-                        kv.evict_blocks(ids)
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                ids = {
+                    b.block_id
+                    for r in sched.running
+                    for m in kv.coordinator.single_type_managers
+                    for b in m.req_to_blocks[r.request_id][(r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size:]
+                    if not b.is_null
+                }
+                if ids:  # nothing unconfirmed anywhere: nothing to evict
+                    kv.evict_blocks(ids)
+                """,
+            ),
             name="comprehension-over-groups-guarded-by-if-ids",
         ),
         Valid(
@@ -246,7 +244,8 @@ class MissingDirtyEviction(Rule):
             name="eviction-after-preempt",
         ),
         Invalid(
-            """
+            with_methods(
+                """
             class Sentinel:
                 def on_fault(self, exc):
                     try:
@@ -254,10 +253,9 @@ class MissingDirtyEviction(Rule):
                     except Exception:
                         pass
                     self.scheduler.finish_requests(None, "aborted")
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
             """,
+                EVICT_TAILS,
+            ),
             expect=((7, 9),),
             name="eviction-may-fail-silently",
         ),
@@ -276,64 +274,54 @@ class MissingDirtyEviction(Rule):
             name="free-in-helper-in-same-class-reported-at-the-free",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    for req in sched.running:
-                        first = req.num_computed_tokens // 16
-                        for m in kv.coordinator.single_type_managers:
-                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                for req in sched.running:
+                    first = req.num_computed_tokens // 16
+                    for m in kv.coordinator.single_type_managers:
+                        kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
+                """,
+            ),
             expect=((9, 9),),
             name="tail-from-num-computed-tokens-misses-it",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    for req in sched.running:
-                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
-                        blocks = kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id]
-                        kv.evict_blocks({b.block_id for b in blocks[first:]})
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                for req in sched.running:
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    blocks = kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id]
+                    kv.evict_blocks({b.block_id for b in blocks[first:]})
+                """,
+            ),
             expect=((9, 9),),
             name="first-kv-cache-group-only",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    for req in sched.running:
-                        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
-                        sched.kv_cache_manager.record_blocks_for_zeroing(req.request_id, confirmed - confirmed % 16)
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                for req in sched.running:
+                    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                    sched.kv_cache_manager.record_blocks_for_zeroing(req.request_id, confirmed - confirmed % 16)
+                """,
+                kv=False,
+            ),
             expect=((7, 9),),
             name="zeroing-is-not-eviction",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    kv = sched.kv_cache_manager
-                    ids = set()
-                    for req in sched.running:
-                        if req.num_output_tokens == 0:
-                            continue  # "still in prefill": yet its prompt blocks are the dirty ones
-                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
-                        for m in kv.coordinator.single_type_managers:
-                            ids |= {b.block_id for b in m.req_to_blocks[req.request_id][first:]}
-                    kv.evict_blocks(ids)
-                    sched.finish_requests(None, "aborted")
-            """,
+            aborting(
+                """
+                ids = set()
+                for req in sched.running:
+                    if req.num_output_tokens == 0:
+                        continue  # "still in prefill": yet its prompt blocks are the dirty ones
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    for m in kv.coordinator.single_type_managers:
+                        ids |= {b.block_id for b in m.req_to_blocks[req.request_id][first:]}
+                kv.evict_blocks(ids)
+                """,
+            ),
             expect=((13, 9),),
             name="skips-requests-that-have-a-dirty-tail",
         ),

@@ -6,6 +6,41 @@ import libcst as cst
 
 from ftlint import cstedits, ir
 from ftlint.rule import Invalid, Rule, Valid
+from ftlint.rule_examples import EVICT_TAIL, EVICT_TAILS, PREEMPT, RESETS, each_running, handler, then
+
+# Shared pieces of the examples below (ftlint.rule_examples builds the rest).
+_REQUEST_026 = """
+class Request:
+    def __init__(self):
+        self.num_in_flight_tokens = 0
+        self.num_output_placeholders = 0
+        self.async_tokens_to_discard = 0
+"""
+_NO_RESET = """
+for req in list(self.scheduler.running):
+    self._evict_tail(req)
+    self.scheduler._preempt_request(req, 0.0)  # resume later"""
+_WHILE_RUNNING = "self._evict_tails()\npreempted = None\nwhile self.scheduler.running:\n    "
+_SUBCLASS = """
+class RecoveringHandler:
+    def on_fault(self, exc):
+        self._evict_tails()
+        self._resume(self.engine.scheduler)
+
+    def _evict_tails(self):
+        self.kv.evict_blocks(set())
+
+    def _resume(self, sched):
+        for req in list(sched.running):
+            sched._preempt_request(req, 0.0)
+            req.num_in_flight_tokens = 0
+            req.num_stale_output_tokens = 0
+
+class FaultHandler(RecoveringHandler):
+    def _resume(self, sched):  # the inherited on_fault calls this override
+        for req in list(sched.running):
+            sched._preempt_request(req, 0.0)
+"""
 
 
 class StaleCountersNotReset(Rule):
@@ -23,7 +58,9 @@ class StaleCountersNotReset(Rule):
     current API (the preempt copies it into `num_stale_output_tokens`). The API
     generation comes from `[tool.ftlint] vllm-api`, else a `Request` class the project
     defines, else the counter fields the handler and its helpers name, else the
-    installed vLLM. The fix inserts the missing resets after the preempt, only where
+    installed vLLM. On a path where `num_in_flight_tokens` is tested to be 0 after the
+    preempt, the preempt copied that 0: nothing is left to reset there. A handler class that inherits the handler method is walked as
+    itself: `self.method()` is its most-derived override. The fix inserts the missing resets after the preempt, only where
     the request is a plain name.
 
     ## Why is this bad?
@@ -79,178 +116,102 @@ class StaleCountersNotReset(Rule):
             name="reset-through-helpers",
         ),
         Valid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    for req in list(self.scheduler.running):
-                        self._evict_tail(req)
-                        self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)  # noqa: FT001
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
-            """,
+            handler(
+                """
+                for req in list(self.scheduler.running):
+                    self._evict_tail(req)
+                    self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)  # noqa: FT001
+                """,
+                EVICT_TAIL,
+            ),
             name="drop-stale-output-is-ft001",
         ),
         Valid(
-            """
-            import functools
-
-            COUNTERS = ("num_in_flight_tokens", "num_stale_output_tokens")
-
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    self._evict_tails()
-                    preempt = functools.partial(sched._preempt_request, timestamp=0.0)
-                    for req in list(sched.running):
-                        preempt(req)
-                        for field in COUNTERS:
-                            setattr(req, field, 0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            handler(
+                """
+                sched = self.engine.scheduler
+                self._evict_tails()
+                preempt = functools.partial(sched._preempt_request, timestamp=0.0)
+                for req in list(sched.running):
+                    preempt(req)
+                    for field in COUNTERS:
+                        setattr(req, field, 0)
+                """,
+                EVICT_TAILS,
+                before='import functools\n\nCOUNTERS = ("num_in_flight_tokens", "num_stale_output_tokens")',
+            ),
             name="partial-and-setattr-over-a-constant-tuple",
         ),
         Valid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    self._evict_tails()
-                    p = sched._preempt_request
-                    while sched.running:
-                        req = sched.running.pop()
-                        req.num_in_flight_tokens = 0  # the preempt copies it into num_stale_output_tokens
-                        p(req, 0.0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            handler(
+                """
+                sched = self.engine.scheduler
+                self._evict_tails()
+                p = sched._preempt_request
+                while sched.running:
+                    req = sched.running.pop()
+                    req.num_in_flight_tokens = 0  # the preempt copies it into num_stale_output_tokens
+                    p(req, 0.0)
+                """,
+                EVICT_TAILS,
+            ),
             name="in-flight-zeroed-before-the-preempt-through-an-alias",
         ),
         Valid(
-            """
-            class Request:
-                def __init__(self):
-                    self.num_in_flight_tokens = 0
-                    self.num_output_placeholders = 0
-                    self.async_tokens_to_discard = 0
-
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    for req in list(self.scheduler.running):
-                        self.scheduler._preempt_request(req, 0.0)
-                        req.num_in_flight_tokens = 0
-                        req.num_output_placeholders = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            each_running(
+                PREEMPT, "req.num_in_flight_tokens = 0", "req.num_output_placeholders = 0", before=_REQUEST_026
+            ),
             name="older-api-resets-its-own-counters",
+        ),
+        Valid(
+            each_running(
+                PREEMPT,
+                "if req.num_in_flight_tokens:  # else the preempt copied a 0: nothing is stale",
+                *("    " + line for line in RESETS),
+            ),
+            name="reset-skipped-only-when-nothing-was-in-flight",
         ),
     ]
     INVALID = [
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    for req in list(self.scheduler.running):
-                        self._evict_tail(req)
-                        self.scheduler._preempt_request(req, 0.0)  # resume later
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
-            """,
+            handler(_NO_RESET, EVICT_TAIL),
             expect=((5, 13),),
-            fixed="""
-            class Sentinel:
-                def on_fault(self, exc):
-                    for req in list(self.scheduler.running):
-                        self._evict_tail(req)
-                        self.scheduler._preempt_request(req, 0.0)  # resume later
-                        req.num_in_flight_tokens = 0
-                        req.num_stale_output_tokens = 0
-
-                def _evict_tail(self, req):
-                    self.kv.evict_blocks(set())
-            """,
+            fixed=handler(_NO_RESET + "".join("\n    " + line for line in RESETS), EVICT_TAIL),
             name="no-reset",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    for req in list(self.scheduler.running):
-                        self.scheduler.preempt_request(req, 0.0)
-                        req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            each_running("self.scheduler.preempt_request(req, 0.0)", RESETS[1]),
             expect=((5, 13),),
-            fixed="""
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    for req in list(self.scheduler.running):
-                        self.scheduler.preempt_request(req, 0.0)
-                        req.num_in_flight_tokens = 0
-                        req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            fixed=each_running("self.scheduler.preempt_request(req, 0.0)", *RESETS),
             name="one-counter-reset",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    preempted = None
-                    while self.scheduler.running:
-                        self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            handler(_WHILE_RUNNING + "self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)", EVICT_TAILS),
             expect=((6, 13),),
             # unsafe fix (--unsafe-fixes): `running.pop()` is evaluated once, under a fresh name
-            fixed="""
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    preempted = None
-                    while self.scheduler.running:
-                        preempted_1 = self.scheduler.running.pop()
-                        self.scheduler._preempt_request(preempted_1, 0.0)
-                        preempted_1.num_in_flight_tokens = 0
-                        preempted_1.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            fixed=handler(
+                _WHILE_RUNNING
+                + "preempted_1 = self.scheduler.running.pop()\n"
+                + "    self.scheduler._preempt_request(preempted_1, 0.0)\n"
+                + "    preempted_1.num_in_flight_tokens = 0\n"
+                + "    preempted_1.num_stale_output_tokens = 0",
+                EVICT_TAILS,
+            ),
             name="request-expression-bound-first",
         ),
         Invalid(
-            """
-            from resume import preempt_for_resume
-
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    if self.resume:
-                        for req in list(self.scheduler.running):
-                            preempt_for_resume(self.scheduler, req)
-                    else:
-                        self.scheduler.finish_requests(None, "aborted")
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            handler(
+                """
+                self._evict_tails()
+                if self.resume:
+                    for req in list(self.scheduler.running):
+                        preempt_for_resume(self.scheduler, req)
+                else:
+                    self.scheduler.finish_requests(None, "aborted")
+                """,
+                EVICT_TAILS,
+                before="from resume import preempt_for_resume",
+            ),
             files={
                 "resume.py": "def preempt_for_resume(scheduler, request):\n    scheduler._preempt_request(request, 0.0)\n"
             },
@@ -258,106 +219,56 @@ class StaleCountersNotReset(Rule):
             name="helper-in-other-module-abort-and-resume",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    for req in list(self.scheduler.running):
-                        self.scheduler._preempt_request(req, 0.0)
-                        if req.num_in_flight_tokens:
-                            req.num_in_flight_tokens = 0
-                            req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            each_running(
+                PREEMPT,
+                "if req.num_output_tokens:  # a request still in prefill keeps its counters",
+                *("    " + line for line in RESETS),
+            ),
             expect=((5, 13),),
             name="reset-only-on-one-path",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    sched = self.engine.scheduler
-                    req = sched.running[0]  # for the log line
-                    self._evict_tails()
-                    for r in list(sched.running):
-                        sched._preempt_request(r, 0.0)
-                    req.num_in_flight_tokens = 0
-                    req.num_stale_output_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            handler(
+                """
+                sched = self.engine.scheduler
+                req = sched.running[0]  # for the log line
+                self._evict_tails()
+                for r in list(sched.running):
+                    sched._preempt_request(r, 0.0)
+                req.num_in_flight_tokens = 0
+                req.num_stale_output_tokens = 0
+                """,
+                EVICT_TAILS,
+            ),
             expect=((7, 13),),
             name="reset-on-another-request-with-a-similar-name",
         ),
         Invalid(
-            """
-            class Request:
-                def __init__(self):
-                    self.num_in_flight_tokens = 0
-                    self.num_output_placeholders = 0
-                    self.async_tokens_to_discard = 0
-
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    for req in list(self.scheduler.running):
-                        self.scheduler._preempt_request(req, 0.0)
-                        req.num_in_flight_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            each_running(PREEMPT, RESETS[0], before=_REQUEST_026),
             expect=((11, 13),),
-            fixed="""
-            class Request:
-                def __init__(self):
-                    self.num_in_flight_tokens = 0
-                    self.num_output_placeholders = 0
-                    self.async_tokens_to_discard = 0
-
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    for req in list(self.scheduler.running):
-                        self.scheduler._preempt_request(req, 0.0)
-                        req.num_output_placeholders = 0
-                        req.num_in_flight_tokens = 0
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            fixed=each_running(PREEMPT, "req.num_output_placeholders = 0", RESETS[0], before=_REQUEST_026),
             name="older-api-placeholders-left",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    for req in list(self.scheduler.running):
-                        self.scheduler._preempt_request(req, 0.0)
-                        req.num_in_flight_tokens = 0
-                        req.num_output_placeholders = 0  # a 0.26 fork's counters, but this code runs on 0.27+
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            each_running(
+                PREEMPT,
+                RESETS[0],
+                "req.num_output_placeholders = 0  # a 0.26 fork's counters, but this code runs on 0.27+",
+            ),
             config='vllm-api = "0.27"',
             expect=((5, 13),),
             name="vllm-api-setting-overrides-the-fields-the-code-names",
         ),
         Invalid(
-            """
-            class Sentinel:
-                def on_fault(self, exc):
-                    self._evict_tails()
-                    self.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)
-
-                def _evict_tails(self):
-                    self.kv.evict_blocks(set())
-            """,
+            _SUBCLASS,
+            expect=((18, 13),),
+            fixed=then(_SUBCLASS, *RESETS, indent=12),
+            name="subclass-overrides-the-resume-step",
+        ),
+        Invalid(
+            handler(
+                "self._evict_tails()\nself.scheduler._preempt_request(self.scheduler.running.pop(), 0.0)", EVICT_TAILS
+            ),
             expect=((4, 9),),
             name="no-fix-where-the-request-is-not-a-plain-name",
         ),

@@ -59,11 +59,11 @@ def test_noqa_on_line_statement_start_and_file(tmp_path):
                 class Sentinel:
                     def on_fault(self, exc):
                         self.scheduler.reset_prefix_cache()  # noqa: FT005
-                        self.scheduler.reset_prefix_cache(  # noqa: FT001, FT005
+                        self.scheduler.reset_prefix_cache(  # noqa: FT001, FT004, FT005
                             reset_running_requests=True,
                         )
                         self.scheduler.reset_prefix_cache()  # noqa
-                        self.scheduler.reset_prefix_cache()  # noqa: FT001
+                        self.scheduler.reset_prefix_cache()  # noqa: FT001, FT004
             """,
             "b.py": """
                 # ftlint: noqa: FT005

@@ -160,24 +160,40 @@ class Interpreter:
         self.fixed_generation = generation  # from the configuration or the project's Request class
         self._fallback: V.Generation | None = None
         self.notes: list[str] = []
-        self._done: set = set()
+        self._done: set = set()  # (Function, handler class or None) walked
         self._by_fn: dict = {}  # id(Function) -> {code: {id(node): Finding}}
+        self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
 
     # -- queries -------------------------------------------------------------
     def findings(self, fn, code: str) -> list[Finding]:
         """Findings of `code` located in `fn`, from every entry that reaches it."""
-        for handler in list(self.paths.handlers):
-            self._run(handler)
+        self._run_handlers()
         if fn.module in self.paths.whole_modules:
             self._run(fn)  # `fault-paths` code no handler may reach: walked on its own
         # Helpers are walked inside the handlers' walks, with the values they are given.
         return list(self._by_fn.get(id(fn), {}).get(code, {}).values())
 
-    def _run(self, fn) -> None:
-        if fn in self._done:
+    def drop_verdict(self, node) -> bool | None:
+        """For a preempt with drop_stale_output=True: True when some handler path reaches it
+        with the request's num_in_flight_tokens not known to be 0 (stale tokens to drop),
+        False when every handler walk that met it had it at 0, None when none met it."""
+        self._run_handlers()
+        return self._drops.get(id(node))
+
+    def _run_handlers(self) -> None:
+        for handler in list(self.paths.handlers):
+            self._run(handler)
+        for handler, cls in list(self.paths.inherited_handlers):
+            self._run(handler, cls)
+
+    def _run(self, fn, cls=None) -> None:
+        """Walk `fn`; `cls`: the handler class it is walked for when it inherits `fn`
+        (`self.method` then resolves to that class's most-derived override)."""
+        if (fn, cls) in self._done:
             return
-        self._done.add(fn)
-        walk = _Walk(self, fn, is_handler=fn in self.paths.handlers)
+        self._done.add((fn, cls))
+        is_handler = fn in self.paths.handlers or cls is not None
+        walk = _Walk(self, fn, is_handler=is_handler, self_class=cls)
         try:
             walk.run()
         except (_Abandon, RecursionError):
@@ -186,6 +202,9 @@ class Interpreter:
         for finding in walk.found:
             per_code = self._by_fn.setdefault(id(finding.fn), {}).setdefault(finding.code, {})
             per_code.setdefault(id(finding.node), finding)
+        if is_handler:
+            for node_id in walk.drops:
+                self._drops[node_id] = self._drops.get(node_id, False) or node_id in walk.harmful_drops
 
     def generation_of(self, fn) -> V.Generation:
         """The stale-output API a handler is written for (generation.py)."""
@@ -242,9 +261,14 @@ class Interpreter:
 class _Walk:
     """One entry function's walk."""
 
-    def __init__(self, interp: Interpreter, entry, *, is_handler: bool) -> None:
+    def __init__(self, interp: Interpreter, entry, *, is_handler: bool, self_class=None) -> None:
         self.interp = interp
         self.entry = entry
+        # The class `self` is an instance of in each frame (a handler class that inherits
+        # `entry`: its overrides are the methods `self.x()` calls); reported in its module.
+        self.selves: list = []
+        self.self_class = self_class
+        self.home = self_class.module if self_class is not None else entry.module
         self.is_handler = is_handler
         self.gen = interp.generation_of(entry)
         self.found: list[Finding] = []
@@ -252,6 +276,11 @@ class _Walk:
         self.stack: list = []  # (Function, Site of the call into it)
         self.loops: list[list] = []  # request keys born in each enclosing loop
         self._names: dict = {}
+        # Preempts that mark the request's stale output to be dropped (drop_stale_output=True,
+        # reset_prefix_cache(reset_running_requests=True)), by id(node): FT001's when the
+        # request still has stale tokens at the end of a path (see preempt()).
+        self.drops: set[int] = set()
+        self.harmful_drops: set[int] = set()
 
     # -- entry -----------------------------------------------------------------
     def run(self) -> None:
@@ -260,7 +289,9 @@ class _Walk:
         for param in fn.params:
             env[param] = None if param in ("self", "cls") and fn.is_method else ("param", param)
         self.stack.append((fn, None))
+        self.selves.append(self.self_class or fn.class_info)
         flow = self.suite(fn.node.body, [State(env)])
+        self.selves.pop()
         self.stack.pop()
         for state in flow.normal + flow.ret:
             if self.is_handler:
@@ -273,7 +304,11 @@ class _Walk:
             if not self.is_handler:
                 continue  # a helper may leave the reset to its caller: asked from the handlers
             for _key, site, missing in state.pending:
-                self._report_ft008(site, missing)
+                if id(site.node) in self.drops:
+                    self.harmful_drops.add(id(site.node))
+                    self._report_ft001(site)
+                else:
+                    self._report_ft008(site, missing)
 
     @property
     def fn(self):
@@ -286,7 +321,7 @@ class _Walk:
     def _in_entry_module(self, site: Site) -> Site:
         """The innermost site of the chain in the entry's file: a free in a helper of
         another file is reported at the call that reaches it."""
-        module = self.entry.module
+        module = self.home
         current: Site | None = site
         while current is not None and current.fn.module is not module:
             current = current.caller
@@ -303,6 +338,20 @@ class _Walk:
             "FT007",
             where,
             f"{_describe(where.node)} frees requests{inner}{reached} on a path {reason}: dirty KV stays in the prefix cache",
+        )
+
+    def _report_ft001(self, site: Site) -> None:
+        node = site.node
+        if isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE:
+            what = f"preempts every running request with `{V.DROP_STALE_OUTPUT}=True`"
+        else:
+            what = f"preempts with `{V.DROP_STALE_OUTPUT}=True`"
+        self._add(
+            "FT001",
+            site,
+            f"{_describe(node)} {what} while `{self.gen.counters[0]}` is not 0: the failed step's frame never "
+            "arrives, so the first good frame after resume is dropped (zero the counter before the preempt, or "
+            "preempt without the flag and reset both counters after it)",
         )
 
     def _report_ft008(self, site: Site, missing) -> None:
@@ -411,11 +460,32 @@ class _Walk:
             and inner.args
         ):
             inner = inner.args[0].value
+        if isinstance(inner, cst.Attribute) and inner.attr.value == V.COUNTER_FIELDS[0] and holds == negated:
+            return self._in_flight_zero(inner, state)
         name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
         value = state.env.get(name) if name else None
         if not Val.is_ids(value) or value[4] or holds != negated:
             return state
         return state.replace(evicted=state.evicted | {(value[1] or "*", _quality(value))})
+
+    def _in_flight_zero(self, test: cst.Attribute, state: State) -> State:
+        """The path where `req.num_in_flight_tokens` is falsy: 0. A request preempted with
+        it still unchanged had it at 0 at the preempt, which copied that 0 into
+        num_stale_output_tokens (current API): neither counter is left to reset."""
+        key = Val.key_of(self.ev_pure(test.value, state))
+        if key is None:
+            return state
+        in_flight = V.COUNTER_FIELDS[0]
+        pending = set()
+        for k, site, missing in state.pending:
+            if k == key and in_flight in missing:
+                missing = missing - (
+                    {in_flight, *self.gen.counters} if self.gen.preempt_copies_in_flight else {in_flight}
+                )
+                if not missing:
+                    continue
+            pending.add((k, site, missing))
+        return state.replace(pending=frozenset(pending), zeroed=state.zeroed | {(key, in_flight)})
 
     def _legit_skip(self, test, state: State | None) -> bool:
         """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
@@ -620,6 +690,9 @@ class _Walk:
             base = self.ev_pure(target.value, state)
             if target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
                 state = self.reset(Val.key_of(base), target.attr.value, state)
+            elif target.attr.value in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
+                key = Val.key_of(base)
+                state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, target.attr.value)))
             name = ir.dotted_name(target)
             return state.bind(name, value) if name else state
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -720,14 +793,33 @@ class _Walk:
     def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
 
-    def preempt(self, request, drop: bool, node, state: State) -> State:
+    def preempt(self, request, drop: bool, node, state: State, *, flag_undone_by_resets: bool = False) -> State:
+        """`_preempt_request` frees the request's blocks and sets num_stale_output_tokens =
+        num_in_flight_tokens (vLLM's scheduler.py): the request resumes cleanly when both
+        counters are 0 afterwards, or num_in_flight_tokens was 0 at the preempt.
+
+        drop_stale_output=True (FT001) marks those stale tokens to be dropped: nothing is
+        dropped when num_in_flight_tokens is 0 at the preempt. A flag the handler passes
+        itself is reported otherwise (FT001's fix removes it and adds the resets); the one
+        `reset_prefix_cache(reset_running_requests=True)` passes is FT001's only while the
+        counters are still set at the end of the path (resetting both undoes it)."""
         key = Val.key_of(request)
         state = self.free(key, node, state)
-        if drop or key is None:
-            return state  # drop_stale_output=True is FT001's
-        zeroed = {f for k, f in state.zeroed if k in (key, "*")}
+        zeroed = {f for k, f in state.zeroed if k in (key, "*")} if key is not None else set()
+        if drop:
+            self.drops.add(id(node))
+            in_flight_zero = self.gen.preempt_copies_in_flight and V.COUNTER_FIELDS[0] in zeroed
+            if in_flight_zero:
+                return state  # num_stale_output_tokens becomes 0: no frame to drop, no counter to reset
+            if not flag_undone_by_resets or key is None:
+                self.harmful_drops.add(id(node))
+                if self.is_handler:
+                    self._report_ft001(self.site(node))
+                return state
+        if key is None:
+            return state
         if self.gen.preempt_copies_in_flight:
-            missing = frozenset() if "num_in_flight_tokens" in zeroed else frozenset(self.gen.counters)
+            missing = frozenset() if V.COUNTER_FIELDS[0] in zeroed else frozenset(self.gen.counters)
         else:
             missing = frozenset(self.gen.counters) - zeroed
         if not missing:
@@ -763,6 +855,27 @@ class _Walk:
         if start in ("whole", "early"):
             self._broad(value, node, start)
         return state.replace(evicted=state.evicted | {(key, _quality(value))})
+
+    def reset_prefix_cache(self, name: str, args, keywords, node, state: State):
+        """`Scheduler.reset_prefix_cache(reset_running_requests=True)` preempts every running
+        request with drop_stale_output=True, then `KVCacheManager.reset_prefix_cache()` drops
+        the hash of every block in the pool, which succeeds only once no request holds
+        blocks (block_pool.py): broad (FT004) when it runs after every request was freed
+        or preempted, or with reset_running_requests=True."""
+        keyword, index = V.RESET_RUNNING_REQUESTS
+        flag = keywords.get(keyword, args[index] if len(args) > index else None)
+        preempts = flag == ("bool", True)
+        if preempts:
+            state = self.preempt(("req", "*"), True, node, state, flag_undone_by_resets=True)
+        if preempts or "*" in state.freed_keys():
+            self._add(
+                "FT004",
+                self.site(node),
+                f"`{name}()` drops the hash of every cached block, the clean prefixes of every request included; "
+                "evict only the unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)",
+            )
+        # Whether or not it succeeds, no dirty tail is left to blame on a missing eviction.
+        return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
 
     def _stale(self, key: str, node, state: State, what: str) -> None:
         for freed_key, site in state.freed:
@@ -836,7 +949,7 @@ class _Walk:
             request = keywords.get("request", args[0] if args else None)
             return Val.NONE, self.free(Val.key_of(request), node, state)
         if kind == "reset-prefix-cache":
-            return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
+            return self.reset_prefix_cache(name, args, keywords, node, state)
         return None, state
 
     # -- expressions ----------------------------------------------------------------------
@@ -981,9 +1094,9 @@ class _Walk:
         if attr in V.EFFECTS or (attr == V.KV_MANAGER_FREE[1] and ir.called_name(node.value) == V.KV_MANAGER_FREE[0]):
             return ("prim", attr)
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
-            key = (id(self.fn), "self." + attr)
+            key = (id(self.fn), id(self.selves[-1] if self.selves else None), "self." + attr)
             if key not in self._names:
-                target = self.interp.project.resolve_call(self.fn, ("self", attr))
+                target = self.resolve(("self", attr))
                 self._names[key] = ("fn", target[0], target[1]) if target else None
             return self._names[key]
         return None
@@ -1226,7 +1339,7 @@ class _Walk:
         callee = None
         if callee is None:
             ref = ir.callee_ref(func)
-            target = self.interp.project.resolve_call(self.fn, ref) if ref else None
+            target = self.resolve(ref) if ref else None
             if target is not None:
                 callee = ("fn", target[0], target[1])
         if callee is None:
@@ -1292,6 +1405,24 @@ class _Walk:
             return self.inline(callee[1], callee[2], args, keywords, node, state)
         return self.unresolved(node, state)
 
+    def resolve(self, ref):
+        """The project function a call reaches; `self.name` against the class `self` is an
+        instance of (the most-derived override), not only the class that defines the caller."""
+        cls = self.selves[-1] if self.selves else None
+        if ref[0] == "self" and cls is not None and cls is not self.fn.class_info:
+            found = self.interp.project.method(cls, ref[1])
+            return (found, True) if found is not None else None
+        return self.interp.project.resolve_call(self.fn, ref)
+
+    def _self_class_of(self, fn, via_instance: bool):
+        """`self` in a called method: the caller's instance when the method is one of its
+        class's (inherited or its own), else an instance of the method's class."""
+        current = self.selves[-1] if self.selves else None
+        own = fn.class_info
+        if via_instance and own is not None and current is not None and self.interp.paths.inherits(current, own):
+            return current
+        return own
+
     def unresolved(self, node, state: State) -> list:
         if isinstance(node, cst.Call):
             ref = ir.callee_ref(node.func)
@@ -1306,7 +1437,7 @@ class _Walk:
                 self.interp.note(
                     f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in the installed vLLM; its effect is not followed"
                 )
-            elif ref is not None:
+            else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
         return [(None, state)]
 
@@ -1342,9 +1473,11 @@ class _Walk:
         if fn.is_method and via_instance and fn.params:
             env[fn.params[0]] = None
         self.stack.append((fn, self.site(node)))
+        self.selves.append(self._self_class_of(fn, via_instance))
         try:
             flow = self.suite(fn.node.body, [state.replace(env=env)])
         finally:
+            self.selves.pop()
             self.stack.pop()
         out: list = []
         for s in flow.normal:

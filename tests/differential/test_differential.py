@@ -27,6 +27,7 @@ labelled statically.
 from __future__ import annotations
 
 import filecmp
+import json
 import shutil
 from pathlib import Path
 
@@ -190,3 +191,14 @@ def test_header_with_unknown_vllm_version_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(oracle, "CORPUS", tmp_path)
     with pytest.raises(ValueError, match=r"h/handler.py: '# vllm: 0.30'"):
         oracle.load_cases()
+
+
+def test_a_free_through_an_unresolved_call_is_not_guessed():
+    """`getattr(sched, ABORT)(...)` frees every request at runtime, but the analysis
+    cannot name the callee: it takes the call as having no effect (no FT006/FT007 from a
+    guessed free, no eviction guessed either) and `--verbose` says so."""
+    name = "abort_through_unresolved_call"
+    assert LABELS[name]["verdict"] == []
+    proc = agreement._ftlint(["--verbose", "--format", "json", name], oracle.CORPUS, None)
+    assert json.loads(proc.stdout or "[]") == []
+    assert "FaultHandler.on_fault: `getattr(sched, ABORT)()` is not resolved; taken as no effect" in proc.stderr
