@@ -17,7 +17,7 @@ from ftlint.report._common import (
     finding_span,
     repo_relative,
 )
-from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx
+from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx
 
 EXPECTED_FORMATS = {
     "text",

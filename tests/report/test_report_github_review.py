@@ -10,8 +10,8 @@ import pytest
 
 from ftlint.finding import Edit
 from ftlint.report import render
+from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 from tests.report.official_schemas import review_request_schema, review_request_validator
-from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 
 def review(findings, ctx):

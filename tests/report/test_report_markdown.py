@@ -7,7 +7,7 @@ import pytest
 from ftlint.finding import Edit
 from ftlint.report import render
 from ftlint.report._common import md_inline
-from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
+from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 markdown_it = pytest.importorskip("markdown_it")
 

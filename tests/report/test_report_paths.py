@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ftlint.report import FORMATS, render
+from tests.helpers import ft001, ft002, make_ctx
 from tests.report.official_schemas import review_request_validator, reviewdog_validator, sarif_schema_validator
-from tests.report.report_fixtures import ft001, ft002, make_ctx
 
 # b"caf\xe9" is Latin-1, not UTF-8: os.fsdecode gives "caf\udce9".
 RAW_NAME = b"caf\xe9\nnew.py"
