@@ -164,6 +164,22 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
+def tracked_files(root: Path = ROOT) -> list[str]:
+    """The files git tracks in the checkout at `root` (relative names)."""
+    return [name for name in git("ls-files", "-z", cwd=root).split("\0") if name]
+
+
+def copy_checkout(dest: Path) -> Path:
+    """A copy of this checkout's tracked files (builds write beside the sources: not here)."""
+    import shutil
+
+    for name in tracked_files():
+        if (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+    return dest
+
+
 def findings_json(*args: str, cwd: Path) -> tuple[int, list[dict]]:
     proc = run_ftlint("check", "--format", "json", *args, cwd=cwd)
     assert "Traceback" not in proc.stderr, proc.stderr
