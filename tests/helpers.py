@@ -17,6 +17,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -109,7 +110,7 @@ def write_project(root: Path, files: dict[str, str], config: str = "") -> Path:
 FTLINT = (sys.executable, "-m", "ftlint")
 
 
-def ftlint_env(env: dict[str, str | None] | None = None) -> dict[str, str]:
+def ftlint_env(env: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """This process's environment for an ftlint child: no cache, no colour or debug settings
     the tests did not ask for; `env` adds to it (a None value removes the variable)."""
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "FTLINT_DEBUG")}
@@ -125,7 +126,7 @@ def ftlint_env(env: dict[str, str | None] | None = None) -> dict[str, str]:
 def run_ftlint(
     *args: str,
     cwd: Path,
-    env: dict[str, str | None] | None = None,
+    env: Mapping[str, str | None] | None = None,
     input: str | bytes | None = None,
     binary: bool = False,
     timeout: float = 600,
@@ -143,7 +144,7 @@ def run_ftlint(
     )
 
 
-def run_python(code: str, cwd: Path, env: dict[str, str | None] | None = None, timeout: float = 120):
+def run_python(code: str, cwd: Path, env: Mapping[str, str | None] | None = None, timeout: float = 120):
     """`python -c CODE` in a fresh interpreter (what a module-level import costs, exit paths)."""
     return subprocess.run(
         [sys.executable, "-c", code], cwd=cwd, env=ftlint_env(env), capture_output=True, text=True, timeout=timeout

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import builtins
+import os
 import re
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from ftlint import config as config_mod
 from ftlint.config import (
     DEFAULT_EXCLUDES,
     Config,
@@ -82,9 +83,9 @@ def test_defaults_rooted_at_git_file_for_worktrees(tmp_path):
     assert load_config(tmp_path / "x").root == tmp_path
 
 
-def test_defaults_rooted_at_cwd_without_git(tmp_path, monkeypatch):
-    monkeypatch.setattr(config_mod, "find_project_root", lambda cwd: Path(cwd))
-    assert load_config(tmp_path).root == tmp_path
+def test_defaults_rooted_at_cwd_without_git(tmp_path):
+    (tmp_path / "x").mkdir()  # no .git and no pyproject.toml at or above x (pytest's tmp)
+    assert load_config(tmp_path / "x").root == tmp_path / "x"
 
 
 def test_relative_cwd(tmp_path, monkeypatch):
@@ -237,10 +238,14 @@ def test_not_utf8(tmp_path):
 def test_unreadable_file(tmp_path, monkeypatch):
     path = pyproject(tmp_path, "[tool.ftlint]\n")
 
-    def deny(p):
-        raise PermissionError(13, "Permission denied", str(p))
+    real_open = builtins.open
 
-    monkeypatch.setattr(config_mod, "_read_bytes", deny)
+    def deny(file, *args, **kwargs):  # what a chmod 000 file gives (the tests may run as root)
+        if os.fspath(file) == os.fspath(path):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", deny)
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path)
     assert str(info.value) == f"{path}: cannot read file: Permission denied"
