@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from ftlint.cli import main
 from ftlint.finding import Edit
 from ftlint.report import FORMATS, ReportContext, render
 from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, make_docs
@@ -24,8 +26,13 @@ EXPECTED_FORMATS = {
 }
 
 
-def test_format_names():
+def test_format_names(capsys):
+    """The reporters registered are the documented ones, and the command line offers exactly them."""
     assert set(FORMATS) == EXPECTED_FORMATS
+    assert main(["check", "--format", "bogus"]) == 2
+    choices = re.search(r"invalid choice: 'bogus' \(choose from (.*)\)", capsys.readouterr().err)
+    assert choices is not None
+    assert set(re.findall(r"'([a-z-]+)'", choices[1])) == EXPECTED_FORMATS
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_FORMATS))
