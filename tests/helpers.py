@@ -144,6 +144,16 @@ def run_ftlint(
     )
 
 
+def check_stdin(
+    text: str | bytes, *args: str, name: str | None = None, cwd: Path
+) -> subprocess.CompletedProcess[bytes]:
+    """`ftlint check - [--stdin-filename NAME] ARGS` with `text` piped in, as an editor pipes
+    a buffer (output as bytes)."""
+    data = text.encode() if isinstance(text, str) else text
+    named = ("--stdin-filename", name) if name is not None else ()
+    return run_ftlint("check", "-", *named, *args, input=data, cwd=cwd)
+
+
 def run_python(code: str, cwd: Path, env: Mapping[str, str | None] | None = None, timeout: float = 120):
     """`python -c CODE` in a fresh interpreter (what a module-level import costs, exit paths)."""
     return subprocess.run(
