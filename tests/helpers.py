@@ -84,6 +84,33 @@ def abort_all(scheduler, requests):
 """
 
 
+#: A preempt that drops stale output, then (next line) a discard assignment: two fixes on
+#: neighbouring lines (issue 16 item 1).
+NEIGHBOURS = (
+    "class Sentinel:\n"
+    "    def on_fault(self, exc):\n"
+    "        for req in list(self.scheduler.running):\n"
+    "            self._evict_tail(req)\n"
+    "            self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)\n"
+    "            req.async_tokens_to_discard = req.num_output_placeholders\n"
+    "\n"
+    "    def _evict_tail(self, req):\n"
+    "        self.kv.evict_blocks(set())\n"
+)
+NEIGHBOURS_FIXED = (
+    "class Sentinel:\n"
+    "    def on_fault(self, exc):\n"
+    "        for req in list(self.scheduler.running):\n"
+    "            self._evict_tail(req)\n"
+    "            self.scheduler._preempt_request(req, 0.0)\n"
+    "            req.num_in_flight_tokens = 0\n"
+    "            req.num_stale_output_tokens = 0\n"
+    "\n"
+    "    def _evict_tail(self, req):\n"
+    "        self.kv.evict_blocks(set())\n"
+)
+
+
 # --- projects on disk -------------------------------------------------------------------------
 
 

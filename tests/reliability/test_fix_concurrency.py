@@ -13,8 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.helpers import FTLINT, ftlint_env, run_ftlint
-from tests.reliability.test_fix_safety import NEIGHBOURS, NEIGHBOURS_FIXED
+from tests.helpers import FTLINT, NEIGHBOURS, NEIGHBOURS_FIXED, ftlint_env, run_ftlint
 
 FILES = 120
 
