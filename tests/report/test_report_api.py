@@ -132,7 +132,7 @@ def test_paths_are_made_relative_to_the_repository():
     for path, relative in inside.items():
         assert _sarif_location(ft002(path=path), ctx)["artifactLocation"] == {"uri": relative, "uriBaseId": "%SRCROOT%"}
         assert _review_comment(ft002(path=path), ctx)["path"] == relative
-    # outside the repository: an absolute file URI in SARIF (no review comment can name it)
+    # outside the repository: an absolute file URI
     assert _sarif_location(ft002(path="/elsewhere/x.py"), ctx)["artifactLocation"] == {"uri": "file:///elsewhere/x.py"}
     assert _sarif_location(ft002(path="../../x.py"), ctx)["artifactLocation"] == {"uri": "file:///x.py"}
     no_root = ReportContext(docs=make_docs(), tool_version="0")
