@@ -18,6 +18,7 @@ from ftlint.config import (
     select_codes,
 )
 from ftlint.gitignore import GlobError, compile_glob, glob_to_regex
+from tests.helpers import run_python
 
 KNOWN = ("FT001", "FT002", "FT003", "FT010", "FT101", "FT102")
 
@@ -539,9 +540,14 @@ def test_hash_is_stable(tmp_path):
     body = '[tool.ftlint]\nselect = ["FT0"]\n[tool.ftlint.options.FT001]\nb = 1\na = [1, 2]\n'
     pyproject(tmp_path, body)
     first = load_config(tmp_path).hash()
-    assert first == load_config(tmp_path).hash()
     assert re.fullmatch(r"[0-9a-f]{40}", first)
-    assert Config(root=tmp_path).hash() == Config(root=tmp_path).hash()
+    # the same in any interpreter: no str hash (set or dict order) leaks into it
+    probe = (
+        "from ftlint.config import Config, load_config; "
+        f"print(load_config({str(tmp_path)!r}).hash(), Config(root={str(tmp_path)!r}).hash())"
+    )
+    hashes = {run_python(probe, cwd=tmp_path, env={"PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert hashes == {f"{first} {Config(root=tmp_path).hash()}\n"}
 
 
 @pytest.mark.parametrize(
