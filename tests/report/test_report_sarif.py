@@ -271,6 +271,8 @@ def test_fingerprint_ignores_indentation_changes():
         return log["runs"][0]["results"][0]["partialFingerprints"]["primaryLocationLineHash"]
 
     assert fp(a) == fp(b)
+    # ... but not other text: the fingerprint is the line's, not a constant
+    assert fp(sarif([ft002(line_text="    evict_blocks(other)")])) != fp(a)
 
 
 def test_pr_only_findings_produce_empty_results():
