@@ -1,8 +1,9 @@
 """Settings for every test, and the `vllm` marker by directory.
 
-Test helpers live in the `tests` package (`from tests.helpers import ...`,
-`from tests.review.review_helpers import ...`); fixtures live in the conftest.py of the
-directory whose tests use them. Nothing edits sys.path.
+Test helpers are plain functions in one module, tests/helpers.py (`from tests.helpers import
+...`: run the CLI, write a project, shared handler texts, report and LSP builders; the review
+tests keep theirs in tests/review/review_helpers.py); fixtures, built on those helpers, live in
+the conftest.py of the directory whose tests use them. Nothing edits sys.path.
 """
 
 import os

@@ -2,10 +2,8 @@
 
 import json
 import re
-import subprocess
-import sys
 
-from tests.helpers import ROOT, codes_at, findings_json, run_ftlint, write_project
+from tests.helpers import ROOT, codes_at, findings_json, run_ftlint, run_python, write_project
 
 BAD = """
 class Sentinel:
@@ -189,17 +187,7 @@ def test_cached_check_does_not_import_libcst(tmp_path):
     first = run_ftlint("check", "a.py", cwd=tmp_path, env=env)
     assert first.returncode == 1
     probe = "import sys; from ftlint.cli import main; code = main(['check', 'a.py']); print('LIBCST', 'libcst' in sys.modules); sys.exit(code)"
-    import os
-    import subprocess
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=tmp_path,
-        env={**os.environ, "FTLINT_NO_CACHE": ""},
-        capture_output=True,
-        text=True,
-    )
+    proc = run_python(probe, cwd=tmp_path, env=env)
     assert proc.returncode == 1, proc.stderr
     assert "LIBCST False" in proc.stdout
     assert proc.stdout.splitlines()[0] == first.stdout.splitlines()[0]
@@ -226,6 +214,6 @@ def test_the_command_leaves_quickly_with_all_its_output(tmp_path):
             "import atexit, sys; atexit.register(print, 'TEARDOWN'); "
             f"sys.argv = ['ftlint', *{command!r}]; from ftlint.cli import run; run()"
         )
-        proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        proc = run_python(probe, cwd=tmp_path)
         assert proc.returncode == (1 if command[0] == "check" else 0), proc.stderr
         assert proc.stdout and "TEARDOWN" not in proc.stdout, command

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import builtins
+import os
 import re
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from ftlint import config as config_mod
 from ftlint.config import (
     DEFAULT_EXCLUDES,
     Config,
@@ -17,6 +18,7 @@ from ftlint.config import (
     select_codes,
 )
 from ftlint.gitignore import GlobError, compile_glob, glob_to_regex
+from tests.helpers import run_python
 
 KNOWN = ("FT001", "FT002", "FT003", "FT010", "FT101", "FT102")
 
@@ -82,9 +84,9 @@ def test_defaults_rooted_at_git_file_for_worktrees(tmp_path):
     assert load_config(tmp_path / "x").root == tmp_path
 
 
-def test_defaults_rooted_at_cwd_without_git(tmp_path, monkeypatch):
-    monkeypatch.setattr(config_mod, "find_project_root", lambda cwd: Path(cwd))
-    assert load_config(tmp_path).root == tmp_path
+def test_defaults_rooted_at_cwd_without_git(tmp_path):
+    (tmp_path / "x").mkdir()  # no .git and no pyproject.toml at or above x (pytest's tmp)
+    assert load_config(tmp_path / "x").root == tmp_path / "x"
 
 
 def test_relative_cwd(tmp_path, monkeypatch):
@@ -242,10 +244,14 @@ def test_not_utf8(tmp_path):
 def test_unreadable_file(tmp_path, monkeypatch):
     path = pyproject(tmp_path, "[tool.ftlint]\n")
 
-    def deny(p):
-        raise PermissionError(13, "Permission denied", str(p))
+    real_open = builtins.open
 
-    monkeypatch.setattr(config_mod, "_read_bytes", deny)
+    def deny(file, *args, **kwargs):  # what a chmod 000 file gives (the tests may run as root)
+        if os.fspath(file) == os.fspath(path):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", deny)
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path)
     assert str(info.value) == f"{path}: cannot read file: Permission denied"
@@ -535,9 +541,14 @@ def test_hash_is_stable(tmp_path):
     body = '[tool.ftlint]\nselect = ["FT0"]\n[tool.ftlint.per-file-ignores]\n"b.py" = ["FT001"]\n"a.py" = ["FT1"]\n'
     pyproject(tmp_path, body)
     first = load_config(tmp_path).hash()
-    assert first == load_config(tmp_path).hash()
     assert re.fullmatch(r"[0-9a-f]{40}", first)
-    assert Config(root=tmp_path).hash() == Config(root=tmp_path).hash()
+    # the same in any interpreter: no str hash (set or dict order) leaks into it
+    probe = (
+        "from ftlint.config import Config, load_config; "
+        f"print(load_config({str(tmp_path)!r}).hash(), Config(root={str(tmp_path)!r}).hash())"
+    )
+    hashes = {run_python(probe, cwd=tmp_path, env={"PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert hashes == {f"{first} {Config(root=tmp_path).hash()}\n"}
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from ftlint.discovery import (
     iter_python_files,
 )
 from ftlint.gitignore import GitIgnore
+from tests.helpers import git
 
 
 def touch(root: Path, *names: str) -> None:
@@ -536,22 +537,15 @@ GIT_TREE_FILES = [
 
 @pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
 def test_walker_agrees_with_git(tmp_path):
-    import subprocess
     import textwrap
 
     root = tmp_path / "r"
     root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git("init", "-q", cwd=root)
     for name, text in GIT_TREE_IGNORES.items():
         write(root / name, textwrap.dedent(text).lstrip("\n"))
     touch(root, *GIT_TREE_FILES)
-    listed = subprocess.run(
-        ["git", "-c", "core.quotePath=false", "ls-files", "--others", "--exclude-standard", "-z"],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split("\0")
+    listed = git("-c", "core.quotePath=false", "ls-files", "--others", "--exclude-standard", "-z", cwd=root).split("\0")
     expected = sorted(p for p in listed if p.endswith((".py", ".pyi")))
     got = files(discover([], Config(root=root, exclude=()), cwd=root))
     assert got == sorted(got, key=lambda p: p.split("/"))

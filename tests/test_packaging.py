@@ -4,7 +4,6 @@ fresh venv, where `ftlint check`, `ftlint rule` and `ftlint verify --demo` (with
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -13,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, copy_checkout
+
 BAD = """class EngineCoreSentinel:
     def on_fault(self, exc):
         self.engine.scheduler.reset_prefix_cache()
@@ -25,12 +25,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def sdist(tmp_path_factory) -> Path:
     """The sdist built from the tracked files (a copy: the build writes egg-info beside them)."""
-    src = tmp_path_factory.mktemp("src")
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, tracked.decode().split("\0")):
-        if (ROOT / name).is_file():
-            (src / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, src / name)
+    src = copy_checkout(tmp_path_factory.mktemp("src"))
     out = tmp_path_factory.mktemp("dist")
     proc = subprocess.run(
         [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out), str(src)],

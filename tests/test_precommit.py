@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, git
 
 BAD = """class EngineCoreSentinel:
     def on_fault(self, exc):
@@ -18,17 +18,6 @@ GOOD = """class EngineCoreSentinel:
     def on_fault(self, exc):
         return None
 """
-
-
-def _git(*args, cwd):
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@e",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@e",
-    }
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +43,9 @@ def test_pre_commit_hook(tmp_path, hook_env, name, text, expected):
     assert shutil.which("git")
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git("init", "-q", cwd=repo)
+    git("init", "-q", cwd=repo)
     (repo / name).write_text(text)
-    _git("add", name, cwd=repo)
+    git("add", name, cwd=repo)
     proc = _try_repo(repo, hook_env, name)
     output = proc.stdout + proc.stderr
     assert proc.returncode == expected, output

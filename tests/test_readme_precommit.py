@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import GIT_IDENTITY, ROOT, copy_checkout, git
+
 PLACEHOLDER = "/path/to/ftlint"
 BAD = """class EngineCoreSentinel:
     def on_fault(self, exc):
@@ -36,33 +36,15 @@ def test_snippet_marks_what_to_fill_in_and_invents_no_address():
     assert "rev:" not in snippet and "://" not in snippet
 
 
-def tracked_copy(dest: Path) -> Path:
-    """The checkout's tracked files (pip builds in the source tree: not in the checkout)."""
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, tracked.decode().split("\0")):
-        if (ROOT / name).is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, dest / name)
-    return dest
-
-
 def test_snippet_blocks_a_bad_commit(tmp_path: Path):
-    source = tracked_copy(tmp_path / "ftlint-checkout")
+    source = copy_checkout(tmp_path / "ftlint-checkout")  # pip builds in the source tree
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {
-        **os.environ,
-        "PRE_COMMIT_HOME": str(tmp_path / "home"),
-        "FTLINT_NO_CACHE": "1",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@e",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@e",
-    }
-    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "FTLINT_NO_CACHE": "1", **GIT_IDENTITY}
+    git("init", "-q", cwd=repo)
     (repo / ".pre-commit-config.yaml").write_text(readme_snippet().replace(PLACEHOLDER, str(source)), encoding="utf-8")
     (repo / "bad.py").write_text(BAD, encoding="utf-8")
-    subprocess.run(["git", "add", "."], cwd=repo, check=True, env=env)
+    git("add", ".", cwd=repo)
     proc = subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--files", "bad.py"],
         cwd=repo,

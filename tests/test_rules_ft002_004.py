@@ -1,23 +1,18 @@
 """Tables of shapes for FT002-FT004 that would be too many for the rules' own examples:
 which comparisons are range checks (FT003), and which eviction arguments are a whole
-block list (FT004), each linted through the real engine inside a handler's helper."""
+block list (FT004), each linted through the real engine (`lint_paths`) inside a handler's
+helper."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
-import libcst as cst
 import pytest
 
 from ftlint.config import load_config
 from ftlint.engine import lint_paths
 from ftlint.registry import known_codes
-from ftlint.rules.ft003_defensive_range_check import range_check_index
-
-
-def _expr(code: str) -> cst.BaseExpression:
-    return cst.parse_expression(code)
 
 
 @pytest.mark.parametrize(
@@ -37,8 +32,9 @@ def _expr(code: str) -> cst.BaseExpression:
         "len(y) > x >= 0",
     ],
 )
-def test_range_checks(code):
-    assert range_check_index(_expr(code)) is not None
+def test_range_checks(tmp_path, code):
+    """Each is reported once, at the comparison (line 14 of the file: `if` is at column 9)."""
+    assert [(f.line, f.column) for f in _findings(tmp_path, f"if {code}:\n    pass", "FT003")] == [(14, 12)]
 
 
 @pytest.mark.parametrize(
@@ -57,8 +53,8 @@ def test_range_checks(code):
         "x in range(first, len(y))",
     ],
 )
-def test_not_range_checks(code):
-    assert range_check_index(_expr(code)) is None
+def test_not_range_checks(tmp_path, code):
+    assert _findings(tmp_path, f"if {code}:\n    pass", "FT003") == []
 
 
 HANDLER = """
@@ -78,13 +74,18 @@ class EngineCoreSentinel:
 """
 
 
-def _ft004(tmp_path: Path, body: str) -> list:
+def _findings(tmp_path: Path, body: str, code: str) -> list:
+    """The findings of `code` when `body` ends the handler's helper `_evict` (line 14 of the file on)."""
     (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
     (tmp_path / "sentinel.py").write_text(HANDLER.format(body=textwrap.indent(textwrap.dedent(body), " " * 8)))
     result = lint_paths([Path("sentinel.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
     assert not result.internal_errors, result.internal_errors
     assert not [f for f in result.findings if f.code == "FT000"]
-    return [f for f in result.findings if f.code == "FT004"]
+    return [f for f in result.findings if f.code == code]
+
+
+def _ft004(tmp_path: Path, body: str) -> list:
+    return _findings(tmp_path, body, "FT004")
 
 
 @pytest.mark.parametrize(

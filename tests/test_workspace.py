@@ -4,49 +4,36 @@ the edits moved the functions it carried over."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 from ftlint.config import load_config, select_codes
 from ftlint.registry import known_codes
 from ftlint.workspace import Workspace
+from tests.helpers import EVICT_TAILS
+from tests.helpers import HELPER_FREES as HELPERS
 
-SENTINEL = textwrap.dedent(
-    """
-    from pkg.helpers import abort_all
-
-
-    class EngineCoreSentinel:
-        def on_fault(self, exc):
-            running = list(self.engine.scheduler.running)
-            self._evict_unconfirmed_tails(running)
-            self._resume(running)
-
-        def _resume(self, running):
-            for request in running:
-                self.engine.scheduler._preempt_request(request, 0.0, drop_stale_output=True)
-                request.num_in_flight_tokens = 0
-                request.num_stale_output_tokens = 0
-
-        def _evict_unconfirmed_tails(self, requests):
-            kv = self.engine.scheduler.kv_cache_manager
-            for request in requests:
-                confirmed = request.num_computed_tokens - request.num_in_flight_tokens
-                for group in kv.coordinator.single_type_managers:
-                    tail = group.req_to_blocks[request.request_id][confirmed // group.block_size :]
-                    kv.evict_blocks({block.block_id for block in tail if not block.is_null})
-    """
-).lstrip("\n")
-
-HELPERS = textwrap.dedent(
-    """
-    from vllm.v1.request import RequestStatus
+#: The handler of tests.helpers with its resuming loop moved into a method, and the helper
+#: module imported (FT001 at line 12).
+SENTINEL = (
+    """\
+from pkg.helpers import abort_all
 
 
-    def abort_all(scheduler, requests):
-        scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
-    """
-).lstrip("\n")
+class EngineCoreSentinel:
+    def on_fault(self, exc):
+        running = list(self.engine.scheduler.running)
+        self._evict_unconfirmed_tails(running)
+        self._resume(running)
+
+    def _resume(self, running):
+        for request in running:
+            self.engine.scheduler._preempt_request(request, 0.0, drop_stale_output=True)
+            request.num_in_flight_tokens = 0
+            request.num_stale_output_tokens = 0
+
+"""
+    + EVICT_TAILS
+)
 
 
 def _project(root: Path) -> Path:

@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
 
-from tests.lsp.lsp_helpers import Published
+from tests.helpers import Published
 
 
 def _client() -> LanguageClient:

@@ -2,56 +2,24 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.lsp.lsp_helpers import apply_text_edits, change_file, open_file, published_after, write
-
-EVICT_TAILS = """
-    def _evict_unconfirmed_tails(self, requests):
-        kv = self.engine.scheduler.kv_cache_manager
-        for request in requests:
-            confirmed = request.num_computed_tokens - request.num_in_flight_tokens
-            for group in kv.coordinator.single_type_managers:
-                tail = group.req_to_blocks[request.request_id][confirmed // group.block_size :]
-                kv.evict_blocks({block.block_id for block in tail if not block.is_null})
-"""
-
-HANDLER_DROPS_FRAME = (
-    """
-class EngineCoreSentinel:
-    def on_fault(self, exc):
-        running = list(self.engine.scheduler.running)
-        self._evict_unconfirmed_tails(running)
-        for request in running:
-            self.engine.scheduler._preempt_request(request, 0.0, drop_stale_output=True)
-            request.num_in_flight_tokens = 0
-            request.num_stale_output_tokens = 0
-"""
-    + EVICT_TAILS
+from tests.helpers import (
+    EVICT_TAILS,
+    HELPER_FREES,
+    apply_text_edits,
+    change_file,
+    open_file,
+    published_after,
+    run_python,
+    write_file,
 )
-
-HANDLER_CALLS_HELPER = """
-from pkg.helpers import abort_all
-
-
-class EngineCoreSentinel:
-    def on_fault(self, exc):
-        abort_all(self.engine.scheduler, list(self.engine.scheduler.running))
-"""
-
-HELPER_FREES = """
-from vllm.v1.request import RequestStatus
-
-
-def abort_all(scheduler, requests):
-    scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
-"""
+from tests.helpers import SENTINEL_CALLS_HELPER as HANDLER_CALLS_HELPER
+from tests.helpers import SENTINEL_DROPS_FRAME as HANDLER_DROPS_FRAME
 
 HELPER_EVICTS_FIRST = """
 from vllm.v1.request import RequestStatus
@@ -80,7 +48,7 @@ def _line_with(text: str, needle: str) -> tuple[int, str]:
 
 @pytest.mark.asyncio
 async def test_open_publishes_diagnostics_and_an_edit_clears_them(client: LanguageClient, project):
-    path = write(project, "pkg/sentinel.py", HANDLER_DROPS_FRAME)
+    path = write_file(project, "pkg/sentinel.py", HANDLER_DROPS_FRAME)
     uri = open_file(client, path)
     diagnostics = await published_after(client, uri, 0)
     assert [(d.code, d.source, d.severity) for d in diagnostics] == [
@@ -112,7 +80,7 @@ async def test_open_publishes_diagnostics_and_an_edit_clears_them(client: Langua
 @pytest.mark.asyncio
 async def test_fix_code_action_applies_to_the_right_text(client: LanguageClient, project):
     text = _dedent(HANDLER_DROPS_FRAME)
-    uri = open_file(client, write(project, "pkg/sentinel.py", text))
+    uri = open_file(client, write_file(project, "pkg/sentinel.py", text))
     (diagnostic,) = await published_after(client, uri, 0)
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(
@@ -134,8 +102,8 @@ async def test_fix_code_action_applies_to_the_right_text(client: LanguageClient,
 @pytest.mark.asyncio
 async def test_noqa_code_action_suppresses_the_finding(client: LanguageClient, project):
     text = _dedent(HANDLER_CALLS_HELPER)
-    write(project, "pkg/helpers.py", HELPER_FREES)
-    uri = open_file(client, write(project, "pkg/sentinel.py", text))
+    write_file(project, "pkg/helpers.py", HELPER_FREES)
+    uri = open_file(client, write_file(project, "pkg/sentinel.py", text))
     (diagnostic,) = await published_after(client, uri, 0)
     assert diagnostic.code == "FT007" and diagnostic.range.start.line == 5
     actions = await client.text_document_code_action_async(
@@ -157,8 +125,8 @@ async def test_noqa_code_action_suppresses_the_finding(client: LanguageClient, p
 
 @pytest.mark.asyncio
 async def test_an_edit_of_an_open_helper_republishes_the_handler_file(client: LanguageClient, project):
-    helper = write(project, "pkg/helpers.py", HELPER_FREES)
-    handler_uri = open_file(client, write(project, "pkg/sentinel.py", HANDLER_CALLS_HELPER))
+    helper = write_file(project, "pkg/helpers.py", HELPER_FREES)
+    handler_uri = open_file(client, write_file(project, "pkg/sentinel.py", HANDLER_CALLS_HELPER))
     assert [d.code for d in await published_after(client, handler_uri, 0)] == ["FT007"]
     helper_uri = open_file(client, helper)
     await published_after(client, helper_uri, 0)
@@ -175,11 +143,11 @@ async def test_an_edit_of_an_open_helper_republishes_the_handler_file(client: La
 
 @pytest.mark.asyncio
 async def test_a_helper_changed_on_disk_republishes_the_handler_file(client: LanguageClient, project):
-    helper = write(project, "pkg/helpers.py", HELPER_EVICTS_FIRST)
-    handler_uri = open_file(client, write(project, "pkg/sentinel.py", HANDLER_CALLS_HELPER))
+    helper = write_file(project, "pkg/helpers.py", HELPER_EVICTS_FIRST)
+    handler_uri = open_file(client, write_file(project, "pkg/sentinel.py", HANDLER_CALLS_HELPER))
     assert await published_after(client, handler_uri, 0) == []
 
-    write(project, "pkg/helpers.py", HELPER_FREES)
+    write_file(project, "pkg/helpers.py", HELPER_FREES)
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
             changes=[types.FileEvent(uri=helper.as_uri(), type=types.FileChangeType.Changed)]
@@ -194,7 +162,7 @@ async def test_columns_are_utf16_code_units_on_non_ascii_lines(client: LanguageC
         "self.engine.scheduler._preempt_request(request, 0.0, drop_stale_output=True)",
         'note = "é😀"; self.engine.scheduler._preempt_request(request, "ü😀", drop_stale_output=True)',
     )
-    uri = open_file(client, write(project, "pkg/sentinel.py", text))
+    uri = open_file(client, write_file(project, "pkg/sentinel.py", text))
     (diagnostic,) = await published_after(client, uri, 0)
     number, line = _line_with(text, "drop_stale_output")
     prefix = line[: line.index("self.engine")]
@@ -213,9 +181,9 @@ async def test_columns_are_utf16_code_units_on_non_ascii_lines(client: LanguageC
     assert apply_text_edits(text, fix.edit.changes[uri]) == text.replace(", drop_stale_output=True", "")
 
 
-def test_server_without_pygls_says_how_to_install_it():
+def test_server_without_pygls_says_how_to_install_it(tmp_path):
     code = "import sys; sys.modules['pygls'] = None; from ftlint.cli import main; sys.exit(main(['server']))"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    proc = run_python(code, cwd=tmp_path)
     assert proc.returncode == 2
     assert "pip install 'ftlint[lsp]'" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -239,6 +207,7 @@ class EngineCoreSentinel:
         running = list(self.engine.scheduler.running)
         self._evict_unconfirmed_tails(running)
         resume_all(self.engine.scheduler, running)
+
 """
     + EVICT_TAILS
 )
@@ -247,17 +216,17 @@ class EngineCoreSentinel:
 @pytest.mark.asyncio
 async def test_a_helper_opened_alone_is_linted_as_fault_path_code(client: LanguageClient, project):
     """Only the helper is open; the handler that reaches it is found on disk."""
-    write(project, "pkg/sentinel.py", HANDLER_RESUMES)
-    helper_uri = open_file(client, write(project, "pkg/resume.py", HELPER_DROPS_FRAME))
+    write_file(project, "pkg/sentinel.py", HANDLER_RESUMES)
+    helper_uri = open_file(client, write_file(project, "pkg/resume.py", HELPER_DROPS_FRAME))
     assert [(d.code, d.range.start.line) for d in await published_after(client, helper_uri, 0)] == [("FT001", 2)]
     # a file no handler reaches is not fault-path code: nothing to report
-    other_uri = open_file(client, write(project, "pkg/other.py", HELPER_DROPS_FRAME))
+    other_uri = open_file(client, write_file(project, "pkg/other.py", HELPER_DROPS_FRAME))
     assert await published_after(client, other_uri, 0) == []
 
 
 @pytest.mark.asyncio
 async def test_save_and_close(client: LanguageClient, project):
-    path = write(project, "pkg/sentinel.py", HANDLER_DROPS_FRAME)
+    path = write_file(project, "pkg/sentinel.py", HANDLER_DROPS_FRAME)
     uri = open_file(client, path)
     assert [d.code for d in await published_after(client, uri, 0)] == ["FT001"]
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
@@ -271,7 +240,7 @@ async def test_save_and_close(client: LanguageClient, project):
 @pytest.mark.asyncio
 async def test_fix_all_action_and_file_watchers(client: LanguageClient, project):
     text = _dedent(HANDLER_DROPS_FRAME)
-    uri = open_file(client, write(project, "pkg/sentinel.py", text))
+    uri = open_file(client, write_file(project, "pkg/sentinel.py", text))
     (_diagnostic,) = await published_after(client, uri, 0)
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(

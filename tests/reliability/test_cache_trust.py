@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from hashlib import blake2b
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import git, run_ftlint
 
 HANDLER = """\
 from ft_helpers import evict_dirty_tails
@@ -43,7 +43,7 @@ def _limit_memory() -> None:
 
 def _project(root: Path, config: str = "") -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git("init", "-q", str(root), cwd=root)
     (root / "pyproject.toml").write_text("[tool.ftlint]\n" + config)
     (root / "sentinel.py").write_text(HANDLER)
     (root / "ft_helpers.py").write_text(NOT_EVICTING)
@@ -65,14 +65,14 @@ def _age(root: Path) -> None:
 
 def _check(project: Path, user: Path, *args: str, timeout: int = 300):
     """`ftlint check` as `user` (their own XDG cache home, hence their own secret)."""
-    env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
-    env["XDG_CACHE_HOME"] = os.fspath(user)
-    proc = subprocess.run(
-        [sys.executable, "-m", "ftlint", "check", "--format", "json", "--scan-stats", *args],
+    proc = run_ftlint(
+        "check",
+        "--format",
+        "json",
+        "--scan-stats",
+        *args,
         cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
+        env={"FTLINT_NO_CACHE": None, "XDG_CACHE_HOME": os.fspath(user)},
         timeout=timeout,
         preexec_fn=_limit_memory,
     )

@@ -8,14 +8,12 @@ fixed; after two runs at once every file is exactly fixed once.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from tests.reliability.test_fix_safety import NEIGHBOURS, NEIGHBOURS_FIXED
+from tests.helpers import FTLINT, NEIGHBOURS, NEIGHBOURS_FIXED, ftlint_env, run_ftlint
 
 FILES = 120
 
@@ -37,11 +35,10 @@ def make_tree(root: Path) -> Path:
 
 
 def start_fix(root: Path) -> subprocess.Popen:
-    env = {**os.environ, "FTLINT_NO_CACHE": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "ftlint", "check", "--fix", "--format", "json", "."],
+        [*FTLINT, "check", "--fix", "--format", "json", "."],
         cwd=root,
-        env=env,
+        env=ftlint_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -108,7 +105,5 @@ def test_two_concurrent_fix_runs_never_lose_a_line(tmp_path):
             assert "Traceback" not in err, err
             assert code in (0, 1), err
         assert states(root) == ["fixed"] * FILES
-        again = subprocess.run(
-            [sys.executable, "-m", "ftlint", "check", "--no-cache", "."], cwd=root, capture_output=True, text=True
-        )
+        again = run_ftlint("check", "--no-cache", ".", cwd=root)
         assert again.returncode == 0, again.stdout + again.stderr

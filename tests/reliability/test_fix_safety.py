@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ftlint import writeback
+from tests.helpers import NEIGHBOURS, NEIGHBOURS_FIXED
 
 
 def is_root() -> bool:
@@ -27,32 +28,6 @@ def is_root() -> bool:
 # The samples mix the two stale-output generations (as the issue's did): pin the newer one, whose
 # counters the expected fixes reset.
 CONFIG = '[tool.ftlint]\nvllm-api = "0.27"\n'
-
-# A preempt that drops stale output, then (next line) a discard assignment: two fixes on
-# neighbouring lines (issue 16 item 1).
-NEIGHBOURS = (
-    "class Sentinel:\n"
-    "    def on_fault(self, exc):\n"
-    "        for req in list(self.scheduler.running):\n"
-    "            self._evict_tail(req)\n"
-    "            self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)\n"
-    "            req.async_tokens_to_discard = req.num_output_placeholders\n"
-    "\n"
-    "    def _evict_tail(self, req):\n"
-    "        self.kv.evict_blocks(set())\n"
-)
-NEIGHBOURS_FIXED = (
-    "class Sentinel:\n"
-    "    def on_fault(self, exc):\n"
-    "        for req in list(self.scheduler.running):\n"
-    "            self._evict_tail(req)\n"
-    "            self.scheduler._preempt_request(req, 0.0)\n"
-    "            req.num_in_flight_tokens = 0\n"
-    "            req.num_stale_output_tokens = 0\n"
-    "\n"
-    "    def _evict_tail(self, req):\n"
-    "        self.kv.evict_blocks(set())\n"
-)
 
 # One discard line in a loop: the fix turns it into `pass`.
 SIMPLE = (

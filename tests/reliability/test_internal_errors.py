@@ -1,25 +1,31 @@
 """Issue 6: a rule that crashes on one file is reported as an internal error (file, rule, one
 line), the other rules and files still run, and the exit code is 2.
 
-The crashing rule is injected in-process (never added to the rules package): `all_rules` is
-patched where `ftlint.lint_runner` and `ftlint.registry` look it up (and `rule_codes`, the codes
-the CLI accepts).
+The crashing rule is added in-process the way every rule is added (a module of the
+`ftlint.rules` package, here from a temporary folder on the package's path), never to the
+source tree.
 """
 
 from __future__ import annotations
 
-import libcst as cst
+import sys
+
 import pytest
 
-import ftlint.lint_runner
 import ftlint.registry
-from ftlint.rule import Rule
+import ftlint.rules
 
 FT005 = (
     "Fault path calls `reset_prefix_cache()`: it drops the next output frame and empties the whole "
     "prefix cache instead of the dirty tail"
 )
 HANDLER = "class Sentinel:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n"
+
+
+CRASH_ON_BOOM = '''
+import libcst as cst
+
+from ftlint.rule import Rule
 
 
 class CrashOnBoom(Rule):
@@ -37,17 +43,27 @@ class CrashOnBoom(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name) and node.func.value == "boom":
             raise ZeroDivisionError("the test rule crashed on purpose")
+'''
 
 
 @pytest.fixture
-def crashing_rule(monkeypatch):
-    real = dict(ftlint.registry.all_rules())
-    rules = {**real, CrashOnBoom.CODE: CrashOnBoom}
-    monkeypatch.setattr(ftlint.lint_runner, "all_rules", lambda: rules)
-    monkeypatch.setattr(ftlint.registry, "all_rules", lambda: rules)
-    if hasattr(ftlint.registry, "rule_codes"):  # codes read from the rule sources, without importing
-        monkeypatch.setattr(ftlint.registry, "rule_codes", lambda: tuple(sorted(rules)))
-    return rules
+def crashing_rule(tmp_path_factory):
+    """FT990 added as a rule is: one more module in the `ftlint.rules` package (here a folder
+    of the package's path for the test's duration), found by the registry like any other."""
+    folder = tmp_path_factory.mktemp("more_rules")
+    (folder / "ft990_crash_on_boom.py").write_text(CRASH_ON_BOOM)
+    search = ftlint.rules.__path__
+    search.append(str(folder))
+    ftlint.registry.all_rules.cache_clear()
+    ftlint.registry.rule_codes.cache_clear()
+    try:
+        assert "FT990" in ftlint.registry.all_rules() and "FT990" in ftlint.registry.rule_codes()
+        yield
+    finally:
+        search.remove(str(folder))
+        sys.modules.pop("ftlint.rules.ft990_crash_on_boom", None)
+        ftlint.registry.all_rules.cache_clear()
+        ftlint.registry.rule_codes.cache_clear()
 
 
 def test_one_rule_crashing_on_one_file(tmp_path, ftlint, crashing_rule):

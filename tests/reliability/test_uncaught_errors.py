@@ -7,20 +7,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 
+from tests.helpers import FTLINT, ftlint_env, git, run_ftlint
+
 HANDLER = "def on_fault(engine):\n    engine.scheduler.reset_prefix_cache()\n"
 needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="Linux /dev/full")
-
-
-def _env(debug: bool) -> dict:
-    env = {**os.environ, "FTLINT_NO_CACHE": "1"}
-    env.pop("FTLINT_DEBUG", None)
-    if debug:
-        env["FTLINT_DEBUG"] = "1"
-    return env
 
 
 def _from_deleted_directory(tmp_path, *args: str, debug: bool = False) -> subprocess.CompletedProcess:
@@ -28,8 +21,8 @@ def _from_deleted_directory(tmp_path, *args: str, debug: bool = False) -> subpro
     gone.mkdir()
     script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
     return subprocess.run(
-        ["sh", "-c", script, "sh", str(gone), sys.executable, "-m", "ftlint", *args],
-        env=_env(debug),
+        ["sh", "-c", script, "sh", str(gone), *FTLINT, *args],
+        env=ftlint_env({"FTLINT_DEBUG": "1"} if debug else None),
         capture_output=True,
         text=True,
         timeout=120,
@@ -55,36 +48,17 @@ def test_debug_adds_the_traceback(tmp_path):
     )
 
 
-def _git(cwd, *args):
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    }
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
-
-
 @needs_dev_full
 @pytest.mark.parametrize("command", ["check", "rule", "review"])
 def test_report_to_a_full_device(tmp_path, command):
     (tmp_path / "h.py").write_text("x = 1\n")
     args = {"check": ["check", "h.py"], "rule": ["rule", "FT005"], "review": ["review", "--base", "HEAD"]}[command]
     if command == "review":
-        _git(tmp_path, "init", "-q", "-b", "main")
-        _git(tmp_path, "add", "-A")
-        _git(tmp_path, "commit", "-q", "-m", "base")
+        git("init", "-q", "-b", "main", cwd=tmp_path)
+        git("add", "-A", cwd=tmp_path)
+        git("commit", "-q", "-m", "base", cwd=tmp_path)
     (tmp_path / "h.py").write_text(HANDLER)  # a finding to write
     with open("/dev/full", "w") as full:
-        proc = subprocess.run(
-            [sys.executable, "-m", "ftlint", *args],
-            cwd=tmp_path,
-            env=_env(False),
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=120,
-        )
+        proc = run_ftlint(*args, cwd=tmp_path, stdout=full, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == ["ftlint: internal error: OSError: [Errno 28] No space left on device"]

@@ -1,4 +1,4 @@
-"""Fixtures for the reporter tests; the builders live in ``report_fixtures``."""
+"""Fixtures for the reporter tests: hand-built findings (the builders live in tests/helpers.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from ftlint.finding import Finding
 from ftlint.report import ReportContext
-from tests.report.report_fixtures import ft001, ft002, make_ctx, pr001
+from tests.helpers import ft001, ft002, make_ctx, pr001
 
 
 @pytest.fixture

@@ -7,31 +7,21 @@ import json
 import os
 import pty
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py"
+from tests.helpers import EXAMPLE, FTLINT, ftlint_env, run_ftlint
+
 ANSI = "\x1b["
-
-
-def run(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "ftlint", *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=full_env
-    )
 
 
 def run_on_tty(*args: str, cwd: Path, env: dict) -> str:
     """stdout of ftlint when it writes to a terminal (a pseudo-terminal here)."""
-    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    full_env.update(env, TERM="xterm")
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ftlint", *args], cwd=cwd, stdout=slave, stderr=subprocess.DEVNULL, env=full_env
+        [*FTLINT, *args], cwd=cwd, stdout=slave, stderr=subprocess.DEVNULL, env=ftlint_env({**env, "TERM": "xterm"})
     )
     os.close(slave)
     chunks = []
@@ -56,7 +46,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_statistics_counts_per_code(project: Path):
-    proc = run("check", "--no-cache", "--statistics", "handler.py", cwd=project)
+    proc = run_ftlint("check", "--no-cache", "--statistics", "handler.py", cwd=project)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.splitlines() == [
         "2\tFT001\t[*] stale-output-discard",
@@ -67,7 +57,9 @@ def test_statistics_counts_per_code(project: Path):
         "Found 8 errors.",
         "[*] 2 fixable with `ftlint check --fix`.",
     ]
-    data = json.loads(run("check", "--no-cache", "--statistics", "--format", "json", "handler.py", cwd=project).stdout)
+    data = json.loads(
+        run_ftlint("check", "--no-cache", "--statistics", "--format", "json", "handler.py", cwd=project).stdout
+    )
     assert data[0] == {"code": "FT001", "name": "stale-output-discard", "count": 2, "fixable": True, "fixable_count": 2}
     assert [(d["code"], d["count"], d["fixable"]) for d in data[1:]] == [
         ("FT002", 2, False),
@@ -79,32 +71,34 @@ def test_statistics_counts_per_code(project: Path):
 
 def test_statistics_clean_and_unsupported_format(project: Path):
     (project / "clean.py").write_text("x = 1\n", encoding="utf-8")
-    proc = run("check", "--no-cache", "--statistics", "clean.py", cwd=project)
+    proc = run_ftlint("check", "--no-cache", "--statistics", "clean.py", cwd=project)
     assert (proc.returncode, proc.stdout) == (0, "All checks passed!\n")
-    proc = run("check", "--statistics", "--format", "sarif", "handler.py", cwd=project)
+    proc = run_ftlint("check", "--statistics", "--format", "sarif", "handler.py", cwd=project)
     assert proc.returncode == 2 and "--statistics prints --format text or json, not sarif" in proc.stderr
 
 
 def test_scan_stats_go_to_stderr(project: Path):
-    proc = run("check", "--no-cache", "--scan-stats", "--format", "json", "handler.py", cwd=project)
+    proc = run_ftlint("check", "--no-cache", "--scan-stats", "--format", "json", "handler.py", cwd=project)
     assert "ftlint: 1 files linted, 1 parsed" in proc.stderr
-    json.loads(proc.stdout)
+    assert len(json.loads(proc.stdout)) == 8  # the report itself is untouched on stdout
 
 
 def test_no_colour_when_piped(project: Path):
-    assert ANSI not in run("check", "--no-cache", "handler.py", cwd=project).stdout
+    assert ANSI not in run_ftlint("check", "--no-cache", "handler.py", cwd=project).stdout
 
 
 def test_force_color_colours_a_pipe_and_no_color_wins(project: Path):
-    forced = run("check", "--no-cache", "handler.py", cwd=project, env={"FORCE_COLOR": "1"}).stdout
+    forced = run_ftlint("check", "--no-cache", "handler.py", cwd=project, env={"FORCE_COLOR": "1"}).stdout
     assert (
         "\x1b[1mhandler.py\x1b[0m\x1b[36m:\x1b[0m25\x1b[36m:\x1b[0m30\x1b[36m:\x1b[0m \x1b[1m\x1b[31mFT002\x1b[0m"
         in forced
     )
-    both = run("check", "--no-cache", "handler.py", cwd=project, env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
+    both = run_ftlint(
+        "check", "--no-cache", "handler.py", cwd=project, env={"FORCE_COLOR": "1", "NO_COLOR": "1"}
+    ).stdout
     assert ANSI not in both
     # a report written to a file is never coloured
-    run("check", "--no-cache", "-o", "report.txt", "handler.py", cwd=project, env={"FORCE_COLOR": "1"})
+    run_ftlint("check", "--no-cache", "-o", "report.txt", "handler.py", cwd=project, env={"FORCE_COLOR": "1"})
     assert ANSI not in (project / "report.txt").read_text(encoding="utf-8")
 
 
@@ -116,7 +110,7 @@ def test_colour_on_a_terminal_unless_no_color(project: Path):
 
 
 def test_show_settings_prints_every_setting_and_exits_0(project: Path):
-    proc = run("check", "--show-settings", "--extend-select", "FT003", cwd=project)
+    proc = run_ftlint("check", "--show-settings", "--extend-select", "FT003", cwd=project)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == f"# Settings file: {project / 'pyproject.toml'}"
@@ -128,9 +122,19 @@ def test_show_settings_prints_every_setting_and_exits_0(project: Path):
     assert set(settings) == set(CONFIG_KEYS)
     assert settings["ignore"] == ["FT003"] and settings["exclude"] == list(DEFAULT_EXCLUDES)
     assert settings["respect-gitignore"] is True and settings["per-file-ignores"] == {}
+    # the printed settings are a configuration: read back, they give the same settings (all
+    # but the unset docs-url: `docs-url = ""` is refused in a file, it means "no links")
+    assert 'docs-url = ""' in lines
+    body = "\n".join(line for line in lines if not line.startswith(("#", "docs-url =")))
+    (project / "pyproject.toml").write_text("[tool.ftlint]\n" + body + "\n", encoding="utf-8")
+    again = run_ftlint("check", "--show-settings", "--extend-select", "FT003", cwd=project)
+    assert (again.returncode, again.stderr) == (0, "")
+    assert [line for line in again.stdout.splitlines() if not line.startswith("#")] == lines[
+        lines.index("# Selected rules: FT000, FT001, FT002, FT004, FT005, FT006, FT007, FT008") + 1 :
+    ]
 
 
 def test_show_settings_without_a_config_file(tmp_path: Path):
-    proc = run("check", "--show-settings", cwd=tmp_path)
+    proc = run_ftlint("check", "--show-settings", cwd=tmp_path)
     assert proc.returncode == 0
     assert proc.stdout.splitlines()[0] == "# Settings file: none (built-in defaults)"

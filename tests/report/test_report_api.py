@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from ftlint.cli import main
 from ftlint.finding import Edit
 from ftlint.report import FORMATS, ReportContext, render
-from ftlint.report._common import (
-    apply_fix,
-    code_span,
-    convert_column,
-    convert_edit,
-    finding_span,
-    repo_relative,
-)
-from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx
+from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, make_docs
 
 EXPECTED_FORMATS = {
     "text",
@@ -32,8 +26,13 @@ EXPECTED_FORMATS = {
 }
 
 
-def test_format_names():
+def test_format_names(capsys):
+    """The reporters registered are the documented ones, and the command line offers exactly them."""
     assert set(FORMATS) == EXPECTED_FORMATS
+    assert main(["check", "--format", "bogus"]) == 2
+    choices = re.search(r"invalid choice: 'bogus' \(choose from (.*)\)", capsys.readouterr().err)
+    assert choices is not None
+    assert set(re.findall(r"'([a-z-]+)'", choices[1])) == EXPECTED_FORMATS
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_FORMATS))
@@ -72,74 +71,107 @@ def test_context_defaults():
     assert ctx.root is None and ctx.cwd is None and ctx.diff_lines is None and ctx.title == "ftlint"
 
 
+def _rdjson(finding, ctx=None) -> dict:
+    (diagnostic,) = json.loads(render("rdjson", [finding], ctx or make_ctx()))["diagnostics"]
+    return diagnostic
+
+
+def _sarif_location(finding, ctx=None) -> dict:
+    (result,) = json.loads(render("sarif", [finding], ctx or make_ctx()))["runs"][0]["results"]
+    return result["locations"][0]["physicalLocation"]
+
+
+def _review_comment(finding, ctx=None) -> dict:
+    (comment,) = json.loads(render("github-review", [finding], ctx or make_ctx()))["comments"]
+    return comment
+
+
 def test_columns_convert_per_unit():
+    """One column in code points (text, github), UTF-8 bytes (rdjson), UTF-16 units (sarif)."""
+    finding = ft001()
     col = NON_ASCII_LINE.index("y.drop") + 1  # 16 in code points
-    assert col == 16
+    assert (finding.column, col) == (16, 16)
+    assert "line=12,col=16,endLine=12,endColumn=42::" in render("github", [finding], make_ctx())
     # 4 spaces + 'x = "' + é (2 bytes) + 中 (3) + 🙂 (4) + '"; ' = 21 bytes before y
-    assert convert_column(NON_ASCII_LINE, col, "utf-8") == 22
+    assert _rdjson(finding)["location"]["range"] == {
+        "start": {"line": 12, "column": 22},
+        "end": {"line": 12, "column": 48},
+    }
     # é, 中 are 1 UTF-16 unit each, 🙂 is a surrogate pair
-    assert convert_column(NON_ASCII_LINE, col, "utf-16") == 17
-    # unknown text: code points are the best guess
-    assert convert_column("", 7, "utf-8") == 7
-    assert convert_column(NON_ASCII_LINE, 1, "utf-8") == 1
+    region = _sarif_location(finding)["region"]
+    assert region == {"startLine": 12, "startColumn": 17, "endLine": 12, "endColumn": 43}
+    # unknown text: code points are the best guess; column 1 is column 1 in every unit
+    unknown = ft002(line_text="", end_line_text="", column=7, end_column=9)
+    assert _rdjson(unknown)["location"]["range"]["start"] == {"line": 40, "column": 7}
+    first = ft001(column=1)
+    assert _rdjson(first)["location"]["range"]["start"] == {"line": 12, "column": 1}
+    assert _sarif_location(first)["region"]["startColumn"] == 1
 
 
-def test_finding_span_collapses_missing_end():
+def test_a_missing_end_collapses_to_the_start():
     f = ft002(end_line=0, end_column=0)
-    assert finding_span(f, "utf-8") == (40, 9, 40, 9)
+    assert _rdjson(f)["location"]["range"] == {"start": {"line": 40, "column": 9}, "end": {"line": 40, "column": 9}}
 
 
-def test_convert_edit_only_on_known_lines():
-    lines = {12: NON_ASCII_LINE}
-    assert convert_edit(Edit(12, 38, 12, 42, "False"), lines, "utf-8") == (
-        12,
-        44,
-        12,
-        48,
-    )
-    assert convert_edit(Edit(13, 5, 13, 9, "x"), lines, "utf-8") is None
+def test_fix_edits_convert_only_on_known_lines():
+    # the finding's own line is known: its edit's columns become UTF-8 bytes
+    assert _rdjson(ft001())["suggestions"] == [
+        {"range": {"start": {"line": 12, "column": 44}, "end": {"line": 12, "column": 48}}, "text": "False"}
+    ]
+    # an edit on a line the finding does not carry cannot be converted: no suggestion at all
+    assert "suggestions" not in _rdjson(ft002(fix=(Edit(13, 5, 13, 9, "x"),)))
     # column 1 is column 1 in every unit, known line or not
-    assert convert_edit(Edit(30, 1, 31, 1, ""), lines, "utf-8") == (30, 1, 31, 1)
+    assert _rdjson(ft002(fix=(Edit(30, 1, 31, 1, ""),)))["suggestions"] == [
+        {"range": {"start": {"line": 30, "column": 1}, "end": {"line": 31, "column": 1}}, "text": ""}
+    ]
 
 
-def test_repo_relative_paths():
+def test_paths_are_made_relative_to_the_repository():
     ctx = make_ctx(root=Path("/repo"), cwd=Path("/repo/vllm"))
-    assert repo_relative("v1/worker.py", ctx) == "vllm/v1/worker.py"
-    assert repo_relative("/repo/a/b.py", ctx) == "a/b.py"
-    assert repo_relative("/elsewhere/x.py", ctx) is None
-    assert repo_relative("../../x.py", ctx) is None
-    no_root = ReportContext(docs={}, tool_version="0")
-    assert repo_relative("./a\\b.py", no_root) == "a/b.py"
+    inside = {"v1/worker.py": "vllm/v1/worker.py", "/repo/a/b.py": "a/b.py"}
+    for path, relative in inside.items():
+        assert _sarif_location(ft002(path=path), ctx)["artifactLocation"] == {"uri": relative, "uriBaseId": "%SRCROOT%"}
+        assert _review_comment(ft002(path=path), ctx)["path"] == relative
+    # outside the repository: an absolute file URI
+    assert _sarif_location(ft002(path="/elsewhere/x.py"), ctx)["artifactLocation"] == {"uri": "file:///elsewhere/x.py"}
+    assert _sarif_location(ft002(path="../../x.py"), ctx)["artifactLocation"] == {"uri": "file:///x.py"}
+    no_root = ReportContext(docs=make_docs(), tool_version="0")
+    assert _sarif_location(ft002(path="./a\\b.py"), no_root)["artifactLocation"] == {
+        "uri": "a/b.py",
+        "uriBaseId": "%SRCROOT%",
+    }
+    assert _review_comment(ft002(path="./a\\b.py"), no_root)["path"] == "a/b.py"
 
 
-def test_apply_fix_single_line():
-    applied = apply_fix(ft001())
-    assert applied is not None
-    assert (applied.first, applied.last) == (12, 12)
-    assert applied.new_lines == (NON_ASCII_LINE.replace("True", "False"),)
+def _suggestion(finding) -> str:
+    """What the review comment suggests: the text of its ```suggestion block, or the edit list."""
+    return _review_comment(finding)["body"].split("**Suggested fix:**", 1)[1]
 
 
-def test_apply_fix_whole_line_deletion():
-    f = ft002(fix=(Edit(40, 1, 41, 1, ""),))
-    applied = apply_fix(f)
-    assert applied is not None and (applied.first, applied.last) == (40, 40)
-    assert applied.new_lines == ()
+def test_a_fix_on_one_line_is_suggested_as_that_line():
+    comment = _review_comment(ft001())
+    assert (comment.get("start_line"), comment["line"]) == (None, 12)
+    assert comment["body"].endswith("```suggestion\n" + NON_ASCII_LINE.replace("True", "False") + "\n```")
 
 
-def test_apply_fix_unknown_line_gives_up():
-    f = ft002(fix=(Edit(45, 3, 45, 4, "x"),))
-    assert apply_fix(f) is None
+def test_a_whole_line_deletion_is_an_empty_suggestion():
+    assert _suggestion(ft002(fix=(Edit(40, 1, 41, 1, ""),))) == "\n\n```suggestion\n```"
 
 
-def test_apply_fix_overlapping_edits_give_up():
-    f = ft002(fix=(Edit(40, 9, 40, 15, "a"), Edit(40, 12, 40, 20, "b")))
-    assert apply_fix(f) is None
+def test_a_fix_that_cannot_be_applied_is_listed_as_edits():
+    # an edit on a line the finding does not carry
+    assert _suggestion(ft002(fix=(Edit(45, 3, 45, 4, "x"),))) == "\n\n- 45:3-45:4: replace with `x`"
+    # overlapping edits
+    overlapping = ft002(fix=(Edit(40, 9, 40, 15, "a"), Edit(40, 12, 40, 20, "b")))
+    assert _suggestion(overlapping) == "\n\n- 40:9-40:15: replace with `a`\n- 40:12-40:20: replace with `b`"
 
 
-def test_code_span_handles_backticks():
-    assert code_span("plain") == "`plain`"
-    assert code_span("a`b") == "``a`b``"
-    assert code_span("`x`") == "`` `x` ``"
+def test_code_spans_handle_backticks():
+    fix = (Edit(45, 3, 45, 4, "plain"), Edit(46, 1, 46, 2, "a`b"), Edit(47, 1, 47, 2, "`x`"))
+    out = render("markdown", [ft002(fix=fix)], make_ctx())
+    assert out.endswith(
+        "- 45:3-45:4: replace with `plain`\n- 46:1-46:2: replace with ``a`b``\n- 47:1-47:2: replace with `` `x` ``\n"
+    )
 
 
 def render_codes(findings, ctx):  # the renderer test_a_registered_format_reaches_the_cli registers
@@ -149,7 +181,7 @@ def render_codes(findings, ctx):  # the renderer test_a_registered_format_reache
 def test_a_registered_format_reaches_the_cli(tmp_path, monkeypatch, capsys):
     """The report registry is the only place a format is registered: `ftlint check --help`
     offers it and `--format` renders with it."""
-    from ftlint.cli import main
+
     from ftlint.registry import all_rules
     from ftlint.report import format_names, register_format
 

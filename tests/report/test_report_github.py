@@ -7,7 +7,7 @@ import re
 from ftlint.finding import Severity
 from ftlint.report import render
 from ftlint.report.github import escape_data, escape_property
-from tests.report.report_fixtures import ft001, ft002, make_ctx, pr001
+from tests.helpers import ft001, ft002, make_ctx, pr001
 
 # ::command key=value,key=value::data   (properties optional)
 COMMAND_RE = re.compile(r"^::(?P<cmd>error|warning|notice)(?: (?P<props>[^:]*))?::(?P<data>.*)$")

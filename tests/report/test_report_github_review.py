@@ -10,8 +10,8 @@ import pytest
 
 from ftlint.finding import Edit
 from ftlint.report import render
+from tests.helpers import EXAMPLE, GIT_IDENTITY, NON_ASCII_LINE, ft001, ft002, git, make_ctx, pr001, run_ftlint
 from tests.report.official_schemas import review_request_schema, review_request_validator
-from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 
 def review(findings, ctx):
@@ -148,18 +148,16 @@ def test_insertion_replaces_its_anchor_line_with_itself_plus_the_new_lines():
 def test_every_fix_of_the_bundled_example_is_a_suggestion():
     """The real fixes of ftlint/examples/bad_fault_handler.py (FT001: a two-line rewrite and a
     deletion) become suggestions that, applied as GitHub applies them, give the --fix result."""
-    from pathlib import Path
-
     from ftlint.config import Config
     from ftlint.engine import lint_paths
     from ftlint.registry import known_codes
     from ftlint.textedits import apply_edits
 
-    example = Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py"
+    example = EXAMPLE
     config = Config(root=example.parent)
     result = lint_paths([example], config, frozenset(known_codes()), cache_dir=None)
     fixable = [f for f in result.findings if f.fix]
-    assert len(fixable) >= 2
+    assert [(f.code, f.line) for f in fixable] == [("FT001", 29), ("FT001", 30)]
     source = example.read_text(encoding="utf-8").splitlines()
     for f in fixable:
         data = review([f], make_ctx(root=example.parent, cwd=example.parent, diff_lines=None))
@@ -201,36 +199,13 @@ def test_no_findings_has_non_empty_body():
 def test_ftlint_review_payload_end_to_end(tmp_path):
     """`ftlint review --format github-review` on a git-built pull request: the payload passes
     GitHub's request schema and each fix on changed lines is a suggestion over its lines."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    example = (Path(__file__).resolve().parents[2] / "ftlint" / "examples" / "bad_fault_handler.py").read_text()
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@e",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@e",
-    }
-
-    def git(*args):
-        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, env=env)
-
-    git("init", "-q")
+    example = EXAMPLE.read_text()
+    git("init", "-q", cwd=tmp_path)
     (tmp_path / "sentinel.py").write_text("x = 1\n")
-    git("add", ".")
-    git("commit", "-qm", "base")
+    git("add", ".", cwd=tmp_path)
+    git("commit", "-qm", "base", cwd=tmp_path)
     (tmp_path / "sentinel.py").write_text(example)
-    proc = subprocess.run(
-        [sys.executable, "-m", "ftlint", "review", "--base", "HEAD", "--format", "github-review"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    proc = run_ftlint("review", "--base", "HEAD", "--format", "github-review", cwd=tmp_path, env=GIT_IDENTITY)
     assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
     review_request_validator().validate(data)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+import markdown_it
 import pytest
 
 from ftlint.finding import Edit
 from ftlint.report import render
-from ftlint.report._common import md_inline
-from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
-
-markdown_it = pytest.importorskip("markdown_it")
+from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 
 def parse(text: str):
@@ -135,9 +133,16 @@ def test_fix_with_backticks_gets_longer_fence(ctx):
     assert fence.info == "diff" and "'```'" in fence.content and fence.markup == "````"
 
 
-def test_md_inline_unit():
-    assert md_inline("a|b") == "a\\|b"
-    assert md_inline("`x|y`") == "`x|y`"
-    assert md_inline("<x> & y") == "&lt;x&gt; &amp; y"
-    assert md_inline("中文🙂") == "中文🙂"
-    assert md_inline("1. one") == "1\\. one"
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        ("a|b", "a\\|b"),
+        ("`x|y`", "`x|y`"),  # code spans are kept as they are
+        ("<x> & y", "&lt;x&gt; &amp; y"),
+        ("中文🙂", "中文🙂"),
+        ("1. one", "1\\. one"),  # not a list item
+    ],
+)
+def test_a_message_is_inline_markdown(message, shown):
+    out = render("markdown", [ft002(message=message)], make_ctx())
+    assert "\n\n" + shown + "\n\n**Why is this bad?**" in out

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ftlint.report import FORMATS, render
+from tests.helpers import ft001, ft002, make_ctx, run_ftlint
 from tests.report.official_schemas import review_request_validator, reviewdog_validator, sarif_schema_validator
-from tests.report.report_fixtures import ft001, ft002, make_ctx
 
 # b"caf\xe9" is Latin-1, not UTF-8: os.fsdecode gives "caf\udce9".
 RAW_NAME = b"caf\xe9\nnew.py"
@@ -70,10 +68,6 @@ def test_github_and_markdown_keep_one_line():
     assert "`evil\\nname.py:40`" in md
 
 
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "ftlint", *args], cwd=cwd, capture_output=True, timeout=120)
-
-
 @pytest.fixture
 def odd_project(tmp_path: Path) -> Path:
     (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n", encoding="utf-8")
@@ -85,7 +79,9 @@ def odd_project(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_cli_output_file_with_a_non_utf8_name(odd_project: Path, fmt: str):
     report = odd_project / "report.out"
-    proc = run_cli("check", "--no-cache", "--format", fmt, "--output-file", str(report), ".", cwd=odd_project)
+    proc = run_ftlint(
+        "check", "--no-cache", "--format", fmt, "--output-file", str(report), ".", cwd=odd_project, binary=True
+    )
     assert proc.returncode == 1, proc.stderr.decode(errors="replace")
     assert b"Traceback" not in proc.stderr
     text = report.read_bytes().decode("utf-8")  # strict
@@ -93,7 +89,7 @@ def test_cli_output_file_with_a_non_utf8_name(odd_project: Path, fmt: str):
 
 
 def test_cli_stdout_text_with_a_newline_in_the_name(odd_project: Path):
-    proc = run_cli("check", "--no-cache", ".", cwd=odd_project)
+    proc = run_ftlint("check", "--no-cache", ".", cwd=odd_project, binary=True)
     assert proc.returncode == 1
     lines = proc.stdout.decode("utf-8").splitlines()
     assert lines[0].startswith("caf\\xe9\\nnew.py:3:9: FT005 ")
@@ -104,7 +100,7 @@ def test_failed_build_keeps_the_old_report(odd_project: Path, monkeypatch):
     """A run that fails before the report is complete leaves the previous report as it was."""
     report = odd_project / "report.json"
     report.write_text("old report\n", encoding="utf-8")
-    proc = run_cli("check", "--config", "missing.toml", "-o", str(report), ".", cwd=odd_project)
+    proc = run_ftlint("check", "--config", "missing.toml", "-o", str(report), ".", cwd=odd_project, binary=True)
     assert proc.returncode == 2 and report.read_text(encoding="utf-8") == "old report\n"
 
     import ftlint.report
@@ -125,7 +121,7 @@ def test_output_file_is_replaced_atomically_keeping_its_mode(odd_project: Path):
     report.write_text("old\n", encoding="utf-8")
     os.chmod(report, 0o640)
     before = os.stat(report).st_ino
-    proc = run_cli("check", "--no-cache", "-o", str(report), ".", cwd=odd_project)
+    proc = run_ftlint("check", "--no-cache", "-o", str(report), ".", cwd=odd_project, binary=True)
     assert proc.returncode == 1
     assert "FT005" in report.read_text(encoding="utf-8")
     assert os.stat(report).st_ino != before  # a new file renamed over the old one
@@ -134,7 +130,7 @@ def test_output_file_is_replaced_atomically_keeping_its_mode(odd_project: Path):
 
 
 def test_output_file_in_a_missing_directory_is_a_clear_error(odd_project: Path):
-    proc = run_cli("check", "--no-cache", "-o", "no/such/dir/r.txt", ".", cwd=odd_project)
+    proc = run_ftlint("check", "--no-cache", "-o", "no/such/dir/r.txt", ".", cwd=odd_project, binary=True)
     assert proc.returncode == 2
     assert proc.stderr.decode().strip().endswith("No such file or directory")
     assert b"--output-file no/such/dir/r.txt" in proc.stderr and b"Traceback" not in proc.stderr

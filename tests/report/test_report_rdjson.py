@@ -12,8 +12,8 @@ import pytest
 
 from ftlint.finding import Edit
 from ftlint.report import render
+from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 from tests.report.official_schemas import reviewdog_schema, reviewdog_validator
-from tests.report.report_fixtures import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 
 SCHEMA = reviewdog_schema()
 validator = reviewdog_validator

@@ -15,8 +15,7 @@ import pytest
 from ftlint.finding import Severity
 from ftlint.report import render
 from ftlint.report.fingerprint import line_hash_value, line_hashes
-from tests.report.official_schemas import multitool_validate, sarif_schema, sarif_schema_validator
-from tests.report.report_fixtures import (
+from tests.helpers import (
     NON_ASCII_LINE,
     ft001,
     ft002,
@@ -24,6 +23,7 @@ from tests.report.report_fixtures import (
     make_docs,
     pr001,
 )
+from tests.report.official_schemas import multitool_validate, sarif_schema, sarif_schema_validator
 
 #: The multitool's advice that ftlint cannot follow: no home page exists to name in
 #: ``driver.informationUri`` (ftlint invents no addresses; see README "Rule links").
@@ -271,6 +271,8 @@ def test_fingerprint_ignores_indentation_changes():
         return log["runs"][0]["results"][0]["partialFingerprints"]["primaryLocationLineHash"]
 
     assert fp(a) == fp(b)
+    # ... but not other text: the fingerprint is the line's, not a constant
+    assert fp(sarif([ft002(line_text="    evict_blocks(other)")])) != fp(a)
 
 
 def test_pr_only_findings_produce_empty_results():

@@ -6,7 +6,7 @@ import json
 
 from ftlint.finding import Finding
 from ftlint.report import render
-from tests.report.report_fixtures import NON_ASCII_LINE, ft002, pr001
+from tests.helpers import NON_ASCII_LINE, ft002, pr001
 
 
 def test_text_exact(findings, ctx):

@@ -5,22 +5,17 @@ No file of the project names an address or a release tag that does not exist."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT, run_ftlint, tracked_files
+
 HANDLER = """\
 class Sentinel:
     def on_fault(self, exc):
         self.engine.scheduler.finish_requests(None, 5)
 """
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ftlint", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def project(tmp_path: Path, table: str) -> Path:
@@ -32,7 +27,7 @@ def project(tmp_path: Path, table: str) -> Path:
 def outputs(cwd: Path) -> dict[str, str]:
     out = {}
     for fmt in ("sarif", "rdjson", "markdown", "github-review", "github", "json"):
-        proc = run("check", "--no-cache", "--format", fmt, "sentinel.py", cwd=cwd)
+        proc = run_ftlint("check", "--no-cache", "--format", fmt, "sentinel.py", cwd=cwd)
         assert proc.returncode == 1, proc.stderr
         out[fmt] = proc.stdout
     return out
@@ -76,22 +71,21 @@ def test_docs_url_template_links_every_format(tmp_path: Path):
     ],
 )
 def test_bad_docs_url_is_a_config_error(tmp_path: Path, value: str, message: str):
-    proc = run("check", "sentinel.py", cwd=project(tmp_path, f"docs-url = {value}\n"))
+    proc = run_ftlint("check", "sentinel.py", cwd=project(tmp_path, f"docs-url = {value}\n"))
     assert proc.returncode == 2 and "docs-url" in proc.stderr and message in proc.stderr, proc.stderr
 
 
 def test_rule_command_knows_pull_request_checks(tmp_path: Path):
-    proc = run("rule", "PR001", cwd=tmp_path)
+    proc = run_ftlint("rule", "PR001", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("# empty-description (PR001)")
 
 
 def test_no_invented_addresses_in_the_project():
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
     invented = ("github.com/" + "ftlint/ftlint", "rev: " + "v0.1.0")
     hits = []
-    for name in tracked.decode().split("\0"):
-        path = REPO / name
-        if not name or not path.is_file() or (path.suffix in (".json",) and "node_modules" in name):
+    for name in tracked_files():
+        path = ROOT / name
+        if not path.is_file() or (path.suffix in (".json",) and "node_modules" in name):
             continue
         text = path.read_bytes().decode("utf-8", "replace")
         hits += [f"{name}: {s}" for s in invented if s in text]
