@@ -137,7 +137,15 @@ def dirty_block_cached(snap: Snapshot, report: FaultReport, r: Reader) -> None:
                 continue
             text = _FTR01_PRIMARY if still[0] is key else _FTR01_SECONDARY
         violations.append(
-            Violation("FTR01", rid, text, block_id, hash_text(key), (index * bs, (index + 1) * bs), group)
+            Violation(
+                "FTR01",
+                rid,
+                text,
+                block_id,
+                key[:8].hex() if type(key) is bytes else hash_text(key),
+                (index * bs, (index + 1) * bs),
+                group,
+            )
         )
     report.dirty_evicted += evicted
 
@@ -163,7 +171,15 @@ def clean_block_evicted(snap: Snapshot, report: FaultReport, r: Reader) -> None:
             continue
         report.clean_evicted += 1
         violations.append(
-            Violation("FTR02", rid, _FTR02_TEXT, block_id, hash_text(key), (index * bs, (index + 1) * bs), group)
+            Violation(
+                "FTR02",
+                rid,
+                _FTR02_TEXT,
+                block_id,
+                key[:8].hex() if type(key) is bytes else hash_text(key),
+                (index * bs, (index + 1) * bs),
+                group,
+            )
         )
 
 
@@ -172,6 +188,7 @@ def _status_name(status: Any) -> str:
     return name if isinstance(name, str) else str(status)
 
 
+_UNSET = object()
 _STALE = V.CURRENT.counters[1]  # num_stale_output_tokens
 _IN_FLIGHT = V.TAIL_BOUNDARY[1]  # num_in_flight_tokens
 
@@ -183,18 +200,18 @@ def resume_blocked(snap: Snapshot, report: FaultReport, r: Reader) -> None:
     ``num_in_flight_tokens`` not reset (its confirmed boundary is off)."""
     codes = ("FTR03",)
     waiting = V.WAITING_STATUSES
-    names: dict[int, tuple[Any, Any]] = {}  # id(status) -> (status, its name): read once per status
-    for rid, req in zip(snap.request_ids, snap.request_objs):
+    last: Any = _UNSET  # the last status read and its name: most requests share a status
+    last_name: Any = None
+    for rid, req in zip(snap.request_ids, snap.request_objs, strict=True):
         # The usual request, in plain reads (the vocabulary's REQUEST_STATUS and counters):
         # not waiting, or waiting with nothing left over.  Unsure: the guarded reads decide.
         try:
             status = req.status
-            known = names.get(id(status))
-            if known is None:
-                known = names[id(status)] = (status, status.name)
-            name = known[1]
-            if type(name) is str:
-                if name not in waiting:
+            if status is not last:
+                last_name = status.name
+                last = status
+            if type(last_name) is str:
+                if last_name not in waiting:
                     continue
                 in_flight, stale = req.num_in_flight_tokens, req.num_stale_output_tokens
                 discard = getattr(req, V.ASYNC_DISCARD_FIELD, 0)
@@ -207,7 +224,7 @@ def resume_blocked(snap: Snapshot, report: FaultReport, r: Reader) -> None:
                 ):
                     continue
         except Exception:  # noqa: BLE001 - unsure (a property that raises, an odd type): the guarded reads decide
-            pass
+            last = _UNSET
         status = r.get(req, V.REQUEST_STATUS, "Request", codes)
         if is_missing(status):
             return
@@ -250,9 +267,7 @@ def resume_blocked(snap: Snapshot, report: FaultReport, r: Reader) -> None:
         if discard:
             state.append(f"async_tokens_to_discard={discard}")
         why = "; ".join(reasons)
-        report.violations.append(
-            Violation("FTR03", rid, f"back in the waiting queue with {', '.join(state)}: {why}")
-        )
+        report.violations.append(Violation("FTR03", rid, f"back in the waiting queue with {', '.join(state)}: {why}"))
 
 
 @runtime_check("FTR04", "placeholder-underflow")
@@ -343,7 +358,15 @@ def zeroing_not_recorded(snap: Snapshot, report: FaultReport, r: Reader) -> None
         if block_id in ids:
             continue
         report.violations.append(
-            Violation("FTR05", rid, _FTR05_TEXT, block_id, hash_text(key), (index * bs, (index + 1) * bs), group)
+            Violation(
+                "FTR05",
+                rid,
+                _FTR05_TEXT,
+                block_id,
+                key[:8].hex() if type(key) is bytes else hash_text(key),
+                (index * bs, (index + 1) * bs),
+                group,
+            )
         )
 
 
