@@ -143,3 +143,10 @@ WAITING_STATUSES = frozenset(
         "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR",
     }
 )
+# Other Request fields the runtime's state fingerprint compares (ftlint/runtime/vllm_cpu.py).
+REQUEST_BOOKKEEPING_FIELDS = ("num_preemptions", "spec_token_ids", "num_tokens", "is_prefill_chunk")
+
+# vLLM's own fault handler, which the pytest plugin wraps ("module:Class.method").
+SENTINEL_HANDLER = "vllm.v1.fault_tolerance.engine_core_sentinel:EngineCoreSentinel." + DEFAULT_FAULT_HANDLERS[0]
+# Where a fault handler's object keeps the scheduler: itself, .scheduler, .engine.scheduler.
+SCHEDULER_PATHS = ((), ("scheduler",), ("engine", "scheduler"))
