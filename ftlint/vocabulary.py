@@ -104,3 +104,47 @@ EFFECTS = {
 WHOLE_POOL_ATTRS = frozenset(
     {"blocks", "cached_block_hash_to_block", "cached_block_hashes_by_block", "free_block_queue"}
 )
+
+
+# -- What the runtime verifier reads (ftlint/runtime/snapshot.py and checks.py) ---------------
+# Attributes of vLLM objects, by owner.  The verifier's fast paths read some of these as
+# plain attributes; tests/runtime/test_runtime_vocabulary.py keeps them equal to these names.
+SCHEDULER_RUNNING = "running"  # Scheduler.running: the running requests
+SCHEDULER_REQUESTS = "requests"  # Scheduler.requests: request id -> Request
+SCHEDULER_KV_CACHE_MANAGER = KV_MANAGER_FREE[0]  # Scheduler.kv_cache_manager
+NEEDS_KV_CACHE_ZEROING = "needs_kv_cache_zeroing"  # Scheduler / KVCacheConfig flag
+KV_CACHE_CONFIG = "kv_cache_config"  # KVCacheManager.kv_cache_config
+KV_COORDINATOR = "coordinator"  # KVCacheManager.coordinator
+SINGLE_TYPE_MANAGERS = "single_type_managers"  # KVCacheCoordinator.single_type_managers
+BLOCK_POOL = "block_pool"  # KVCacheManager.block_pool (or the coordinator's)
+CACHED_BLOCK_MAP = "cached_block_hash_to_block"  # BlockPool: hash key -> cached block(s)
+SECONDARY_HASHES = "cached_block_hashes_by_block"  # BlockPool: block id -> its other hash keys
+CACHE_MAP_CONTAIN = "contain"  # BlockHashToBlockMap.contain(key, block_id)
+KV_CACHE_GROUP_ID = "kv_cache_group_id"  # SingleTypeKVCacheManager
+MANAGER_BLOCK_SIZE = "block_size"  # SingleTypeKVCacheManager.block_size
+NEW_BLOCK_IDS = "new_block_ids"  # SingleTypeKVCacheManager: blocks recorded for zeroing
+RECORDS_NEW_BLOCK_IDS = ("records_new_block_ids", "_record_new_block_ids")  # whether it records them
+REQUEST_ID = "request_id"  # Request.request_id
+REQUEST_STATUS = "status"  # Request.status (a RequestStatus; its .name is read)
+NUM_OUTPUT_PLACEHOLDERS = "num_output_placeholders"  # Request
+BLOCK_HASH_ATTR = "block_hash"  # KVCacheBlock.block_hash
+BLOCK_IS_NULL = "is_null"  # KVCacheBlock.is_null
+BLOCK_REF_CNT = "ref_cnt"  # KVCacheBlock.ref_cnt
+# RequestStatus names of a request that sits in a waiting queue.
+WAITING_STATUSES = frozenset(
+    {
+        "WAITING",
+        "PREEMPTED",
+        "WAITING_FOR_FSM",
+        "WAITING_FOR_REMOTE_KVS",
+        "WAITING_FOR_STREAMING_REQ",
+        "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR",
+    }
+)
+# Other Request fields the runtime's state fingerprint compares (ftlint/runtime/vllm_cpu.py).
+REQUEST_BOOKKEEPING_FIELDS = ("num_preemptions", "spec_token_ids", "num_tokens", "is_prefill_chunk")
+
+# vLLM's own fault handler, which the pytest plugin wraps ("module:Class.method").
+SENTINEL_HANDLER = "vllm.v1.fault_tolerance.engine_core_sentinel:EngineCoreSentinel." + DEFAULT_FAULT_HANDLERS[0]
+# Where a fault handler's object keeps the scheduler: itself, .scheduler, .engine.scheduler.
+SCHEDULER_PATHS = ((), ("scheduler",), ("engine", "scheduler"))

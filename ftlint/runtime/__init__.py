@@ -5,6 +5,7 @@ Importing this package is cheap: it imports neither vLLM nor torch (only
 :func:`assert_blocks_zeroed` do, when used).  See docs/runtime.md.
 """
 
+from .checks import CHECKS, RuntimeCheck, runtime_check, unregister_check
 from .device import assert_blocks_zeroed
 from .report import (
     CODES,
@@ -21,14 +22,18 @@ from .verify import (
 )
 
 __all__ = [
+    "CHECKS",
     "CODES",
     "FaultInvariantError",
     "FaultObservation",
     "FaultReport",
     "FaultVerificationWarning",
+    "RuntimeCheck",
     "Violation",
     "assert_blocks_zeroed",
     "check_fault_handling",
     "observe_fault_handling",
+    "runtime_check",
+    "unregister_check",
     "verify_fault_handling",
 ]

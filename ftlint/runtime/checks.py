@@ -1,32 +1,75 @@
-"""FTR01-FTR05: compare the entry snapshot with the state the handler left."""
+"""FTR01-FTR05: compare the entry snapshot with the state the handler left.
+
+A runtime check is one function registered with :func:`runtime_check`, which
+carries its code, its name, whether it raises by default and (its docstring)
+its doc.  :func:`run_checks` runs every registered check in registration
+order, unless the snapshot could not read what the check's code needs, and
+``report.CODES`` is filled from the same registry.  A check reads the
+snapshot, reads the scheduler's state after the handler through ``r`` (a
+:class:`Reader`: what is missing becomes "cannot verify" for the codes given)
+and appends :class:`Violation` objects to ``report.violations``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from ftlint import vocabulary as V
 
 from .report import CODES, FaultReport, Violation
 from .snapshot import (
     BLOCKS,
-    WAITING_STATUSES,
-    BlockRecord,
     Reader,
     Snapshot,
     gc_paused,
+    hash_text,
     is_missing,
 )
 
+CheckFunction = Callable[[Snapshot, FaultReport, Reader], None]
 
-def _block_violation(code: str, rec: BlockRecord, explanation: str) -> Violation:
-    return Violation(
-        code=code,
-        request_id=rec.request_id,
-        explanation=explanation,
-        block_id=rec.block_id,
-        block_hash=rec.hash_text,
-        token_range=rec.token_range,
-        group=rec.group,
-    )
+
+@dataclass(frozen=True)
+class RuntimeCheck:
+    """One registered runtime check."""
+
+    code: str
+    name: str
+    raises: bool  # raises by default (False: reported, raised only with strict=True)
+    run: CheckFunction
+
+    @property
+    def doc(self) -> str:
+        return inspect.getdoc(self.run) or ""
+
+
+#: code -> check, in registration order (the order the checks run and report in).
+CHECKS: dict[str, RuntimeCheck] = {}
+
+
+def runtime_check(code: str, name: str, *, raises: bool = True) -> Callable[[CheckFunction], CheckFunction]:
+    """Register the decorated ``fn(snap, report, r)`` as the runtime check ``code``
+    (``name``: the violation's name, e.g. ``"dirty-block-cached"``; ``raises=False``:
+    reported, raised only with ``strict=True``).  Its docstring is its doc."""
+
+    def register(fn: CheckFunction) -> CheckFunction:
+        known = CHECKS.get(code)
+        if known is not None and known.run is not fn:
+            raise ValueError(f"runtime check {code} is already registered ({known.run.__qualname__})")
+        CHECKS[code] = RuntimeCheck(code, name, raises, fn)
+        CODES[code] = (name, raises)
+        return fn
+
+    return register
+
+
+def unregister_check(code: str) -> None:
+    """Forget the runtime check ``code`` (tests that register one of their own)."""
+    CHECKS.pop(code, None)
+    CODES.pop(code, None)
 
 
 def run_checks(snap: Snapshot, report: FaultReport) -> None:
@@ -37,20 +80,13 @@ def run_checks(snap: Snapshot, report: FaultReport) -> None:
 
 def _run_checks(snap: Snapshot, report: FaultReport) -> None:
     exit_reader = Reader()
-    report.requests = len(snap.requests)
+    report.requests = len(snap.request_ids)
     report.dirty_total = len(snap.dirty)
     report.clean_total = len(snap.clean)
     blocked = _blocked(snap.missing)
-
-    cache = snap.cache
-    if cache is not None and cache.ok and ("FTR01" not in blocked or "FTR02" not in blocked):
-        _check_cache(snap, report, blocked)
-    if "FTR03" not in blocked:
-        _check_resume(snap, report, exit_reader)
-    if "FTR04" not in blocked:
-        _check_placeholders(snap, report, exit_reader)
-    if snap.zeroing and "FTR05" not in _blocked(snap.missing):
-        _check_zeroing(snap, report, exit_reader)
+    for check in list(CHECKS.values()):
+        if check.code not in blocked:
+            check.run(snap, report, exit_reader)
 
     for name, codes in sorted({**snap.missing, **exit_reader.missing}.items()):
         for code in sorted(codes):
@@ -64,42 +100,87 @@ def _blocked(missing: dict[str, set[str]]) -> set[str]:
     return out
 
 
-def _check_cache(snap: Snapshot, report: FaultReport, blocked: set[str]) -> None:
+# -- the checks (registration order is the report's order) ---------------------------
+
+_FTR01_TEXT = (
+    "written by a step whose output was lost, yet {} still maps to this block in the prefix "
+    "cache: a later request with this prefix would reuse KV that was never computed"
+)
+_FTR01_PRIMARY = _FTR01_TEXT.format("its hash")
+_FTR01_SECONDARY = _FTR01_TEXT.format("a secondary hash")
+
+
+@runtime_check("FTR01", "dirty-block-cached")
+def dirty_block_cached(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+    """After the handler, a dirty block's hash (or a secondary hash) still maps to that
+    block in ``block_pool.cached_block_hash_to_block``: a later request with this prefix,
+    or the resumed request, gets a prefix hit on KV that was never computed.  Counts
+    ``dirty_evicted``."""
     cache = snap.cache
-    assert cache is not None
+    if cache is None or not cache.ok:
+        return
     contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
-    for rec in snap.dirty:
-        keys = rec.keys
-        if len(keys) == 1:
-            still: Sequence[Any] = keys if contains(keys[0], rec.block_id) else ()
+    extra = snap.extra_keys
+    violations = report.violations
+    evicted = 0
+    for rid, group, index, block_id, _block, key, bs in snap.dirty:
+        keys = extra.get((group, block_id)) if extra else None
+        if keys is None:
+            if not contains(key, block_id):
+                evicted += 1
+                continue
+            text = _FTR01_PRIMARY
         else:
-            still = [k for k in keys if contains(k, rec.block_id)]
-        if not still:
-            report.dirty_evicted += 1
-        elif "FTR01" not in blocked:
-            which = "its hash" if still[0] is rec.keys[0] else "a secondary hash"
-            report.violations.append(
-                _block_violation(
-                    "FTR01",
-                    rec,
-                    f"written by a step whose output was lost, yet {which} still maps "
-                    "to this block in the prefix cache: a later request with this "
-                    "prefix would reuse KV that was never computed",
-                )
+            still: Sequence[Any] = [k for k in keys if contains(k, block_id)]
+            if not still:
+                evicted += 1
+                continue
+            text = _FTR01_PRIMARY if still[0] is key else _FTR01_SECONDARY
+        violations.append(
+            Violation(
+                "FTR01",
+                rid,
+                text,
+                block_id,
+                key[:8].hex() if type(key) is bytes else hash_text(key),
+                (index * bs, (index + 1) * bs),
+                group,
             )
-    for rec in snap.clean:
-        if contains(rec.keys[0], rec.block_id):
+        )
+    report.dirty_evicted += evicted
+
+
+_FTR02_TEXT = (
+    "confirmed (computed by a step that succeeded) but evicted from the prefix cache: "
+    "the resumed request loses this KV reuse"
+)
+
+
+@runtime_check("FTR02", "clean-block-evicted", raises=False)
+def clean_block_evicted(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+    """A clean, cached block of a faulted request was evicted (over-eviction, e.g.
+    ``reset_prefix_cache()``): not a correctness bug, but the resumed request recomputes
+    its prefix.  Counts ``clean_evicted``; raises only with ``strict=True``."""
+    cache = snap.cache
+    if cache is None or not cache.ok:
+        return
+    contains = cache._contain or cache.contains
+    violations = report.violations
+    for rid, group, index, block_id, _block, key, bs in snap.clean:
+        if contains(key, block_id):
             continue
         report.clean_evicted += 1
-        if "FTR02" not in blocked:
-            report.violations.append(
-                _block_violation(
-                    "FTR02",
-                    rec,
-                    "confirmed (computed by a step that succeeded) but evicted from "
-                    "the prefix cache: the resumed request loses this KV reuse",
-                )
+        violations.append(
+            Violation(
+                "FTR02",
+                rid,
+                _FTR02_TEXT,
+                block_id,
+                key[:8].hex() if type(key) is bytes else hash_text(key),
+                (index * bs, (index + 1) * bs),
+                group,
             )
+        )
 
 
 def _status_name(status: Any) -> str:
@@ -107,47 +188,56 @@ def _status_name(status: Any) -> str:
     return name if isinstance(name, str) else str(status)
 
 
-def _resume_clean(req: Any) -> bool:
-    """Plain reads for the usual request: not waiting, or waiting with nothing left over.
-    False when unsure (a field missing or odd): the guarded reads decide."""
-    try:
-        name = req.status.name
-        if type(name) is not str:
-            return False
-        if name not in WAITING_STATUSES:
-            return True
-        in_flight, stale = req.num_in_flight_tokens, req.num_stale_output_tokens
-        discard = getattr(req, "async_tokens_to_discard", 0)
-        return (
-            type(in_flight) is int
-            and in_flight == 0
-            and type(stale) is int
-            and stale <= 0
-            and not (isinstance(discard, int) and discard > 0)
-        )
-    except Exception:  # noqa: BLE001 - unsure (a property that raises, an odd type): the guarded reads decide
-        return False
+_UNSET = object()
+_STALE = V.CURRENT.counters[1]  # num_stale_output_tokens
+_IN_FLIGHT = V.TAIL_BOUNDARY[1]  # num_in_flight_tokens
 
 
-def _check_resume(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+@runtime_check("FTR03", "resume-blocked")
+def resume_blocked(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+    """A request the handler sent back to waiting still has counters from the lost step:
+    stale output it waits for (hang), a stale frame it will drop (the first good one), or
+    ``num_in_flight_tokens`` not reset (its confirmed boundary is off)."""
     codes = ("FTR03",)
-    for rr in snap.requests:
-        req = rr.request
-        if _resume_clean(req):
-            continue
-        status = r.get(req, "status", "Request", codes)
+    waiting = V.WAITING_STATUSES
+    last: Any = _UNSET  # the last status read and its name: most requests share a status
+    last_name: Any = None
+    for rid, req in zip(snap.request_ids, snap.request_objs, strict=True):
+        # The usual request, in plain reads (the vocabulary's REQUEST_STATUS and counters):
+        # not waiting, or waiting with nothing left over.  Unsure: the guarded reads decide.
+        try:
+            status = req.status
+            if status is not last:
+                last_name = status.name
+                last = status
+            if type(last_name) is str:
+                if last_name not in waiting:
+                    continue
+                in_flight, stale = req.num_in_flight_tokens, req.num_stale_output_tokens
+                discard = getattr(req, V.ASYNC_DISCARD_FIELD, 0)
+                if (
+                    type(in_flight) is int
+                    and in_flight == 0
+                    and type(stale) is int
+                    and stale <= 0
+                    and not (isinstance(discard, int) and discard > 0)
+                ):
+                    continue
+        except Exception:  # noqa: BLE001 - unsure (a property that raises, an odd type): the guarded reads decide
+            last = _UNSET
+        status = r.get(req, V.REQUEST_STATUS, "Request", codes)
         if is_missing(status):
             return
-        if _status_name(status) not in WAITING_STATUSES:
+        if _status_name(status) not in waiting:
             continue
-        in_flight = r.int_(req, "num_in_flight_tokens", "Request", codes)
+        in_flight = r.int_(req, _IN_FLIGHT, "Request", codes)
         if is_missing(in_flight):
             return
-        stale = r.opt(req, "num_stale_output_tokens")
-        drop = r.opt(req, "drop_stale_output")
-        discard = r.opt(req, "async_tokens_to_discard")
+        stale = r.opt(req, _STALE)
+        drop = r.opt(req, V.DROP_STALE_OUTPUT)
+        discard = r.opt(req, V.ASYNC_DISCARD_FIELD)
         if is_missing(stale) and is_missing(discard):
-            r.miss("Request.num_stale_output_tokens (or async_tokens_to_discard)", codes)
+            r.miss(f"Request.{_STALE} (or {V.ASYNC_DISCARD_FIELD})", codes)
             return
         stale = 0 if is_missing(stale) or not isinstance(stale, int) else stale
         discard = 0 if is_missing(discard) or not isinstance(discard, int) else discard
@@ -177,25 +267,33 @@ def _check_resume(snap: Snapshot, report: FaultReport, r: Reader) -> None:
         if discard:
             state.append(f"async_tokens_to_discard={discard}")
         why = "; ".join(reasons)
-        problems = state
-        report.violations.append(
-            Violation(
-                code="FTR03",
-                request_id=rr.request_id,
-                explanation=f"back in the waiting queue with {', '.join(problems)}: {why}",
-            )
-        )
+        report.violations.append(Violation("FTR03", rid, f"back in the waiting queue with {', '.join(state)}: {why}"))
 
 
-def _check_placeholders(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+@runtime_check("FTR04", "placeholder-underflow")
+def placeholder_underflow(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+    """A request in the scheduler (running on entry, or in ``Scheduler.requests`` after)
+    has ``num_output_placeholders < 0``: a late or replayed output frame was counted
+    twice."""
     codes = ("FTR04",)
-    seen: set[int] = set()
-    requests: list[Any] = [rr.request for rr in snap.requests]
-    table = r.opt(snap.scheduler, "requests")
+    requests: list[Any] = list(snap.request_objs)
+    table = r.opt(snap.scheduler, V.SCHEDULER_REQUESTS)
     if not is_missing(table):
         values = getattr(table, "values", None)
         if values is not None:
             requests.extend(values())
+    # The usual case: every count a plain int >= 0 (the vocabulary's NUM_OUTPUT_PLACEHOLDERS,
+    # read as a plain attribute): nothing to report.  Else the guarded loop below decides.
+    try:
+        for req in requests:
+            value = req.num_output_placeholders
+            if type(value) is not int or value < 0:
+                break
+        else:
+            return
+    except Exception:  # noqa: BLE001 - anything odd is read again through the guarded reads
+        pass
+    seen: set[int] = set()
     for req in requests:
         if id(req) in seen:
             continue
@@ -206,51 +304,70 @@ def _check_placeholders(snap: Snapshot, report: FaultReport, r: Reader) -> None:
                 continue
         except Exception:  # noqa: BLE001 - anything odd is read again through the guarded read
             pass
-        value = r.int_(req, "num_output_placeholders", "Request", codes)
+        value = r.int_(req, V.NUM_OUTPUT_PLACEHOLDERS, "Request", codes)
         if is_missing(value):
             return
         if value < 0:
-            rid = r.opt(req, "request_id")
+            rid = r.opt(req, V.REQUEST_ID)
             report.violations.append(
                 Violation(
-                    code="FTR04",
-                    request_id=str(rid),
-                    explanation=f"num_output_placeholders={value} (< 0): a late or "
-                    "replayed output frame was counted twice",
+                    "FTR04",
+                    str(rid),
+                    f"num_output_placeholders={value} (< 0): a late or replayed output frame was counted twice",
                 )
             )
 
 
-def _check_zeroing(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+_FTR05_TEXT = (
+    "KV zeroing is required and this dirty block is still allocated, but it was not recorded "
+    "for zeroing (record_blocks_for_zeroing from a block-aligned start, before anything "
+    "frees): its stale contents are read as state"
+)
+
+
+@runtime_check("FTR05", "zeroing-not-recorded")
+def zeroing_not_recorded(snap: Snapshot, report: FaultReport, r: Reader) -> None:
+    """KV zeroing is required (``needs_kv_cache_zeroing``) and a dirty block is still
+    allocated after the handler (``ref_cnt > 0``) but was not recorded for zeroing
+    (``new_block_ids``)."""
+    if not snap.zeroing:
+        return
     codes = ("FTR05",)
     recorded: dict[int, set[int]] = {}
     for m in snap.managers:
         if not m.records_zeroing:
             continue
-        ids = r.get(m.manager, "new_block_ids", "SingleTypeKVCacheManager", codes)
+        ids = r.get(m.manager, V.NEW_BLOCK_IDS, "SingleTypeKVCacheManager", codes)
         if is_missing(ids):
             return
         recorded.setdefault(m.group, set()).update(ids)
-    for rec in snap.dirty:
-        if rec.group not in recorded:
+    for rid, group, index, block_id, block, key, bs in snap.dirty:
+        ids = recorded.get(group)
+        if ids is None:
             continue  # this group's blocks are not zeroed (e.g. Mamba state)
-        ref_cnt = r.int_(rec.block, "ref_cnt", "KVCacheBlock", codes)
-        if is_missing(ref_cnt):
-            return
+        try:  # plain read of the vocabulary's BLOCK_REF_CNT; anything odd through the guarded read
+            ref_cnt = block.ref_cnt
+            if type(ref_cnt) is not int:
+                raise TypeError
+        except Exception:  # noqa: BLE001 - read again, guarded: it reports what is missing
+            ref_cnt = r.int_(block, V.BLOCK_REF_CNT, "KVCacheBlock", codes)
+            if is_missing(ref_cnt):
+                return
         if ref_cnt <= 0:
             continue  # freed: vLLM re-records it for zeroing when it reallocates it
-        if rec.block_id in recorded[rec.group]:
+        if block_id in ids:
             continue
         report.violations.append(
-            _block_violation(
+            Violation(
                 "FTR05",
-                rec,
-                "KV zeroing is required and this dirty block is still allocated, but "
-                "it was not recorded for zeroing (record_blocks_for_zeroing from a "
-                "block-aligned start, before anything frees): its stale contents "
-                "are read as state",
+                rid,
+                _FTR05_TEXT,
+                block_id,
+                key[:8].hex() if type(key) is bytes else hash_text(key),
+                (index * bs, (index + 1) * bs),
+                group,
             )
         )
 
 
-__all__ = ["BLOCKS", "run_checks"]
+__all__ = ["BLOCKS", "CHECKS", "RuntimeCheck", "run_checks", "runtime_check", "unregister_check"]

@@ -24,7 +24,9 @@ from typing import Any, cast
 
 import pytest
 
-DEFAULT_TARGET = "vllm.v1.fault_tolerance.engine_core_sentinel:EngineCoreSentinel.on_fault"
+from ftlint import vocabulary as V
+
+DEFAULT_TARGET = V.SENTINEL_HANDLER
 PLUGIN_NAME = "ftlint-verifier"
 MARKER = "ftlint_verify"
 _LOCK_ATTRS = ("_fault_lock", "fault_lock", "_lock", "lock")
@@ -105,12 +107,12 @@ def resolve_target(dotted: str) -> tuple[Any, str]:
 
 
 def _looks_like_scheduler(obj: Any) -> bool:
-    return hasattr(obj, "kv_cache_manager") and hasattr(obj, "running")
+    return hasattr(obj, V.SCHEDULER_KV_CACHE_MANAGER) and hasattr(obj, V.SCHEDULER_RUNNING)
 
 
 def find_scheduler(*candidates: Any) -> Any:
     for obj in candidates:
-        for path in ((), ("scheduler",), ("engine", "scheduler")):
+        for path in V.SCHEDULER_PATHS:
             cur = obj
             for name in path:
                 cur = getattr(cur, name, None)

@@ -17,22 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ftlint import vocabulary as V
+
 ALL = ("FTR01", "FTR02", "FTR03", "FTR04", "FTR05")
 BLOCKS = ("FTR01", "FTR02", "FTR05")  # the checks that classify blocks
 
 _MISSING = object()
-
-# Statuses of a request that sits in a waiting queue (vLLM's RequestStatus names).
-WAITING_STATUSES = frozenset(
-    {
-        "WAITING",
-        "PREEMPTED",
-        "WAITING_FOR_FSM",
-        "WAITING_FOR_REMOTE_KVS",
-        "WAITING_FOR_STREAMING_REQ",
-        "WAITING_FOR_STRUCTURED_OUTPUT_GRAMMAR",
-    }
-)
 
 
 class Reader:
@@ -74,6 +64,8 @@ def is_missing(value: Any) -> bool:
 
 def hash_text(key: Any) -> str:
     """Short printable form of a block hash key (hash bytes + group id)."""
+    if type(key) is bytes:  # vLLM's keys: the usual case, a quarter of the general one's cost
+        return key[:8].hex()
     if isinstance(key, (bytes, bytearray)):
         return bytes(key[:8]).hex()
     text = repr(key)
@@ -89,18 +81,18 @@ class CacheMap:
 
     def __init__(self, pool: Any, reader: Reader) -> None:
         self.ok = False
-        self._map = reader.get(pool, "cached_block_hash_to_block", "BlockPool", ("FTR01", "FTR02"))
+        self._map = reader.get(pool, V.CACHED_BLOCK_MAP, "BlockPool", ("FTR01", "FTR02"))
         if is_missing(self._map):
             return
-        self._contain = getattr(self._map, "contain", None)
+        self._contain = getattr(self._map, V.CACHE_MAP_CONTAIN, None)
         if self._contain is None and not isinstance(self._map, Mapping):
             reader.miss(
-                f"BlockPool.cached_block_hash_to_block.contain (unknown map type {type(self._map).__name__})",
+                f"BlockPool.{V.CACHED_BLOCK_MAP}.{V.CACHE_MAP_CONTAIN} (unknown map type {type(self._map).__name__})",
                 ("FTR01", "FTR02"),
             )
             return
         self.ok = True
-        secondary = reader.opt(pool, "cached_block_hashes_by_block")
+        secondary = reader.opt(pool, V.SECONDARY_HASHES)
         self.secondary: Mapping[int, Any] = secondary if isinstance(secondary, Mapping) else {}
 
     def contains(self, key: Any, block_id: int) -> bool:
@@ -113,7 +105,7 @@ class CacheMap:
             return block_id in value
         if isinstance(value, int):
             return value == block_id
-        return getattr(value, "block_id", None) == block_id
+        return getattr(value, V.BLOCK_ID_ATTR, None) == block_id
 
     def keys_of(self, block_id: int, primary: Any) -> tuple[Any, ...]:
         extra = self.secondary.get(block_id, ())
@@ -125,27 +117,29 @@ class CacheMap:
 
 
 class BlockRecord(NamedTuple):
-    """One recorded block: a tuple (one per dirty or clean-cached block, made with
-    ``tuple.__new__``: a dataclass per block cost more than the handler it watches)."""
+    """The layout of one recorded block.  The snapshot keeps each block as a plain tuple
+    in this order (one per dirty or clean-cached block: a NamedTuple or dataclass per
+    block cost more than the handler it watches); :meth:`of` names the fields of one."""
 
     request_id: str
     group: int
     index: int  # type: ignore[assignment]  # the field shadows tuple.index (a public name, kept)
     block_id: int
     block: Any
-    keys: tuple[Any, ...]
+    key: Any  # the block's hash key on entry (its secondary keys: Snapshot.extra_keys)
     block_size: int
+
+    @classmethod
+    def of(cls, rec: tuple) -> BlockRecord:
+        return tuple.__new__(cls, rec)
 
     @property
     def hash_text(self) -> str:
-        return hash_text(self.keys[0])
+        return hash_text(self.key)
 
     @property
     def token_range(self) -> tuple[int, int]:
         return (self.index * self.block_size, (self.index + 1) * self.block_size)
-
-
-_new_record = tuple.__new__
 
 
 @dataclass
@@ -156,26 +150,23 @@ class ManagerRecord:
     records_zeroing: bool
 
 
-class RequestRecord(NamedTuple):
-    request_id: str
-    request: Any
-    num_computed_tokens: Any
-    num_in_flight_tokens: Any
-
-    @property
-    def confirmed(self) -> int:
-        return self.num_computed_tokens - self.num_in_flight_tokens
-
-
 @dataclass
 class Snapshot:
-    """The state recorded on entry to a fault handler."""
+    """The state recorded on entry to a fault handler.
+
+    ``request_ids``/``request_objs``: the running requests (readable ones), in order.
+    ``dirty``/``clean``: one plain tuple per block, laid out as :class:`BlockRecord`.
+    ``extra_keys``: ``(group, block_id) -> (key, *secondary keys)`` for the recorded blocks
+    that have secondary hash keys (none in the usual case).
+    """
 
     scheduler: Any
-    requests: list[RequestRecord] = field(default_factory=list)
+    request_ids: list[str] = field(default_factory=list)
+    request_objs: list[Any] = field(default_factory=list)
     managers: list[ManagerRecord] = field(default_factory=list)
-    dirty: list[BlockRecord] = field(default_factory=list)
-    clean: list[BlockRecord] = field(default_factory=list)
+    dirty: list[tuple] = field(default_factory=list)
+    clean: list[tuple] = field(default_factory=list)
+    extra_keys: dict[tuple[int, int], tuple[Any, ...]] = field(default_factory=dict)
     cache: CacheMap | None = None
     zeroing: bool = False
     reader: Reader = field(default_factory=Reader)
@@ -185,44 +176,48 @@ class Snapshot:
     def missing(self) -> dict[str, set[str]]:
         return self.reader.missing
 
+    def keys_of(self, group: int, block_id: int, key: Any) -> tuple[Any, ...]:
+        """Every hash key recorded for a block (its primary key first)."""
+        extra = self.extra_keys
+        return extra.get((group, block_id), (key,)) if extra else (key,)
+
 
 def managers_of(scheduler: Any, reader: Reader) -> tuple[Any, list[Any]]:
     """(block_pool, [single-type manager per KV-cache group]) or missing."""
-    kvm = reader.get(scheduler, "kv_cache_manager", "Scheduler", BLOCKS)
+    kvm = reader.get(scheduler, V.SCHEDULER_KV_CACHE_MANAGER, "Scheduler", BLOCKS)
     if is_missing(kvm):
         return _MISSING, []
-    coordinator = reader.get(kvm, "coordinator", "KVCacheManager", BLOCKS)
+    coordinator = reader.get(kvm, V.KV_COORDINATOR, "KVCacheManager", BLOCKS)
     managers: Any = _MISSING
     if not is_missing(coordinator):
-        managers = reader.get(coordinator, "single_type_managers", "KVCacheCoordinator", BLOCKS)
-    pool = reader.opt(kvm, "block_pool")
+        managers = reader.get(coordinator, V.SINGLE_TYPE_MANAGERS, "KVCacheCoordinator", BLOCKS)
+    pool = reader.opt(kvm, V.BLOCK_POOL)
     if is_missing(pool) and not is_missing(coordinator):
-        pool = reader.opt(coordinator, "block_pool")
+        pool = reader.opt(coordinator, V.BLOCK_POOL)
     if is_missing(pool):
-        reader.miss("KVCacheManager.block_pool", BLOCKS)
+        reader.miss(f"KVCacheManager.{V.BLOCK_POOL}", BLOCKS)
     if is_missing(managers):
         return pool, []
     try:
         return pool, list(managers)
     except TypeError:
-        reader.miss("KVCacheCoordinator.single_type_managers (not iterable)", BLOCKS)
+        reader.miss(f"KVCacheCoordinator.{V.SINGLE_TYPE_MANAGERS} (not iterable)", BLOCKS)
         return pool, []
 
 
 def zeroing_required(scheduler: Any, reader: Reader, managers: list[Any]) -> bool:
-    for owner, _where in ((scheduler, "Scheduler"),):
-        flag = reader.opt(owner, "needs_kv_cache_zeroing")
-        if not is_missing(flag):
-            return bool(flag)
-    kvm = reader.opt(scheduler, "kv_cache_manager")
-    cfg = reader.opt(kvm, "kv_cache_config") if not is_missing(kvm) else _MISSING
+    flag = reader.opt(scheduler, V.NEEDS_KV_CACHE_ZEROING)
+    if not is_missing(flag):
+        return bool(flag)
+    kvm = reader.opt(scheduler, V.SCHEDULER_KV_CACHE_MANAGER)
+    cfg = reader.opt(kvm, V.KV_CACHE_CONFIG) if not is_missing(kvm) else _MISSING
     if not is_missing(cfg):
-        flag = reader.opt(cfg, "needs_kv_cache_zeroing")
+        flag = reader.opt(cfg, V.NEEDS_KV_CACHE_ZEROING)
         if not is_missing(flag):
             return bool(flag)
     # No flag anywhere: if the zeroing machinery exists, the flag was renamed.
-    if any(not is_missing(reader.opt(m, "new_block_ids")) for m in managers):
-        reader.miss("Scheduler.needs_kv_cache_zeroing", ("FTR05",))
+    if any(not is_missing(reader.opt(m, V.NEW_BLOCK_IDS)) for m in managers):
+        reader.miss(f"Scheduler.{V.NEEDS_KV_CACHE_ZEROING}", ("FTR05",))
     return False
 
 
@@ -251,7 +246,7 @@ def take_snapshot(scheduler: Any) -> Snapshot:
 def _take_snapshot(scheduler: Any) -> Snapshot:
     snap = Snapshot(scheduler=scheduler)
     r = snap.reader
-    running = r.get(scheduler, "running", "Scheduler", ALL)
+    running = r.get(scheduler, V.SCHEDULER_RUNNING, "Scheduler", ALL)
     if is_missing(running):
         return snap
     running = list(running)
@@ -261,19 +256,21 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
     snap.zeroing = zeroing_required(scheduler, r, managers)
 
     for group, mgr in enumerate(managers):
-        gid = r.opt(mgr, "kv_cache_group_id")
+        gid = r.opt(mgr, V.KV_CACHE_GROUP_ID)
         group_id = gid if isinstance(gid, int) else group
-        bs = r.int_(mgr, "block_size", "SingleTypeKVCacheManager", BLOCKS)
-        rec = r.opt(mgr, "records_new_block_ids")
-        if is_missing(rec):
-            rec = r.opt(mgr, "_record_new_block_ids")
+        bs = r.int_(mgr, V.MANAGER_BLOCK_SIZE, "SingleTypeKVCacheManager", BLOCKS)
+        rec = _MISSING
+        for name in V.RECORDS_NEW_BLOCK_IDS:
+            rec = r.opt(mgr, name)
+            if not is_missing(rec):
+                break
         records = True if is_missing(rec) else bool(rec)
         if not is_missing(bs) and bs > 0:
             snap.managers.append(ManagerRecord(group_id, mgr, bs, records))
     if snap.zeroing:
         for m in snap.managers:
-            if m.records_zeroing and is_missing(r.opt(m.manager, "new_block_ids")):
-                r.miss("SingleTypeKVCacheManager.new_block_ids", ("FTR05",))
+            if m.records_zeroing and is_missing(r.opt(m.manager, V.NEW_BLOCK_IDS)):
+                r.miss(f"SingleTypeKVCacheManager.{V.NEW_BLOCK_IDS}", ("FTR05",))
 
     cache = snap.cache
     cache_ok = cache is not None and cache.ok
@@ -281,9 +278,13 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
         secondary = cache.secondary
         contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
     plan: list[tuple] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
-    requests = snap.requests
+    ids_append, objs_append = snap.request_ids.append, snap.request_objs.append
+    dirty, clean, extra_keys = snap.dirty, snap.clean, snap.extra_keys
+    d_append, c_append = dirty.append, clean.append
     for request in running:
-        try:  # the usual case in one go; anything odd is read again, guarded
+        # The fast path reads the vocabulary's TAIL_BOUNDARY and REQUEST_ID as plain
+        # attributes; anything odd is read again through the guarded reads.
+        try:
             rid = request.request_id
             computed = request.num_computed_tokens
             in_flight = request.num_in_flight_tokens
@@ -291,17 +292,20 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
         except Exception:  # noqa: BLE001 - anything odd is read again, guarded
             plain = False
         if not plain:
-            rid = r.get(request, "request_id", "Request", ALL)
+            rid = r.get(request, V.REQUEST_ID, "Request", ALL)
             if is_missing(rid):
                 continue
-            computed = r.int_(request, "num_computed_tokens", "Request", BLOCKS)
-            in_flight = r.int_(request, "num_in_flight_tokens", "Request", BLOCKS)
-        rid = str(rid)
-        rr = _new_record(RequestRecord, (rid, request, computed, in_flight))
-        requests.append(rr)
-        if cache is None or not cache_ok or is_missing(computed) or is_missing(in_flight):
+            computed = r.int_(request, V.TAIL_BOUNDARY[0], "Request", BLOCKS)
+            in_flight = r.int_(request, V.TAIL_BOUNDARY[1], "Request", BLOCKS)
+        if type(rid) is not str:
+            rid = str(rid)
+        ids_append(rid)
+        objs_append(request)
+        if not cache_ok or (not plain and (is_missing(computed) or is_missing(in_flight))):
             continue
-        confirmed = max(computed - in_flight, 0)
+        confirmed = computed - in_flight
+        if confirmed < 0:
+            confirmed = 0
         if plan is None:
             plan = []
             for m in snap.managers:
@@ -310,16 +314,15 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
                     plan.append((m, getter, snap.seen.setdefault(m.group, set()), m.group, m.block_size))
         # The request's dirty tail (index >= confirmed // block_size, not null, hashed) and
         # its clean prefix blocks that are in the prefix cache, each block once per group,
-        # in plain reads; a block with a missing or odd field makes the guarded loop redo
-        # this request and group, so it reports what is missing exactly as before.
+        # in plain reads (the vocabulary's BLOCK_IS_NULL, BLOCK_HASH_ATTR, BLOCK_ID_ATTR); a
+        # block with a missing or odd field undoes this request and group's records and
+        # the guarded loop redoes them, so it reports what is missing exactly as before.
         for m, getter, seen, group, block_size in plan:
             blocks = getter(rid)  # .get(): never insert into the defaultdict
             if not blocks:
                 continue
             boundary = confirmed // block_size
-            dirty: list[BlockRecord] = []
-            clean: list[BlockRecord] = []
-            mine: set[int] = set()
+            nd, nc = len(dirty), len(clean)
             try:
                 for index, block in enumerate(blocks):
                     is_null = block.is_null
@@ -327,36 +330,47 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
                     block_id = block.block_id
                     if type(block_id) is not int:
                         raise _Odd
-                    if is_null or key is None or block_id in seen or block_id in mine:
+                    if is_null or key is None or block_id in seen:
                         continue
-                    extra = secondary.get(block_id) if secondary else None
-                    keys = cache.keys_of(block_id, key) if extra else (key,)
-                    if index >= boundary:
-                        dirty.append(_new_record(BlockRecord, (rid, group, index, block_id, block, keys, block_size)))
-                        mine.add(block_id)
-                    elif any(contains(k, block_id) for k in keys) if extra else contains(key, block_id):
-                        clean.append(_new_record(BlockRecord, (rid, group, index, block_id, block, keys, block_size)))
-                        mine.add(block_id)
+                    if secondary and secondary.get(block_id):
+                        keys = cache.keys_of(block_id, key)
+                        if index >= boundary or any(contains(k, block_id) for k in keys):
+                            (d_append if index >= boundary else c_append)(
+                                (rid, group, index, block_id, block, key, block_size)
+                            )
+                            seen.add(block_id)
+                            if len(keys) > 1:
+                                extra_keys[(group, block_id)] = keys
+                    elif index >= boundary:
+                        d_append((rid, group, index, block_id, block, key, block_size))
+                        seen.add(block_id)
+                    elif contains(key, block_id):
+                        c_append((rid, group, index, block_id, block, key, block_size))
+                        seen.add(block_id)
             except Exception:  # noqa: BLE001 - a missing field (or a property that raises), an odd type
-                _record_blocks_guarded(snap, rr, m, blocks, boundary)
-                continue
-            if mine:
-                seen |= mine
-                if dirty:
-                    snap.dirty += dirty
-                if clean:
-                    snap.clean += clean
+                _undo(snap, seen, group, nd, nc)
+                _record_blocks_guarded(snap, rid, m, blocks, boundary)
     return snap
+
+
+def _undo(snap: Snapshot, seen: set[int], group: int, nd: int, nc: int) -> None:
+    """Forget the records of one request and group made since ``len(dirty), len(clean)``
+    were ``nd, nc`` (the fast loop met a block it cannot read plainly)."""
+    for records, n in ((snap.dirty, nd), (snap.clean, nc)):
+        for rec in records[n:]:
+            seen.discard(rec[3])
+            snap.extra_keys.pop((group, rec[3]), None)
+        del records[n:]
 
 
 def _blocks_getter(r: Reader, m: ManagerRecord) -> Any:
     """``req_to_blocks.get`` of one manager (``.get()``: never insert into the defaultdict)."""
-    req_to_blocks = r.get(m.manager, "req_to_blocks", "SingleTypeKVCacheManager", BLOCKS)
+    req_to_blocks = r.get(m.manager, V.REQ_TO_BLOCKS, "SingleTypeKVCacheManager", BLOCKS)
     if is_missing(req_to_blocks):
         return None
     getter = getattr(req_to_blocks, "get", None)
     if getter is None:
-        r.miss("SingleTypeKVCacheManager.req_to_blocks.get", BLOCKS)
+        r.miss(f"SingleTypeKVCacheManager.{V.REQ_TO_BLOCKS}.get", BLOCKS)
     return getter
 
 
@@ -364,15 +378,15 @@ class _Odd(Exception):
     """A block the fast loop cannot read plainly: read the request's blocks again, guarded."""
 
 
-def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord, blocks: Any, boundary: int) -> None:
+def _record_blocks_guarded(snap: Snapshot, rid: str, m: ManagerRecord, blocks: Any, boundary: int) -> None:
     r = snap.reader
     cache = snap.cache
     assert cache is not None
     seen = snap.seen.setdefault(m.group, set())
     for index, block in enumerate(blocks):
-        is_null = r.get(block, "is_null", "KVCacheBlock", BLOCKS)
-        key = r.get(block, "block_hash", "KVCacheBlock", BLOCKS)
-        block_id = r.int_(block, "block_id", "KVCacheBlock", BLOCKS)
+        is_null = r.get(block, V.BLOCK_IS_NULL, "KVCacheBlock", BLOCKS)
+        key = r.get(block, V.BLOCK_HASH_ATTR, "KVCacheBlock", BLOCKS)
+        block_id = r.int_(block, V.BLOCK_ID_ATTR, "KVCacheBlock", BLOCKS)
         if is_missing(is_null) or is_missing(key) or is_missing(block_id):
             return
         if is_null or key is None:
@@ -380,10 +394,14 @@ def _record_blocks_guarded(snap: Snapshot, rr: RequestRecord, m: ManagerRecord, 
         if block_id in seen:  # shared by several requests: count it once
             continue
         keys = cache.keys_of(block_id, key)
-        rec = _new_record(BlockRecord, (rr.request_id, m.group, index, block_id, block, keys, m.block_size))
+        rec = (rid, m.group, index, block_id, block, key, m.block_size)
         if index >= boundary:
             seen.add(block_id)
             snap.dirty.append(rec)
         elif any(cache.contains(k, block_id) for k in keys):
             seen.add(block_id)
             snap.clean.append(rec)
+        else:
+            continue
+        if len(keys) > 1:
+            snap.extra_keys[(m.group, block_id)] = keys

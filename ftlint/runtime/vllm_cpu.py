@@ -18,6 +18,8 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
+from ftlint import vocabulary as V
+
 _READY = False
 _MODEL_DIR: str | None = None
 _CONFIGS: dict[tuple, Any] = {}
@@ -296,17 +298,13 @@ def make_sentinel(scheduler: Any) -> Any:
 # -- a full read of the scheduler's state, to prove the verifier writes nothing --
 
 _REQUEST_FIELDS = (
-    "request_id",
-    "status",
-    "num_computed_tokens",
-    "num_in_flight_tokens",
-    "num_stale_output_tokens",
-    "drop_stale_output",
-    "num_output_placeholders",
-    "num_preemptions",
-    "spec_token_ids",
-    "num_tokens",
-    "is_prefill_chunk",
+    V.REQUEST_ID,
+    V.REQUEST_STATUS,
+    *V.TAIL_BOUNDARY,
+    V.CURRENT.counters[1],  # num_stale_output_tokens
+    V.DROP_STALE_OUTPUT,
+    V.NUM_OUTPUT_PLACEHOLDERS,
+    *V.REQUEST_BOOKKEEPING_FIELDS,
 )
 
 
