@@ -41,6 +41,9 @@ COUNTER_FIELDS = ("num_in_flight_tokens", "num_stale_output_tokens")
 
 # Where a request's blocks are listed (collecting from these is "collecting block ids").
 REQ_TO_BLOCKS = "req_to_blocks"
+# The unconfirmed-tail boundary is num_computed_tokens - num_in_flight_tokens (the runtime
+# verifier's snapshot and checks read the two fields by these names).
+TAIL_BOUNDARY = ("num_computed_tokens", "num_in_flight_tokens")
 BLOCK_LIST_CALLS = frozenset({"get_blocks", "get_block_ids"})
 BLOCK_LIST_ATTRS = frozenset({"block_ids"})
 BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
@@ -145,6 +148,6 @@ WAITING_STATUSES = frozenset(
 REQUEST_BOOKKEEPING_FIELDS = ("num_preemptions", "spec_token_ids", "num_tokens", "is_prefill_chunk")
 
 # vLLM's own fault handler, which the pytest plugin wraps ("module:Class.method").
-SENTINEL_HANDLER = "vllm.v1.fault_tolerance.engine_core_sentinel:EngineCoreSentinel." + DEFAULT_FAULT_HANDLERS[0]
+SENTINEL_HANDLER = "vllm.v1.fault_tolerance.engine_core_sentinel:EngineCoreSentinel.on_fault"
 # Where a fault handler's object keeps the scheduler: itself, .scheduler, .engine.scheduler.
 SCHEDULER_PATHS = ((), ("scheduler",), ("engine", "scheduler"))

@@ -275,7 +275,7 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
     cache = snap.cache
     cache_ok = cache is not None and cache.ok
     if cache is not None and cache_ok:
-        secondary = cache.secondary
+        secondary, keys_of = cache.secondary, cache.keys_of
         contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
     plan: list[tuple] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
     ids_append, objs_append = snap.request_ids.append, snap.request_objs.append
@@ -333,7 +333,7 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
                     if is_null or key is None or block_id in seen:
                         continue
                     if secondary and secondary.get(block_id):
-                        keys = cache.keys_of(block_id, key)
+                        keys = keys_of(block_id, key)
                         if index >= boundary or any(contains(k, block_id) for k in keys):
                             (d_append if index >= boundary else c_append)(
                                 (rid, group, index, block_id, block, key, block_size)
