@@ -53,8 +53,8 @@ ENGINE_WARM = """
 import json, os, re, sys
 from importlib.util import find_spec
 from pathlib import Path
-from ftlint.config import load_config, select_codes
-from ftlint.engine import lint_paths
+from ftlint.core.config import load_config, select_codes
+from ftlint.lint.engine import lint_paths
 rules = find_spec("ftlint.rules").submodule_search_locations[0]
 known = ["FT000"] + sorted(
     m.group(1) for f in os.listdir(rules) if f.endswith(".py")

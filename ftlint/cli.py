@@ -298,7 +298,7 @@ def run_check(args) -> int:
         from ftlint.stdin import run_stdin_check
 
         return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
-    from ftlint.engine import lint_paths
+    from ftlint.lint.engine import lint_paths
 
     if args.exhaustive_max_mb is not None:
         if not args.exhaustive_max_mb > 0:
@@ -312,7 +312,7 @@ def run_check(args) -> int:
         return run_add_noqa(args, config, selected)
     outcome = None
     if args.fix or args.diff:
-        from ftlint.fix_runner import FixOutcome, fix_paths  # imports LibCST: only when fixing
+        from ftlint.lint.fix_runner import FixOutcome, fix_paths  # imports LibCST: only when fixing
 
         outcome = FixOutcome()
         result, diff_text = fix_paths(
@@ -370,7 +370,7 @@ def run_check(args) -> int:
 
 
 def run_add_noqa(args, config, selected) -> int:
-    from ftlint.add_noqa import add_noqa_paths
+    from ftlint.lint.add_noqa import add_noqa_paths
 
     outcome = add_noqa_paths(args.paths, config, selected, exhaustive=args.exhaustive, force_exclude=args.force_exclude)
     for problem in outcome.problems:
@@ -405,7 +405,7 @@ def fixed_summary(findings, *, written: bool) -> str:
 def run_rule(args) -> int:
     import json
 
-    from ftlint.registry import all_docs
+    from ftlint.lint.registry import all_docs
 
     docs = all_docs()
     if args.all:
@@ -442,7 +442,7 @@ def run_rule(args) -> int:
 def rule_table(docs) -> str:
     """The README's rule table; tests/test_cli.py checks the README against it."""
     rows = ["| Code | Name | Fix | What it reports |", "|---|---|---|---|"]
-    from ftlint.registry import all_rules
+    from ftlint.lint.registry import all_rules
 
     rules = all_rules()
     for doc in docs:

@@ -20,8 +20,8 @@ class UsageError(Exception):
 def load_settings(args, start: Path | None = None):
     """(config, selected codes) from pyproject.toml and the command line; errors exit 2.
     The pyproject is searched from `start` (default: the current directory) upwards."""
-    from ftlint.config import ConfigError, load_config, select_codes
-    from ftlint.registry import known_codes
+    from ftlint.core.config import ConfigError, load_config, select_codes
+    from ftlint.lint.registry import known_codes
 
     cwd = Path.cwd()
     try:
@@ -42,7 +42,7 @@ def load_settings(args, start: Path | None = None):
 
 
 def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
-    from ftlint.registry import all_docs
+    from ftlint.lint.registry import all_docs
     from ftlint.report import ReportContext, render
 
     docs = linked_docs(all_docs(extra_docs), config.docs_url)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import fields
 
-from ftlint.config import CONFIG_KEYS, Config
+from ftlint.core.config import CONFIG_KEYS, Config
 
 
 def _toml_value(value: object) -> str:

@@ -16,7 +16,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from ftlint.source import ParseFailure, decode, display_path
+from ftlint.core.source import ParseFailure, decode, display_path
 
 #: the name reported for stdin read without --stdin-filename (ruff's too)
 PLACEHOLDER = "-"
@@ -50,11 +50,11 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
     fixed_text = None
     applied = 0
     if isinstance(text, ParseFailure):
-        from ftlint.source import failure_finding
+        from ftlint.core.source import failure_finding
 
         findings = [failure_finding(shown, text)] if "FT000" in selected else []
     else:
-        from ftlint.workspace import Workspace
+        from ftlint.lint.workspace import Workspace
 
         workspace = Workspace(config, selected, cwd=cwd)
         workspace.set_text(path, text)
@@ -66,7 +66,7 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
     if args.diff and not args.fix:
         # fixed_text is set only when text decoded (is a str)
         if fixed_text is not None and isinstance(text, str) and fixed_text != text:
-            from ftlint.textedits import unified_diff
+            from ftlint.syntax.textedits import unified_diff
 
             sys.stdout.write(unified_diff(shown, text, fixed_text))
         for error in errors:
@@ -97,8 +97,8 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
 def _fix(workspace, path: Path, shown: str, text: str, result, args):
     """Apply the fixes round by round (as fix_runner.fix_paths does to files) on the text;
     returns (fixed text, fixes applied, findings left, internal errors)."""
-    from ftlint import textedits
-    from ftlint.fix_runner import MAX_ROUNDS
+    from ftlint.lint.fix_runner import MAX_ROUNDS
+    from ftlint.syntax import textedits
 
     unsafe_ok = bool(getattr(args, "unsafe_fixes", False))
     current, applied_total = text, 0

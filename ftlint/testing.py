@@ -23,15 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlint import textedits
-from ftlint.config import load_config
-from ftlint.engine import lint_paths
-from ftlint.registry import all_rules, known_codes
-from ftlint.source import parse
+from ftlint.core.config import load_config
+from ftlint.core.source import parse
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.registry import all_rules, known_codes
+from ftlint.syntax import textedits
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ftlint.finding import Finding
-    from ftlint.rule import Case, Rule
+    from ftlint.core.finding import Finding
+    from ftlint.lint.rule import Case, Rule
 
 #: The file name an example's `code` is written to.
 MAIN = "example.py"

@@ -6,11 +6,11 @@ from typing import cast
 
 import libcst as cst
 
-from ftlint import cstedits, ir
-from ftlint import matchers as m
-from ftlint import vocabulary as V
-from ftlint.rule import Invalid, Replacement, Rule, Valid
-from ftlint.rule_examples import EVICT_TAIL, EVICT_TAILS, with_methods
+from ftlint.core import vocabulary as V
+from ftlint.lint.rule import Invalid, Replacement, Rule, Valid
+from ftlint.lint.rule_examples import EVICT_TAIL, EVICT_TAILS, with_methods
+from ftlint.syntax import cstedits, ir
+from ftlint.syntax import matchers as m
 
 _FALSY = m.Integer("0") | m.Name("False") | m.Name("None")
 _PREEMPT = m.Call(func=m.Name() | m.Attribute(attr=m.Name()))
@@ -325,7 +325,7 @@ def resume_all(scheduler):
         fn = self.scope(node).function
         if fn is None or not self.in_fault_path(node):
             return
-        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
             if not _spelt_drop(finding.node):
                 self.report(finding.node, finding.message)
 
@@ -336,7 +336,7 @@ def resume_all(scheduler):
         # when num_in_flight_tokens was 0 at the preempt on every handler path (the preempt
         # copies it into num_stale_output_tokens). Code no handler walk reaches is judged
         # by the flag alone.
-        if self.context.paths.interpreter.drop_verdict(node) is False:
+        if self.context.fault_paths.interpreter.drop_verdict(node) is False:
             return
         fix, unsafe = self._preempt_fix(node)
         self.report(

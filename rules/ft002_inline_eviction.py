@@ -6,10 +6,10 @@ from typing import cast
 
 import libcst as cst
 
-from ftlint import ir
-from ftlint import matchers as m
-from ftlint import vocabulary as V
-from ftlint.rule import Invalid, Rule, Valid
+from ftlint.core import vocabulary as V
+from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.syntax import ir
+from ftlint.syntax import matchers as m
 
 _COMPREHENSION = m.ListComp() | m.SetComp() | m.GeneratorExp() | m.DictComp()
 _DISPLAY = m.List() | m.Set() | m.Tuple()
@@ -268,7 +268,7 @@ def evict_blocks_of(kv, block_ids):
         if scope.is_handler:
             return True
         fn = scope.function
-        handlers = self.context.paths.handlers
+        handlers = self.context.fault_paths.handlers
         while fn is not None:
             if fn in handlers:
                 return True

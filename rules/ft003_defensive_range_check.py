@@ -7,9 +7,9 @@ from typing import cast
 
 import libcst as cst
 
-from ftlint import ir
-from ftlint import matchers as m
-from ftlint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.syntax import ir
+from ftlint.syntax import matchers as m
 
 _ORDER = m.LessThan() | m.LessThanEqual() | m.GreaterThan() | m.GreaterThanEqual()
 _MEMBER = m.In() | m.NotIn()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule import Invalid, Rule, Valid
 
 
 class BroadEviction(Rule):
@@ -247,5 +247,5 @@ def evict_request_blocks(kv, request_id):
         fn = self.scope(node).function
         if fn is None or not self.in_fault_path(node):
             return
-        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
             self.report(finding.node, finding.message)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint import ir
-from ftlint import vocabulary as V
-from ftlint.rule import Invalid, Rule, Valid
+from ftlint.core import vocabulary as V
+from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.syntax import ir
 
 
 class PrefixCacheReset(Rule):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule import Invalid, Rule, Valid
 
 
 class EvictionAfterFree(Rule):
@@ -185,5 +185,5 @@ def recover(scheduler):
         fn = self.scope(node).function
         if fn is None or not self.in_fault_path(node):
             return
-        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
             self.report(finding.node, finding.message)

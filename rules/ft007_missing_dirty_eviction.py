@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint.rule import Invalid, Rule, Valid
-from ftlint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, aborting, with_methods
+from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, aborting, with_methods
 
 
 class MissingDirtyEviction(Rule):
@@ -331,5 +331,5 @@ class MissingDirtyEviction(Rule):
         fn = self.scope(node).function
         if fn is None or not self.in_fault_path(node):
             return
-        for finding in self.context.paths.interpreter.findings(fn, self.CODE):
+        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
             self.report(finding.node, finding.message)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ftlint import cstedits, ir
-from ftlint.rule import Invalid, Rule, Valid
-from ftlint.rule_examples import EVICT_TAIL, EVICT_TAILS, PREEMPT, RESETS, each_running, handler, then
+from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule_examples import EVICT_TAIL, EVICT_TAILS, PREEMPT, RESETS, each_running, handler, then
+from ftlint.syntax import cstedits, ir
 
-# Shared pieces of the examples below (ftlint.rule_examples builds the rest).
+# Shared pieces of the examples below (ftlint.lint.rule_examples builds the rest).
 _REQUEST_026 = """
 class Request:
     def __init__(self):
@@ -278,7 +278,7 @@ class StaleCountersNotReset(Rule):
         fn = self.scope(node).function
         if fn is None or not self.in_fault_path(node):
             return
-        interpreter = self.context.paths.interpreter
+        interpreter = self.context.fault_paths.interpreter
         for finding in interpreter.findings(fn, self.CODE):
             counters = finding.counters
             fix, unsafe, var = self._fix(finding.node, finding.request, counters, node)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlint.finding import Edit, Finding, RuleDoc, Severity
+from ftlint.core.finding import Edit, Finding, RuleDoc, Severity
 from ftlint.report import ReportContext
 
 if TYPE_CHECKING:
@@ -264,7 +264,7 @@ def run_in_process(monkeypatch, capsys, cwd: Path, *args: str, command: str = "c
 def outlines_made_here(monkeypatch) -> list[str]:
     """The texts this process outlines from now on (outline.outline_ops calls); those a
     forked child outlines are not seen, which is what tests of the forked scan check."""
-    import ftlint.outline as outline
+    import ftlint.index.outline as outline
 
     parent = os.getpid()
     made: list[str] = []

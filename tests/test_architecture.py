@@ -188,5 +188,66 @@ def test_the_checks_see_cycles_and_private_names():
     assert cycles({"a": {"b"}, "b": {"a", "c"}, "c": set()}) == {frozenset({"a", "b"})}
     assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == set()
     graph = import_graph()
-    assert "ftlint.engine" in graph and "ftlint.rules.ft001_stale_output_discard" in graph
-    assert "ftlint.rule" in graph["ftlint.rules.ft001_stale_output_discard"]
+    assert "ftlint.lint.engine" in graph and "ftlint.rules.ft001_stale_output_discard" in graph
+    assert "ftlint.lint.rule" in graph["ftlint.rules.ft001_stale_output_discard"]
+
+
+#: The layers, lowest first: a module imports its own layer or lower ones, never upward.
+#: A module's layer is its folder; `ftlint` itself (the version) is core; rules/ (shipped as
+#: ftlint.rules) sits with lint; what is not listed (cli, report, review, lsp, runtime,
+#: testing, ...) is the top layer that only users of the engine live in.
+LAYERS = ("core", "syntax", "index", "analysis", "lint")
+LINT_LAYER_PACKAGES = {"ftlint.rules": "lint"}
+
+
+def layer_of(module: str) -> int:
+    """0..len(LAYERS): the layer a module name belongs to."""
+    if module == "ftlint":
+        return 0
+    for package, layer in LINT_LAYER_PACKAGES.items():
+        if module == package or module.startswith(package + "."):
+            return LAYERS.index(layer)
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in LAYERS:
+        return LAYERS.index(parts[1])
+    return len(LAYERS)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(a, b) for a, targets in graph.items() for b in targets if layer_of(b) > layer_of(a)}
+
+
+def test_layers_import_one_way():
+    found = upward_imports(import_graph())
+    assert not found, "imports from a lower layer up to a higher one:\n" + _show(found)
+
+
+def test_every_engine_module_sits_in_a_layer():
+    """ftlint/ holds no flat engine module: each lives in its layer's folder (or is a
+    top-layer entry point: the CLI, a report format, review, the server, the runtime)."""
+    top_level = {name for name in project_modules() if name.count(".") == 1 and not name.startswith("ftlint.rules")}
+    assert {m.rpartition(".")[2] for m in top_level} <= {
+        "__main__",
+        "cli",
+        "cli_common",
+        "stdin",
+        "settings_view",
+        "testing",
+        "examples",
+        "core",
+        "syntax",
+        "index",
+        "analysis",
+        "lint",
+        "report",
+        "review",
+        "lsp",
+        "runtime",
+    }, sorted(top_level)
+
+
+def test_the_layer_check_sees_an_upward_import():
+    graph = {"ftlint.core.source": {"ftlint.lint.engine"}, "ftlint.lint.engine": {"ftlint.core.source"}}
+    assert upward_imports(graph) == {("ftlint.core.source", "ftlint.lint.engine")}
+    assert layer_of("ftlint.rules.ft001_stale_output_discard") == layer_of("ftlint.lint.rule")
+    assert layer_of("ftlint.cli") == len(LAYERS)

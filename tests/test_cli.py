@@ -175,7 +175,7 @@ def test_docs_rules_page_matches_the_rules(tmp_path):
 
 
 def test_rule_codes_read_without_import_match_the_rules():
-    from ftlint.registry import all_rules, rule_codes
+    from ftlint.lint.registry import all_rules, rule_codes
 
     assert rule_codes() == tuple(all_rules())
 

@@ -1,4 +1,4 @@
-"""ftlint.config: finding, reading and validating [tool.ftlint]; selecting codes; path matching."""
+"""ftlint.core.config: finding, reading and validating [tool.ftlint]; selecting codes; path matching."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from ftlint.config import (
+from ftlint.core.config import (
     DEFAULT_EXCLUDES,
     Config,
     ConfigError,
     load_config,
     select_codes,
 )
-from ftlint.gitignore import GlobError, compile_glob, glob_to_regex
+from ftlint.core.gitignore import GlobError, compile_glob, glob_to_regex
 from tests.helpers import run_python
 
 KNOWN = ("FT001", "FT002", "FT003", "FT010", "FT101", "FT102")
@@ -544,7 +544,7 @@ def test_hash_is_stable(tmp_path):
     assert re.fullmatch(r"[0-9a-f]{40}", first)
     # the same in any interpreter: no str hash (set or dict order) leaks into it
     probe = (
-        "from ftlint.config import Config, load_config; "
+        "from ftlint.core.config import Config, load_config; "
         f"print(load_config({str(tmp_path)!r}).hash(), Config(root={str(tmp_path)!r}).hash())"
     )
     hashes = {run_python(probe, cwd=tmp_path, env={"PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}

@@ -1,4 +1,4 @@
-"""ftlint.discovery and ftlint.gitignore: walking, excludes, .gitignore semantics, errors."""
+"""ftlint.index.discovery and ftlint.core.gitignore: walking, excludes, .gitignore semantics, errors."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ftlint import discovery as discovery_mod
-from ftlint.config import Config
-from ftlint.discovery import (
+from ftlint.core.config import Config
+from ftlint.core.gitignore import GitIgnore
+from ftlint.index import discovery as discovery_mod
+from ftlint.index.discovery import (
     Discovered,
     DiscoveryError,
     Skipped,
@@ -19,7 +20,6 @@ from ftlint.discovery import (
     is_python_path,
     iter_python_files,
 )
-from ftlint.gitignore import GitIgnore
 from tests.helpers import git
 
 

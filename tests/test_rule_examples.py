@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ftlint.registry import all_rules
+from ftlint.lint.registry import all_rules
 from ftlint.testing import Example, Expected, check_example, example_params, examples
 
 

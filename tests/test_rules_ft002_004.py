@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ftlint.config import load_config
-from ftlint.engine import lint_paths
-from ftlint.registry import known_codes
+from ftlint.core.config import load_config
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.registry import known_codes
 
 
 @pytest.mark.parametrize(

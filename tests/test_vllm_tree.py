@@ -60,7 +60,7 @@ def test_vllm_sites_that_look_alike_are_silent(vllm_dir, tmp_path):
 
 def test_the_sentinel_alone_as_pre_commit_passes_it(vllm_dir, tmp_path):
     """One file, helpers resolved from the installed tree: its helpers outside the lint set
-    are only outlined (ftlint/outline.py), and the finding is the whole-tree run's."""
+    are only outlined (ftlint/index/outline.py), and the finding is the whole-tree run's."""
     sentinel = vllm_dir / "v1/fault_tolerance/engine_core_sentinel.py"
     alone = run_ftlint("check", "--format", "json", "--scan-stats", str(sentinel), cwd=tmp_path)
     assert alone.returncode == 1, alone.stderr

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ftlint.config import load_config, select_codes
-from ftlint.registry import known_codes
-from ftlint.workspace import Workspace
+from ftlint.core.config import load_config, select_codes
+from ftlint.lint.registry import known_codes
+from ftlint.lint.workspace import Workspace
 from tests.helpers import EVICT_TAILS
 from tests.helpers import HELPER_FREES as HELPERS
 

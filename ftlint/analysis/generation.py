@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
 
 _CLASS_REQUEST = re.compile(r"^class Request\b", re.M)
 

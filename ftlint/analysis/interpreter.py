@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from ftlint import ir
-from ftlint import vocabulary as V
 from ftlint.analysis import generation
 from ftlint.analysis import values as Val
+from ftlint.core import vocabulary as V
+from ftlint.syntax import ir
 
 if TYPE_CHECKING:
-    from ftlint.project import Function
+    from ftlint.index.project import Function
 
 MAX_STATES = 32
 MAX_CALL_DEPTH = 24
@@ -154,9 +154,9 @@ class _Abandon(Exception):
 class Interpreter:
     """Findings of FT004/FT006/FT007/FT008 for one run (one FaultPaths)."""
 
-    def __init__(self, paths, generation: V.Generation | None) -> None:
-        self.paths = paths
-        self.project = paths.project
+    def __init__(self, fault_paths, generation: V.Generation | None) -> None:
+        self.fault_paths = fault_paths
+        self.project = fault_paths.project
         self.fixed_generation = generation  # from the configuration or the project's Request class
         self._fallback: V.Generation | None = None
         self.notes: list[str] = []
@@ -168,7 +168,7 @@ class Interpreter:
     def findings(self, fn, code: str) -> list[Finding]:
         """Findings of `code` located in `fn`, from every entry that reaches it."""
         self._run_handlers()
-        if fn.module in self.paths.whole_modules:
+        if fn.module in self.fault_paths.whole_modules:
             self._run(fn)  # `fault-paths` code no handler may reach: walked on its own
         # Helpers are walked inside the handlers' walks, with the values they are given.
         return list(self._by_fn.get(id(fn), {}).get(code, {}).values())
@@ -181,9 +181,9 @@ class Interpreter:
         return self._drops.get(id(node))
 
     def _run_handlers(self) -> None:
-        for handler in list(self.paths.handlers):
+        for handler in list(self.fault_paths.handlers):
             self._run(handler)
-        for handler, cls in list(self.paths.inherited_handlers):
+        for handler, cls in list(self.fault_paths.inherited_handlers):
             self._run(handler, cls)
 
     def _run(self, fn, cls=None) -> None:
@@ -192,7 +192,7 @@ class Interpreter:
         if (fn, cls) in self._done:
             return
         self._done.add((fn, cls))
-        is_handler = fn in self.paths.handlers or cls is not None
+        is_handler = fn in self.fault_paths.handlers or cls is not None
         walk = _Walk(self, fn, is_handler=is_handler, self_class=cls)
         try:
             walk.run()
@@ -1419,7 +1419,7 @@ class _Walk:
         class's (inherited or its own), else an instance of the method's class."""
         current = self.selves[-1] if self.selves else None
         own = fn.class_info
-        if via_instance and own is not None and current is not None and self.interp.paths.inherits(current, own):
+        if via_instance and own is not None and current is not None and self.interp.fault_paths.inherits(current, own):
             return current
         return own
 
@@ -1459,7 +1459,7 @@ class _Walk:
             self.interp.note(
                 f"{self.fn.qualname}: `{fn.qualname}` is {MAX_CALL_DEPTH} calls deep; summarised, not walked"
             )
-            summary = self.interp.paths.summary(fn)
+            summary = self.interp.fault_paths.summary(fn)
             if summary is not None and summary.may_evict:
                 state = state.replace(evicted=state.evicted | {("*", "ok")})
             if summary is not None and summary.may_free:

@@ -7,7 +7,7 @@ import io
 import re
 import tokenize
 
-from ftlint.finding import Edit
+from ftlint.core.finding import Edit
 from ftlint.lsp.positions import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?P<colon>:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)

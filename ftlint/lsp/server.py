@@ -21,13 +21,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from ftlint import __version__
-from ftlint.finding import Edit, Finding, Severity
+from ftlint.core.finding import Edit, Finding, Severity
+from ftlint.lint.workspace import Workspace
 from ftlint.lsp import positions
 from ftlint.lsp.noqa import noqa_edit
-from ftlint.workspace import Workspace
 
 if TYPE_CHECKING:
-    from ftlint.config import Config
+    from ftlint.core.config import Config
 
 log = logging.getLogger("ftlint.lsp")
 
@@ -67,8 +67,8 @@ class FtlintLanguageServer(LanguageServer):
     def workspace_for(self, path: str) -> Workspace | None:
         """The workspace of the configuration that applies to `path` (the nearest
         `[tool.ftlint]` pyproject above it, as `ftlint check` run from its directory)."""
-        from ftlint.config import ConfigError, load_config, select_codes
-        from ftlint.registry import known_codes
+        from ftlint.core.config import ConfigError, load_config, select_codes
+        from ftlint.lint.registry import known_codes
 
         directory = os.path.dirname(path)
         config = self.configs.get(directory)
@@ -326,7 +326,7 @@ def _workspace_edit(uri: str, edits, lines: list[str], encoding: str) -> types.W
 
 def _fix_all(uri: str, linted: Linted, encoding: str) -> types.CodeAction | None:
     """source.fixAll.ftlint: every safe fix of the file at once (one round)."""
-    from ftlint import textedits
+    from ftlint.syntax import textedits
 
     groups = [f.fix for f in linted.findings if f.fix and _is_safe(f)]
     if not groups:

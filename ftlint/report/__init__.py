@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 
-from ftlint.finding import Finding
+from ftlint.core.finding import Finding
 
 from ._common import ReportContext, code_span
 

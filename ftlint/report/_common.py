@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ftlint.finding import Edit, Finding, RuleDoc
+from ftlint.core.finding import Edit, Finding, RuleDoc
 
 TOOL_NAME = "ftlint"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ftlint.finding import Finding, Severity
+from ftlint.core.finding import Finding, Severity
 
 from ._common import (
     TOOL_NAME,

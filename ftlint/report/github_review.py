@@ -26,7 +26,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ftlint.finding import Finding
+from ftlint.core.finding import Finding
 
 from ._common import (
     ReportContext,

@@ -25,7 +25,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ftlint.finding import Finding, Severity
+from ftlint.core.finding import Finding, Severity
 
 from ._common import (
     TOOL_NAME,

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ftlint.finding import Finding, RuleDoc, Severity
+from ftlint.core.finding import Finding, RuleDoc, Severity
 
 from ._common import (
     TOOL_NAME,

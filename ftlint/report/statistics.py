@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ftlint.finding import Finding
+from ftlint.core.finding import Finding
 
 from ._common import ReportContext
 from .text import BOLD, CYAN, RED, paint, summary

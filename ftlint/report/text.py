@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ftlint.finding import Finding
+from ftlint.core.finding import Finding
 
 from ._common import ReportContext, escape_path, sorted_findings
 

@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, emit, load_settings
-from ftlint.discovery import is_python_path
+from ftlint.index.discovery import is_python_path
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
 from ftlint.review.pr_checks import PR_CODES, SCOPE_CODES, PullRequest, check_pull_request, pr_docs
 
 if TYPE_CHECKING:
-    from ftlint.engine import LintResult
+    from ftlint.lint.engine import LintResult
 
 FILTER_MODES = ("added", "diff-context", "file", "none")
 _FILTER_ALIASES = {"diff_context": "diff-context", "nofilter": "none", "no-filter": "none"}
@@ -194,7 +194,7 @@ def run(args) -> int:
     scope = None
     result: LintResult | None = None
     if lint_files and (selected or keep_scope):
-        from ftlint.engine import lint_paths
+        from ftlint.lint.engine import lint_paths
 
         result = lint_paths(
             lint_files,

@@ -3,8 +3,8 @@
 Their findings have no file line (``path=""``, ``line=0``); every reporter puts them at the
 top (github-review: in the review body).  They need the diff (:mod:`ftlint.review.diff`)
 and, for "which changed lines are fault-path code", the lint run's own scope: a
-:class:`FaultScope` asks the run's project index (:mod:`ftlint.project`) and fault paths
-(:class:`ftlint.faultpath.FaultPaths`), made from the one project scan of the review's lint
+:class:`FaultScope` asks the run's project index (:mod:`ftlint.index.project`) and fault paths
+(:class:`ftlint.analysis.faultpath.FaultPaths`), made from the one project scan of the review's lint
 (``engine.lint_paths(..., keep_scope=True)``), and maps lines to their functions.
 
 * PR001 empty-description: no description, or vLLM's template left unfilled.
@@ -24,17 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ftlint import vocabulary as V
-from ftlint.discovery import is_python_path
-from ftlint.finding import Finding, RuleDoc, Severity
-from ftlint.project import outline_module
+from ftlint.core import vocabulary as V
+from ftlint.core.finding import Finding, RuleDoc, Severity
+from ftlint.index.discovery import is_python_path
+from ftlint.index.project import outline_module
 from ftlint.report import code_span
 from ftlint.review.diff import Diff, FileDiff, show_file
 
 if TYPE_CHECKING:
-    from ftlint import ir
-    from ftlint.outline import Segment
-    from ftlint.project import Function, ModuleInfo
+    from ftlint.index.outline import Segment
+    from ftlint.index.project import Function, ModuleInfo
+    from ftlint.syntax import ir
 
 __all__ = [
     "PR_CODES",
@@ -366,16 +366,16 @@ _Span = tuple[int, int, "Function"]
 class FaultScope:
     """Which lines of the changed files are fault-path code, as the lint run scoped them.
 
-    ``linter`` is the run's :class:`ftlint.lint_runner.FileLinter`
+    ``linter`` is the run's :class:`ftlint.lint.lint_runner.FileLinter`
     (``engine.lint_paths(..., keep_scope=True).scope``): its project index and fault paths
     come from the one project scan the review's lint made (prefilter, stat table, cache).
     None when no changed Python file was linted: then only handler names are known."""
 
     def __init__(self, linter, diff: Diff, files: Sequence[FileDiff], config) -> None:
-        from ftlint.faultpath import handler_matcher  # LibCST: imported only when a review runs them
+        from ftlint.analysis.faultpath import handler_matcher  # LibCST: imported only when a review runs them
 
         self._is_handler = handler_matcher(config.handler_patterns())
-        self._paths = linter.paths if linter is not None else None
+        self._paths = linter.fault_paths if linter is not None else None
         self._spans: dict[str, list[_Span]] = {}  # repo path -> its functions' spans
         self._whole: dict[str, bool] = {}  # repo path -> a `fault-paths` file (all in scope)
         self._added_calls: dict[str, set[str]] = {}  # primitive reached -> {call text}
@@ -391,13 +391,13 @@ class FaultScope:
                 continue
             spans = _function_spans(info)
             self._spans[fd.path] = spans
-            self._whole[fd.path] = info in linter.paths.whole_modules
+            self._whole[fd.path] = info in linter.fault_paths.whole_modules
             for start, end, fn in spans:
                 if any(start <= n <= end for n in fd.added):
                     self._note_added_calls(fn, fd, memo)
 
     def _note_added_calls(self, fn: Function, fd: FileDiff, memo: dict) -> None:
-        from ftlint import ir
+        from ftlint.syntax import ir
 
         effects = [e for e in ir.iter_effects(fn.ir) if e.kind != "reset-counter"]
         for effect, (start, end) in zip(effects, _lines_of(fn, [e.node for e in effects]), strict=True):
@@ -409,7 +409,7 @@ class FaultScope:
     def _reached(self, fn: Function, effect: ir.Effect, memo: dict) -> set[str]:
         """Primitive names an effect calls, directly or through project helpers (the calls
         resolved as the fault paths resolve them; recursion is opaque)."""
-        from ftlint import ir
+        from ftlint.syntax import ir
 
         if effect.kind != "call":
             return {effect.name}
@@ -479,7 +479,7 @@ def _function_spans(info: ModuleInfo) -> list[_Span]:
 
 def _lines_of(fn: Function, nodes: list) -> list[tuple[int, int]]:
     """(first line, last line) in the file of each node of ``fn``'s tree; (0, 0) when unknown."""
-    from ftlint.positions import ranges_of
+    from ftlint.syntax.positions import ranges_of
 
     info = fn.module
     if info.module is not None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
 
 from .report import CODES, FaultReport, Violation
 from .snapshot import (

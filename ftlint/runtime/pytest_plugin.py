@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import pytest
 
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
 
 DEFAULT_TARGET = V.SENTINEL_HANDLER
 PLUGIN_NAME = "ftlint-verifier"

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
 
 ALL = ("FTR01", "FTR02", "FTR03", "FTR04", "FTR05")
 BLOCKS = ("FTR01", "FTR02", "FTR05")  # the checks that classify blocks

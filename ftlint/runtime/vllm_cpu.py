@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
 
 _READY = False
 _MODEL_DIR: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ftlint.lsp import positions
 from ftlint.lsp.noqa import noqa_edit
-from ftlint.textedits import apply_edits
+from ftlint.syntax.textedits import apply_edits
 
 
 def test_columns_in_each_position_encoding():
@@ -58,7 +58,7 @@ def test_noqa_goes_only_where_a_comment_can_end_the_line():
 
 
 def test_a_diagnostic_links_to_a_rule_page_only_when_a_docs_url_is_configured():
-    from ftlint.finding import Finding
+    from ftlint.core.finding import Finding
     from ftlint.lsp.server import to_diagnostic
 
     line = "    scheduler.finish_requests(None, ABORTED)"

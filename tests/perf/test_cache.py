@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from ftlint.config import load_config
-from ftlint.engine import lint_paths
-from ftlint.registry import known_codes
+from ftlint.core.config import load_config
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.registry import known_codes
 from tests.helpers import outlines_made_here
 
 HANDLER = """\
@@ -142,7 +142,7 @@ def test_file_existence_tests_are_recorded_by_the_project_probe_not_pathlib(tmp_
     FileProbe, which records them for the run entry; pathlib is never patched meanwhile."""
     import pathlib
 
-    from ftlint import lint_runner
+    from ftlint.lint import lint_runner
 
     originals = (pathlib.Path.is_file, pathlib.Path.exists)
     seen = []
@@ -166,7 +166,7 @@ def test_file_existence_tests_are_recorded_by_the_project_probe_not_pathlib(tmp_
 def test_one_cache_object_per_run(tmp_path, monkeypatch):
     """The walk's listings, the stat table, the run entries and the outlines of one run
     share one Cache object (one check of the directory, one clock for racy entries)."""
-    from ftlint import cache
+    from ftlint.core import cache
 
     made = []
     real_init = cache.Cache.__init__
@@ -269,12 +269,12 @@ def test_warm_cli_run_does_not_parse_or_import_the_linter(tmp_path):
         """
         import sys
         from pathlib import Path
-        from ftlint.config import load_config
-        from ftlint.engine import lint_paths
+        from ftlint.core.config import load_config
+        from ftlint.lint.engine import lint_paths
         root = Path(sys.argv[1])
         result = lint_paths([], load_config(root), {"FT007"}, cwd=root, cache_dir=root / ".ftlint_cache")
         heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "vllm", "torch")
-                       or m in ("ftlint.lint_runner", "ftlint.project", "ftlint.runtime"))
+                       or m in ("ftlint.lint.lint_runner", "ftlint.index.project", "ftlint.runtime"))
         print(result.cache_hit, len(result.findings), heavy)
         """
     )
@@ -334,7 +334,7 @@ def _age(root: Path, seconds: int = 60) -> None:
 
 
 def test_an_edit_rewrites_only_the_stat_shard_of_the_edited_file(tmp_path):
-    from ftlint.cache import STAT_SHARDS, stat_shard
+    from ftlint.core.cache import STAT_SHARDS, stat_shard
 
     project = tmp_path / "proj"
     project.mkdir()
@@ -365,7 +365,7 @@ def test_an_edit_rewrites_only_the_stat_shard_of_the_edited_file(tmp_path):
 def test_after_an_edit_only_the_edited_file_is_outlined_again(tmp_path, monkeypatch, forked):
     """In-process, or with the project scan forked (which outlines the file given in the
     child: the parent then outlines nothing at all)."""
-    from ftlint import parallel_scan
+    from ftlint.lint import parallel_scan
 
     if forked and not parallel_scan.available():
         pytest.skip("needs fork and two CPUs")
@@ -403,7 +403,7 @@ def test_a_new_helper_module_invalidates_a_forked_single_file_run(tmp_path, monk
     """With the project scan forked, the parent loads the file given while the child still
     scans, or after it: the import probes it makes are dependencies of the result either way.
     (FT007 alone: it resolves calls only while the file is loaded, as the scope is built.)"""
-    from ftlint import parallel_scan
+    from ftlint.lint import parallel_scan
 
     monkeypatch.setattr(parallel_scan.Forked, "ready", lambda self: child_done_first)
     root = tmp_path / "proj"
@@ -422,7 +422,7 @@ def test_a_new_helper_module_invalidates_a_forked_single_file_run(tmp_path, monk
 def test_stat_tables_of_old_scopes_are_removed(tmp_path):
     """A new ftlint (or an edited checkout) starts a new stat table; the tables of all but
     the last few scopes are removed, so upgrades do not pile up 16 files each."""
-    from ftlint.cache import MAX_STAT_TABLES
+    from ftlint.core.cache import MAX_STAT_TABLES
 
     _project(tmp_path, helper=NOT_EVICTING)
     tables = tmp_path / ".ftlint_cache" / "stat"
@@ -446,7 +446,7 @@ def test_format_1_tables_at_the_top_are_removed_once_and_nothing_else(tmp_path):
     """Format 1 kept stat tables and listings at the top of the cache directory: a run that
     gives ftlint's own (tagged) directory the new subdirectories removes those that carry
     ftlint's header, and no other file."""
-    from ftlint.cache import _TAG
+    from ftlint.core.cache import _TAG
 
     _project(tmp_path, helper=NOT_EVICTING)
     cache = tmp_path / ".ftlint_cache"
@@ -462,12 +462,12 @@ def test_format_1_tables_at_the_top_are_removed_once_and_nothing_else(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "module", ["ftlint/analysis/interpreter.py", "ftlint/engine.py", "rules/ft007_missing_dirty_eviction.py"]
+    "module", ["ftlint/analysis/interpreter.py", "ftlint/lint/engine.py", "rules/ft007_missing_dirty_eviction.py"]
 )
 def test_code_fingerprint_covers_subpackages(module: str, monkeypatch):
     """Editing any module that shapes a result (also in a subpackage such as the rules'
     interpreter) changes the code fingerprint that keys every cached result."""
-    from ftlint import cache
+    from ftlint.core import cache
 
     path = Path(__file__).resolve().parents[2] / module
     before = os.stat(path)

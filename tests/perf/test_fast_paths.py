@@ -1,7 +1,7 @@
 """The shortcuts that make a single-file run fast give the same answers as the slow way:
 
-* ftlint.matchers matches exactly what libcst.matchers matches;
-* ftlint.positions.ranges_of gives PositionProvider's ranges;
+* ftlint.syntax.matchers matches exactly what libcst.matchers matches;
+* ftlint.syntax.positions.ranges_of gives PositionProvider's ranges;
 * outline.py indexes a module as the LibCST indexer does (also through the JSON the
   cache keeps), and a function parsed alone is the function parsed with its file;
 * the forked project scan finds what the in-process scan finds (and a failing child
@@ -28,14 +28,14 @@ import libcst.matchers as lm
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ftlint import matchers as fm
-from ftlint import parallel_scan
-from ftlint.config import load_config
-from ftlint.engine import lint_paths
-from ftlint.outline import outline_ops
-from ftlint.positions import ranges_of
-from ftlint.project import Project, index_module, outline_module, replay
-from ftlint.registry import known_codes
+from ftlint.core.config import load_config
+from ftlint.index.outline import outline_ops
+from ftlint.index.project import Project, index_module, outline_module, replay
+from ftlint.lint import parallel_scan
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.registry import known_codes
+from ftlint.syntax import matchers as fm
+from ftlint.syntax.positions import ranges_of
 from tests.helpers import outlines_made_here
 
 
@@ -261,7 +261,7 @@ def test_a_function_libcst_cannot_parse_alone_is_taken_from_the_whole_file(tmp_p
     path = tmp_path / "m.py"
     path.write_text("class A:\n    def f(self):\n        return self.evict_blocks(1)\n")
     info = outline_module(path, path.read_text())
-    import ftlint.source as source
+    import ftlint.core.source as source
 
     real_parse = source.parse
     monkeypatch.setattr(source, "parse", lambda text: real_parse("(" if text.startswith("if 1:") else text))
@@ -345,7 +345,7 @@ def test_forked_scan_gives_the_in_process_findings(tmp_path, monkeypatch, lint):
 
 
 def test_a_failing_scan_child_changes_nothing(tmp_path, monkeypatch):
-    import ftlint.scan as scan
+    import ftlint.lint.scan as scan
 
     root = _project(tmp_path)
     config = load_config(root)
@@ -400,10 +400,10 @@ def test_the_forked_scan_needs_no_libcst(tmp_path):
         """
         import sys
         from pathlib import Path
-        from ftlint import scan
-        from ftlint.cache import FileFacts
-        from ftlint.config import load_config
-        from ftlint.prefilter import Prefilter
+        from ftlint.lint import scan
+        from ftlint.core.cache import FileFacts
+        from ftlint.core.config import load_config
+        from ftlint.index.prefilter import Prefilter
         root = Path(sys.argv[1])
         config = load_config(root)
         given = [str(root / "pkg" / "sentinel.py")]
@@ -420,8 +420,8 @@ def test_the_forked_scan_needs_no_libcst(tmp_path):
 
 # -- what the batched visit covers ------------------------------------------------------------
 def test_rules_visit_fault_path_functions_unless_they_ask_for_the_module(tmp_path):
-    from ftlint.lint_runner import FileLinter
-    from ftlint.rule import Rule
+    from ftlint.lint.lint_runner import FileLinter
+    from ftlint.lint.rule import Rule
 
     seen: dict[bool, list[str]] = {}
 
@@ -537,7 +537,7 @@ def test_an_outlined_linted_file_gives_the_whole_file_findings_and_fixes(tmp_pat
 
 def test_an_outlined_linted_file_libcst_cannot_parse_is_ft000(tmp_path, monkeypatch):
     """Python reads it, LibCST does not (simulated): the file is reported, not skipped."""
-    import ftlint.source as source
+    import ftlint.core.source as source
 
     path = tmp_path / "sentinel.py"
     path.write_text("class S:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n")

@@ -1,4 +1,4 @@
-"""Directory listings in the cache (ftlint/listing.py): a warm walk reuses what the last
+"""Directory listings in the cache (ftlint/index/listing.py): a warm walk reuses what the last
 walk kept of a directory only while nothing that decided it changed. Each test walks,
 changes one thing, walks again, and compares with a walk that has no cache."""
 
@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-import ftlint.discovery as discovery
-from ftlint.cache import Cache
-from ftlint.config import load_config
-from ftlint.discovery import iter_python_paths
-from ftlint.engine import lint_paths
-from ftlint.listing import DirListings
-from ftlint.registry import known_codes
+import ftlint.index.discovery as discovery
+from ftlint.core.cache import Cache
+from ftlint.core.config import load_config
+from ftlint.index.discovery import iter_python_paths
+from ftlint.index.listing import DirListings
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.registry import known_codes
 
 
 def age(root: Path, seconds: int = 60) -> None:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ftlint.config import Config
-from ftlint.engine import lint_paths
-from ftlint.lint_runner import screen_files
-from ftlint.prefilter import Prefilter
-from ftlint.registry import known_codes
+from ftlint.core.config import Config
+from ftlint.index.prefilter import Prefilter
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.lint_runner import screen_files
+from ftlint.lint.registry import known_codes
 
 HANDLER_BODY = """\
         self.scheduler.finish_requests(self.running, "abort")
@@ -76,7 +76,7 @@ def _write(root: Path, config: str) -> None:
 
 
 def _config(root: Path) -> Config:
-    from ftlint.config import load_config
+    from ftlint.core.config import load_config
 
     return load_config(root)
 
@@ -89,8 +89,8 @@ def _findings(result) -> list[tuple]:
 @pytest.mark.parametrize("config_name", sorted(CONFIGS))
 def test_normal_equals_exhaustive(tmp_path, config_name, pool, monkeypatch):
     if pool:  # screen with the process pool even for a small tree
-        monkeypatch.setattr("ftlint.lint_runner.PARALLEL_THRESHOLD", 1)
-        monkeypatch.setattr("ftlint.lint_runner._workers", lambda: 2)
+        monkeypatch.setattr("ftlint.lint.lint_runner.PARALLEL_THRESHOLD", 1)
+        monkeypatch.setattr("ftlint.lint.lint_runner._workers", lambda: 2)
     _write(tmp_path, CONFIGS[config_name])
     (tmp_path / ".git").mkdir()  # a project root: the whole tree is scanned
     config = _config(tmp_path)

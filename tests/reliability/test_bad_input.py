@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ftlint import discovery as discovery_mod
-from ftlint import source as source_mod
-from ftlint.prefilter import other_encoding
-from ftlint.source import MAX_BRACKET_DEPTH, MAX_CONCATENATED_STRINGS
+from ftlint.core import source as source_mod
+from ftlint.core.source import MAX_BRACKET_DEPTH, MAX_CONCATENATED_STRINGS
+from ftlint.index import discovery as discovery_mod
+from ftlint.index.prefilter import other_encoding
 
 
 def is_root() -> bool:
@@ -347,7 +347,7 @@ def test_file_deleted_while_being_linted(tmp_path, ftlint, monkeypatch):
         (tmp_path / "vanishing.py").unlink()  # after discovery, before it is read
         return found
 
-    monkeypatch.setattr("ftlint.engine.discover", discover_then_delete)
+    monkeypatch.setattr("ftlint.lint.engine.discover", discover_then_delete)
     run = ftlint(tmp_path, "vanishing.py", "ok.py")
     assert run.findings == [
         ("ok.py", 3, 9, "FT005", FT005),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ftlint import writeback
+from ftlint.core import writeback
 from tests.helpers import NEIGHBOURS, NEIGHBOURS_FIXED
 
 
@@ -304,7 +304,7 @@ def test_write_error_is_a_message_and_leaves_no_temp_file(ftlint, tmp_path, monk
 
 # -- item 6: the file changed between the lint and the write --------------------------------------
 def test_file_changed_after_lint_is_skipped_and_keeps_the_users_lines(ftlint, tmp_path, monkeypatch):
-    import ftlint.fix_runner as fix_runner
+    import ftlint.lint.fix_runner as fix_runner
 
     project(tmp_path, {"s.py": SIMPLE, "ok.py": SIMPLE})
     real = fix_runner.lint_paths

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from ftlint.gitignore import GlobError, compile_glob
+from ftlint.core.gitignore import GlobError, compile_glob
 from tests.helpers import run_ftlint
 
 PATH_GLOB = "**/**/**/**/**/**/**/a*a*a*a*a*a*b"

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-import ftlint.registry
+import ftlint.lint.registry
 import ftlint.rules
 
 FT005 = (
@@ -25,7 +25,7 @@ HANDLER = "class Sentinel:\n    def on_fault(self, exc):\n        self.scheduler
 CRASH_ON_BOOM = '''
 import libcst as cst
 
-from ftlint.rule import Rule
+from ftlint.lint.rule import Rule
 
 
 class CrashOnBoom(Rule):
@@ -54,16 +54,16 @@ def crashing_rule(tmp_path_factory):
     (folder / "ft990_crash_on_boom.py").write_text(CRASH_ON_BOOM)
     search = ftlint.rules.__path__
     search.append(str(folder))
-    ftlint.registry.all_rules.cache_clear()
-    ftlint.registry.rule_codes.cache_clear()
+    ftlint.lint.registry.all_rules.cache_clear()
+    ftlint.lint.registry.rule_codes.cache_clear()
     try:
-        assert "FT990" in ftlint.registry.all_rules() and "FT990" in ftlint.registry.rule_codes()
+        assert "FT990" in ftlint.lint.registry.all_rules() and "FT990" in ftlint.lint.registry.rule_codes()
         yield
     finally:
         search.remove(str(folder))
         sys.modules.pop("ftlint.rules.ft990_crash_on_boom", None)
-        ftlint.registry.all_rules.cache_clear()
-        ftlint.registry.rule_codes.cache_clear()
+        ftlint.lint.registry.all_rules.cache_clear()
+        ftlint.lint.registry.rule_codes.cache_clear()
 
 
 def test_one_rule_crashing_on_one_file(tmp_path, ftlint, crashing_rule):

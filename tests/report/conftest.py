@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ftlint.finding import Finding
+from ftlint.core.finding import Finding
 from ftlint.report import ReportContext
 from tests.helpers import ft001, ft002, make_ctx, pr001
 

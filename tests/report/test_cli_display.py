@@ -117,7 +117,7 @@ def test_show_settings_prints_every_setting_and_exits_0(project: Path):
     assert f"# Project root: {project}" in lines
     assert "# Selected rules: FT000, FT001, FT002, FT004, FT005, FT006, FT007, FT008" in lines  # config ignore wins
     settings = tomllib.loads("\n".join(line for line in lines if not line.startswith("#")))
-    from ftlint.config import CONFIG_KEYS, DEFAULT_EXCLUDES
+    from ftlint.core.config import CONFIG_KEYS, DEFAULT_EXCLUDES
 
     assert set(settings) == set(CONFIG_KEYS)
     assert settings["ignore"] == ["FT003"] and settings["exclude"] == list(DEFAULT_EXCLUDES)

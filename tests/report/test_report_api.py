@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ftlint.cli import main
-from ftlint.finding import Edit
+from ftlint.core.finding import Edit
 from ftlint.report import FORMATS, ReportContext, render
 from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, make_docs
 
@@ -182,7 +182,7 @@ def test_a_registered_format_reaches_the_cli(tmp_path, monkeypatch, capsys):
     """The report registry is the only place a format is registered: `ftlint check --help`
     offers it and `--format` renders with it."""
 
-    from ftlint.registry import all_rules
+    from ftlint.lint.registry import all_rules
     from ftlint.report import format_names, register_format
 
     monkeypatch.setattr("ftlint.report.FORMATS", dict(FORMATS))  # undone after the test

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ftlint.finding import Severity
+from ftlint.core.finding import Severity
 from ftlint.report import render
 from ftlint.report.github import escape_data, escape_property
 from tests.helpers import ft001, ft002, make_ctx, pr001

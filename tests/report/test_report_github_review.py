@@ -8,7 +8,7 @@ import json
 import jsonschema
 import pytest
 
-from ftlint.finding import Edit
+from ftlint.core.finding import Edit
 from ftlint.report import render
 from tests.helpers import EXAMPLE, GIT_IDENTITY, NON_ASCII_LINE, ft001, ft002, git, make_ctx, pr001, run_ftlint
 from tests.report.official_schemas import review_request_schema, review_request_validator
@@ -148,10 +148,10 @@ def test_insertion_replaces_its_anchor_line_with_itself_plus_the_new_lines():
 def test_every_fix_of_the_bundled_example_is_a_suggestion():
     """The real fixes of ftlint/examples/bad_fault_handler.py (FT001: a two-line rewrite and a
     deletion) become suggestions that, applied as GitHub applies them, give the --fix result."""
-    from ftlint.config import Config
-    from ftlint.engine import lint_paths
-    from ftlint.registry import known_codes
-    from ftlint.textedits import apply_edits
+    from ftlint.core.config import Config
+    from ftlint.lint.engine import lint_paths
+    from ftlint.lint.registry import known_codes
+    from ftlint.syntax.textedits import apply_edits
 
     example = EXAMPLE
     config = Config(root=example.parent)

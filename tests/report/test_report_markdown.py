@@ -5,7 +5,7 @@ from __future__ import annotations
 import markdown_it
 import pytest
 
-from ftlint.finding import Edit
+from ftlint.core.finding import Edit
 from ftlint.report import render
 from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 

@@ -10,7 +10,7 @@ import json
 import jsonschema
 import pytest
 
-from ftlint.finding import Edit
+from ftlint.core.finding import Edit
 from ftlint.report import render
 from tests.helpers import NON_ASCII_LINE, ft001, ft002, make_ctx, pr001
 from tests.report.official_schemas import reviewdog_schema, reviewdog_validator

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 import jsonschema
 import pytest
 
-from ftlint.finding import Severity
+from ftlint.core.finding import Severity
 from ftlint.report import render
 from ftlint.report.fingerprint import line_hash_value, line_hashes
 from tests.helpers import (

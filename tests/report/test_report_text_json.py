@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ftlint.finding import Finding
+from ftlint.core.finding import Finding
 from ftlint.report import render
 from tests.helpers import NON_ASCII_LINE, ft002, pr001
 

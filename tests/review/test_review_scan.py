@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ftlint import parallel_scan
+from ftlint.lint import parallel_scan
 from tests.review.review_helpers import FILLED_BODY, Repo, make_pr_repo, run_main
 
 TITLE = "Evict and zero contaminated KV blocks on fault"
@@ -148,7 +148,7 @@ def test_deleted_handler_file_is_fault_path_by_its_handler_name(repo: Repo, monk
 
 def test_a_review_without_pr_checks_keeps_no_scope(pr_repo: Repo, monkeypatch, capsys):
     """keep_scope is asked only for PR002-PR004: the file rules alone lint as `check` does."""
-    from ftlint import engine
+    from ftlint.lint import engine
 
     seen: list[bool] = []
     real = engine.lint_paths

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
 from ftlint.runtime import (
     CHECKS,
     CODES,

@@ -1,4 +1,4 @@
-"""Issue 13: every vLLM name the runtime reads comes from ftlint/vocabulary.py.
+"""Issue 13: every vLLM name the runtime reads comes from ftlint/core/vocabulary.py.
 
 The guarded reads take the names from the vocabulary; the fast paths of the snapshot
 and the checks read a few of them as plain attributes (``block.block_hash``), which is
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
 
 RUNTIME = Path(__file__).resolve().parents[2] / "ftlint" / "runtime"
 
@@ -81,7 +81,7 @@ def _strings_and_attributes(path: Path) -> tuple[list[tuple[int, str]], set[str]
 def test_no_vllm_name_spelled_as_a_string(module):
     strings, _ = _strings_and_attributes(RUNTIME / module)
     spelled = [(line, s) for line, s in strings if s in VOCABULARY]
-    assert not spelled, f"{module}: use ftlint.vocabulary's names for {spelled}"
+    assert not spelled, f"{module}: use ftlint.core.vocabulary's names for {spelled}"
 
 
 @pytest.mark.parametrize("module", sorted(FAST_PATH))

@@ -21,12 +21,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ftlint.config import Config
-from ftlint.engine import lint_paths
-from ftlint.finding import Finding
-from ftlint.source import PARSE_ERROR_CODE, ParseFailure, parse, split_lines
-from ftlint.suppressions import NOQA
-from ftlint.writeback import WriteProblem, read_source, write_back
+from ftlint.core.config import Config
+from ftlint.core.finding import Finding
+from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, parse, split_lines
+from ftlint.core.suppressions import NOQA
+from ftlint.core.writeback import WriteProblem, read_source, write_back
+from ftlint.lint.engine import lint_paths
 
 
 @dataclass

@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ftlint.source import ParseFailure, decode_with_encoding, read_bytes
+from ftlint.core.source import ParseFailure, decode_with_encoding, read_bytes
 
 try:  # advisory locks serialise two ftlint runs on one file (POSIX only)
     import fcntl

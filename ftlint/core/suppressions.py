@@ -15,7 +15,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from ftlint.source import split_lines
+from ftlint.core.source import split_lines
 
 #: A line's noqa comment and its codes (compile with re.I; add_noqa.py extends them).
 NOQA = r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?"

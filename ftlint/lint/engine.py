@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlint.cache import Cache
-from ftlint.config import Config
-from ftlint.discovery import Discovered, discover, project_root_to_walk
-from ftlint.finding import Finding
-from ftlint.result_store import LintOutcome, ResultStore, open_cache
-from ftlint.scan import ScanFiles, scan
-from ftlint.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
+from ftlint.core.cache import Cache
+from ftlint.core.config import Config
+from ftlint.core.finding import Finding
+from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
+from ftlint.index.discovery import Discovered, discover, project_root_to_walk
+from ftlint.lint.result_store import LintOutcome, ResultStore, open_cache
+from ftlint.lint.scan import ScanFiles, scan
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ftlint.lint_runner import FileLinter
+    from ftlint.lint.lint_runner import FileLinter
 
 
 @dataclass
@@ -62,7 +62,7 @@ def lint_paths(
     `cache_dir`, results are read from and written to the result cache there. With
     `keep_scope`, the result's `scope` holds the run's FileLinter (`ftlint review` asks it
     which lines are fault-path code: one project scan for both)."""
-    from ftlint.listing import DirListings
+    from ftlint.index.listing import DirListings
 
     cwd = Path(os.path.abspath(cwd or Path.cwd()))
     cache = open_cache(cache_dir, exhaustive)
@@ -152,7 +152,7 @@ def _lint(
     result.internal_errors.extend(outcome.errors)
     result.files_parsed = outcome.files_parsed
     result.texts = outcome.texts
-    result.notes = linter.paths.notes
+    result.notes = linter.fault_paths.notes
     if keep_scope:
         result.scope = linter
     if scanned.too_large:
@@ -167,9 +167,9 @@ def _lint(
 
 
 def _new_linter(config, selected, cwd, lint_set, cache, exhaustive, too_large) -> FileLinter:
-    from ftlint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
-    from ftlint.outline import OutlineStore
-    from ftlint.project import FileProbe
+    from ftlint.index.outline import OutlineStore
+    from ftlint.index.project import FileProbe
+    from ftlint.lint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
 
     return FileLinter(
         config,
@@ -191,7 +191,7 @@ def _load_roots(linter: FileLinter, lint_files: list[str], candidates: list[str]
     errors = linter.load([Path(c) for c in candidates])
     candidate_set = set(candidates)
     others = [Path(f) for f in lint_files if f not in candidate_set]
-    errors.extend(linter.load(linter.paths.subclass_files(others)))
+    errors.extend(linter.load(linter.fault_paths.subclass_files(others)))
     return errors
 
 

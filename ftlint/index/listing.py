@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 import time
 
-from ftlint.cache import RACY_NS, Cache
-from ftlint.digests import digest, stat_signature
+from ftlint.core.cache import RACY_NS, Cache
+from ftlint.core.digests import digest, stat_signature
 
 FILE, LINK = "f", "l"
 _KINDS = (FILE, LINK)

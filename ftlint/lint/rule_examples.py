@@ -1,4 +1,4 @@
-"""Code the rules' VALID/INVALID examples share (`ftlint.rule.Valid` / `Invalid` take
+"""Code the rules' VALID/INVALID examples share (`ftlint.lint.rule.Valid` / `Invalid` take
 the result like any example text).
 
 Most examples of the path rules need "some eviction before the free" or "some eviction

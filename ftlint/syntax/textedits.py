@@ -15,9 +15,17 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ftlint.finding import Edit
-from ftlint.rule import Replacement
-from ftlint.source import split_lines
+from ftlint.core.finding import Edit
+from ftlint.core.source import split_lines
+
+
+@dataclass
+class Replacement:
+    """A fix as a CST edit: replace `node` with `new` (a node, a FlattenSentinel, or
+    cst.RemovalSentinel.REMOVE); the engine turns it into text edits."""
+
+    node: cst.CSTNode
+    new: cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel
 
 
 class _Replacer(cst.CSTTransformer):
@@ -237,7 +245,7 @@ def _newline_of(line: str) -> str:
 
 
 def _parses(text: str) -> bool:
-    from ftlint.source import ParseFailure, parse
+    from ftlint.core.source import ParseFailure, parse
 
     return not isinstance(parse(text), ParseFailure)
 

@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from ftlint import vocabulary as V
-from ftlint.rule import Replacement
+from ftlint.core import vocabulary as V
+from ftlint.syntax.textedits import Replacement
 
 GetParent = Callable[[cst.CSTNode], cst.CSTNode | None]
 

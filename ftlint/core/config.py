@@ -25,7 +25,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ftlint.gitignore import GlobError, glob_to_regex, has_magic
+from ftlint.core.gitignore import GlobError, glob_to_regex, has_magic
 
 __all__ = [
     "CONFIG_KEYS",
@@ -414,7 +414,7 @@ class Config:
             if isinstance(value, Path):
                 value = os.fspath(value)
             payload[f.name] = value
-        from ftlint.digests import digest  # only runs with a cache ask for it
+        from ftlint.core.digests import digest  # only runs with a cache ask for it
 
         return digest(payload)
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
-from ftlint.config import Config
-from ftlint.digests import stat_signature
-from ftlint.gitignore import GitIgnore
-from ftlint.listing import FILE, LINK, signature
+from ftlint.core.config import Config
+from ftlint.core.digests import stat_signature
+from ftlint.core.gitignore import GitIgnore
+from ftlint.index.listing import FILE, LINK, signature
 
 __all__ = [
     "PYTHON_SUFFIXES",
@@ -133,7 +133,7 @@ def _info_exclude(repo: str) -> str | None:
 _Levels = tuple  # tuple[tuple[str, GitIgnore], ...]: (directory prefix ending in "/", rules), outermost first
 
 
-class _Walker:
+class _TreeWalker:
     """One directory walker shared by :func:`discover` and :func:`iter_python_files`."""
 
     def __init__(self, config: Config, errors: list[DiscoveryError], display, listings=None):
@@ -374,7 +374,7 @@ def discover(
     def display(path: str) -> Path:
         return Path(display_str(path))
 
-    walker = _Walker(config, result.errors, display, listings)
+    walker = _TreeWalker(config, result.errors, display, listings)
     found: dict[str, str] = {}  # resolved path -> absolute path as reached
 
     for given in paths or [Path(cwd_str)]:
@@ -429,7 +429,7 @@ def iter_python_paths(
     """iter_python_files as plain strings (a Path per file costs more than its stat)."""
     sink: list[DiscoveryError] = errors if errors is not None else []
     top = _abs(os.fspath(root))
-    walker = _Walker(config, sink, Path, listings)
+    walker = _TreeWalker(config, sink, Path, listings)
     seen: set[str] = set()
     for path, real in walker.walk(top):
         if real not in seen:

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ftlint import ir
-from ftlint.config import handler_name_matcher
-from ftlint.project import ClassInfo, Function, ModuleInfo, Project
+from ftlint.core.config import handler_name_matcher
+from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
+from ftlint.syntax import ir
 
 if TYPE_CHECKING:
     from ftlint.analysis.interpreter import Interpreter
@@ -346,7 +346,7 @@ class FaultPaths:
 
     def analysis(self, fn: Function) -> Analysis:
         if fn not in self._analyses:
-            self._analyses[fn] = _Walker(self, fn).run()
+            self._analyses[fn] = _SummaryWalker(self, fn).run()
         return self._analyses[fn]
 
 
@@ -364,11 +364,11 @@ def _argument_for(effect: ir.Effect, target: tuple[Function, bool], param: str) 
     return None
 
 
-class _Walker:
+class _SummaryWalker:
     """Walks a function's IR over sets of abstract path states."""
 
-    def __init__(self, paths: FaultPaths, fn: Function) -> None:
-        self.paths = paths
+    def __init__(self, fault_paths: FaultPaths, fn: Function) -> None:
+        self.fault_paths = fault_paths
         self.fn = fn
         self.result = Analysis()
         self._unguarded: dict[int, ir.Effect] = {}
@@ -380,7 +380,7 @@ class _Walker:
         params = set(self.fn.params)
         for state in flow.normal | flow.ret:
             for pending in state.pending:
-                if pending.var in params and not self.paths.is_handler(self.fn):
+                if pending.var in params and not self.fault_paths.is_handler(self.fn):
                     item = (pending.var, pending.effect)
                     if item not in self.result.param_preempts:
                         self.result.param_preempts.append(item)
@@ -404,8 +404,8 @@ class _Walker:
         if kind == "reset-counter":
             return _reset(state, effect.target, effect.name)
         if kind == "call":
-            target = self.paths.target(self.fn, effect)
-            summary = self.paths.summary(target[0]) if target else None
+            target = self.fault_paths.target(self.fn, effect)
+            summary = self.fault_paths.summary(target[0]) if target else None
             if not target or summary is None:
                 return state
             if summary.unguarded_free is not None and not state.evicted:
@@ -480,8 +480,8 @@ class _Walker:
             elif effect.kind in ("free", "preempt"):
                 frees = True
             elif effect.kind == "call":
-                target = self.paths.target(self.fn, effect)
-                summary = self.paths.summary(target[0]) if target else None
+                target = self.fault_paths.target(self.fn, effect)
+                summary = self.fault_paths.summary(target[0]) if target else None
                 if summary is not None:
                     evicts |= summary.may_evict
                     frees |= summary.may_free

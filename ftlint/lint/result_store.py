@@ -11,13 +11,13 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ftlint import cache as cachemod
-from ftlint.cache import Cache, FileFacts
-from ftlint.config import Config
-from ftlint.digests import digest
-from ftlint.finding import Finding
-from ftlint.prefilter import Prefilter
-from ftlint.source import decode
+from ftlint.core import cache as cachemod
+from ftlint.core.cache import Cache, FileFacts
+from ftlint.core.config import Config
+from ftlint.core.digests import digest
+from ftlint.core.finding import Finding
+from ftlint.core.source import decode
+from ftlint.index.prefilter import Prefilter
 
 
 def open_cache(cache_dir, exhaustive: bool) -> Cache | None:

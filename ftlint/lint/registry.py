@@ -16,13 +16,13 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, cast
 
-from ftlint.finding import RuleDoc, Severity
-from ftlint.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME
+from ftlint.core.finding import RuleDoc, Severity
+from ftlint.core.source import PARSE_ERROR_CODE, PARSE_ERROR_NAME
 
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.machinery import ModuleSpec
 
-    from ftlint.rule import Rule
+    from ftlint.lint.rule import Rule
 
 _CODE_LINE = re.compile(r'^\s+CODE\s*=\s*["\'](FT\d+)["\']', re.M)
 
@@ -44,7 +44,7 @@ PARSE_ERROR_DOC = RuleDoc(
 @cache
 def all_rules() -> dict[str, type[Rule]]:
     import ftlint.rules as package
-    from ftlint.rule import Rule
+    from ftlint.lint.rule import Rule
 
     rules: dict[str, type[Rule]] = {}
     for module_info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):

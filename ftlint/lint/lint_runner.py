@@ -12,16 +12,16 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from ftlint import textedits
-from ftlint.config import Config
-from ftlint.faultpath import FaultPaths, handler_matcher
-from ftlint.finding import Finding
-from ftlint.positions import ranges_of
-from ftlint.project import FileProbe, Function, Project
-from ftlint.registry import all_rules
-from ftlint.rule import FileContext, Report, Rule, ScopeTracker
-from ftlint.source import failure_finding, split_lines
-from ftlint.suppressions import parse_suppressions
+from ftlint.analysis.faultpath import FaultPaths, handler_matcher
+from ftlint.core.config import Config
+from ftlint.core.finding import Finding
+from ftlint.core.source import failure_finding, split_lines
+from ftlint.core.suppressions import parse_suppressions
+from ftlint.index.project import FileProbe, Function, Project
+from ftlint.lint.registry import all_rules
+from ftlint.lint.rule import FileContext, Report, Rule, ScopeTracker
+from ftlint.syntax import textedits
+from ftlint.syntax.positions import ranges_of
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
 #: on one CPU, a pool costs more than it saves). Normal runs parse a handful of files
@@ -73,7 +73,7 @@ class FileLinter:
 
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store, probe=probe)
         self._loaded: set[Path] = set()
-        self.paths = FaultPaths(
+        self.fault_paths = FaultPaths(
             self.project,
             handler_matcher(config.handler_patterns()),
             lambda info: in_fault_path_file(info.path),
@@ -84,7 +84,7 @@ class FileLinter:
         """Forget the handlers and scope found so far (the project's modules stay loaded):
         after a file changed, load() the roots again (workspace.py)."""
         self._loaded.clear()
-        self.paths = FaultPaths(self.project, self.paths.is_handler, self.paths.in_fault_path_file)
+        self.fault_paths = FaultPaths(self.project, self.fault_paths.is_handler, self.fault_paths.in_fault_path_file)
 
     @property
     def files_parsed(self) -> int:
@@ -103,7 +103,7 @@ class FileLinter:
             try:
                 info = self.project.module_at(file)
                 if info is not None:
-                    self.paths.add_roots([info])
+                    self.fault_paths.add_roots([info])
             except (Exception, RecursionError) as err:  # noqa: BLE001
                 errors.append(f"{file}: internal error while indexing: {err.__class__.__name__}: {err}")
                 if os.environ.get("FTLINT_DEBUG"):
@@ -126,17 +126,19 @@ class FileLinter:
             info = self.project.loaded_module(key)  # a helper reached from a handler elsewhere
         if info is None or not self.rules:
             return [], []
-        if info not in self.paths.whole_modules and not any(fn in self.paths.in_scope for fn in info.functions):
+        if info not in self.fault_paths.whole_modules and not any(
+            fn in self.fault_paths.in_scope for fn in info.functions
+        ):
             return [], []
         if info.module is None:  # outlined: parse the fault-path functions (and learn if LibCST cannot)
             for fn in info.functions:
-                if fn in self.paths.in_scope:
+                if fn in self.fault_paths.in_scope:
                     fn.node  # noqa: B018 - parses its outermost function
             if info.cst_failure is not None and must_parse:
                 return self._suppress(
                     key, [failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
                 ), []
-        context = FileContext(path=key, info=info, paths=self.paths)
+        context = FileContext(path=key, info=info, fault_paths=self.fault_paths)
         reports, errors = self._run_rules(context, display)
         findings = [self._finding(context, display, rule, report) for rule, report in reports]
         return self._suppress(key, findings, info.text), errors
@@ -150,7 +152,7 @@ class FileLinter:
         except Exception:  # noqa: BLE001 - find the failing rule, keep the others
             rules, errors = [], []
             for rule_class in self.rules:
-                context = FileContext(path=context.path, info=context.info, paths=context.paths)
+                context = FileContext(path=context.path, info=context.info, fault_paths=context.fault_paths)
                 rule = rule_class(context)
                 try:
                     self._visit(context, [rule])
@@ -198,10 +200,10 @@ class FileLinter:
         tracker = ScopeTracker(context)
         visitors = [tracker, *rules]
         info = context.info
-        if info in self.paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
+        if info in self.fault_paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
             roots: list = [context.module]
         else:
-            roots = [fn.node for fn in info.functions if fn in self.paths.in_scope]
+            roots = [fn.node for fn in info.functions if fn in self.fault_paths.in_scope]
         if context.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
             for root in roots:
                 if id(root) not in tracker.functions_seen:
@@ -275,8 +277,8 @@ def _screen_init(patterns: tuple[str, ...]) -> None:
 
 def _screen_one(path: str) -> tuple[str, str]:
     """ "handler" when the file defines a fault handler, "fail" when it cannot be parsed, else ""."""
-    from ftlint.project import index_module
-    from ftlint.source import load_module
+    from ftlint.core.source import load_module
+    from ftlint.index.project import index_module
 
     text, module = load_module(Path(path))
     if not isinstance(module, cst.Module):

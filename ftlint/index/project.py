@@ -15,9 +15,10 @@ from pathlib import Path
 
 import libcst as cst
 
-from ftlint import ir, outline
-from ftlint.outline import statements_in, suites_of
-from ftlint.source import ParseFailure, load_module, parse, read_text
+from ftlint.core.source import ParseFailure, load_module, parse, read_text
+from ftlint.index import outline
+from ftlint.index.outline import statements_in, suites_of
+from ftlint.syntax import ir
 
 MAX_RESOLUTION_DEPTH = 8
 
@@ -276,7 +277,7 @@ def function_from_whole_file(fn: Function) -> cst.FunctionDef:
     the function taken from it; should LibCST reject the file too, the failure is kept on
     the module (a linted file reports it as FT000) and the function is empty (a helper in
     a file LibCST cannot parse is unknown, as in a run that parses it whole)."""
-    from ftlint import source  # looked up now: tests stand in for source.parse
+    from ftlint.core import source  # looked up now: tests stand in for source.parse
 
     module = source.parse(fn.module.text)
     if isinstance(module, cst.Module):

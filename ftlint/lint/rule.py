@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
 
-from ftlint.finding import RuleDoc, Severity
+from ftlint.core.finding import RuleDoc, Severity
+from ftlint.syntax.textedits import Replacement
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ftlint.faultpath import FaultPaths
-    from ftlint.project import Function, ModuleInfo
+    from ftlint.analysis.faultpath import FaultPaths
+    from ftlint.index.project import Function, ModuleInfo
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class FileContext:
 
     path: Path
     info: ModuleInfo
-    paths: FaultPaths
+    fault_paths: FaultPaths
     _parents: dict | None = field(default=None, repr=False)
     _enclosing: list = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
     _function_scopes: dict = field(default_factory=dict, repr=False)
@@ -73,8 +74,8 @@ class FileContext:
     def scope_for(self, fn: Function | None) -> Scope:
         return Scope(
             function=fn,
-            in_fault_path=self.paths.in_fault_path(fn, self.info),
-            is_handler=fn is not None and fn in self.paths.handlers,
+            in_fault_path=self.fault_paths.in_fault_path(fn, self.info),
+            is_handler=fn is not None and fn in self.fault_paths.handlers,
         )
 
     def function_scope(self, node: cst.FunctionDef) -> Scope:
@@ -126,15 +127,6 @@ class _ParentCollector(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self._stack.pop()
-
-
-@dataclass
-class Replacement:
-    """A fix as a CST edit: replace `node` with `new` (a node, a FlattenSentinel, or
-    cst.RemovalSentinel.REMOVE); the engine turns it into text edits."""
-
-    node: cst.CSTNode
-    new: cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel
 
 
 @dataclass

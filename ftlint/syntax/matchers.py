@@ -6,7 +6,7 @@ demand per node type. Why not `libcst.matchers` itself: importing it builds ~400
 dataclasses (0.3-0.4 s, more than `import libcst`), which alone would break the
 pre-commit budget of a single-file run (issue 5).
 
-    from ftlint import matchers as m
+    from ftlint.syntax import matchers as m
     m.matches(node, m.Call(func=m.Name("len")))
     m.findall(tree, m.Comparison())
 """
@@ -108,7 +108,7 @@ def __getattr__(name: str):
         if not (
             isinstance(node_type, type) and issubclass(node_type, cst.CSTNode) and dataclasses.is_dataclass(node_type)
         ):
-            raise AttributeError(f"ftlint.matchers has no node pattern {name!r} (not a LibCST node class)")
+            raise AttributeError(f"ftlint.syntax.matchers has no node pattern {name!r} (not a LibCST node class)")
         factory = _factories[name] = _factory(node_type)
     return factory
 

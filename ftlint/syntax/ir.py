@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ftlint import matchers as m
-from ftlint import vocabulary as V
+from ftlint.core import vocabulary as V
+from ftlint.syntax import matchers as m
 
 
 @dataclass(eq=False)

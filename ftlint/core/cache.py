@@ -56,7 +56,7 @@ import zlib
 from pathlib import Path
 from typing import TypeGuard, cast
 
-from ftlint.digests import blake2b, content_hash, digest, stat_signature
+from ftlint.core.digests import blake2b, content_hash, digest, stat_signature
 
 FORMAT = 2  # 1: entries at the top level, behind an unkeyed checksum
 STAT_SHARDS = 16
@@ -720,7 +720,7 @@ _FINDING_FIELDS = {
 def findings_of(entry: dict) -> list:
     """The Findings of a run entry (load_run checked its shape); ValueError when one is not
     what Finding.to_dict writes (every field, of its type)."""
-    from ftlint.finding import Finding
+    from ftlint.core.finding import Finding
 
     for item in entry["findings"]:
         if item.keys() != _FINDING_FIELDS.keys() or any(type(item[k]) is not t for k, t in _FINDING_FIELDS.items()):

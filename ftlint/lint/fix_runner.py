@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ftlint import textedits
-from ftlint.config import Config
-from ftlint.engine import LintResult, lint_paths
-from ftlint.finding import Finding
-from ftlint.source import ParseFailure
-from ftlint.writeback import WriteProblem, read_source, write_back
+from ftlint.core.config import Config
+from ftlint.core.finding import Finding
+from ftlint.core.source import ParseFailure
+from ftlint.core.writeback import WriteProblem, read_source, write_back
+from ftlint.lint.engine import LintResult, lint_paths
+from ftlint.syntax import textedits
 
 MAX_ROUNDS = 10  # fixes that touch are applied one per round (ruff: 100 rounds)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ftlint.finding import Finding, Severity
+from ftlint.core.finding import Finding, Severity
 
 PARSE_ERROR_CODE = "FT000"
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ftlint.config import Config
-from ftlint.finding import Finding
-from ftlint.prefilter import Prefilter
-from ftlint.source import display_path
+from ftlint.core.config import Config
+from ftlint.core.finding import Finding
+from ftlint.core.source import display_path
+from ftlint.index.prefilter import Prefilter
 
 if TYPE_CHECKING:
-    from ftlint.lint_runner import FileLinter
+    from ftlint.lint.lint_runner import FileLinter
 
 
 @dataclass
@@ -122,7 +122,7 @@ class Workspace:
     def reached_files(self, path: Path | str) -> set[str]:
         """Files whose contents the findings of `path` depend on: where the functions its
         fault-path code reaches live, and where its (and their) imports point."""
-        from ftlint import ir
+        from ftlint.syntax import ir
 
         linter = self._linter
         if linter is None:
@@ -130,12 +130,12 @@ class Workspace:
         key = _abs(path, self.cwd)
         if self._scope_stale:
             self._rebuild_scope(key)
-        project, paths = linter.project, linter.paths
+        project, fault_paths = linter.project, linter.fault_paths
         info = project.loaded_module(Path(key))
         if info is None:
             return set()
         seen = set()
-        frontier = [fn for fn in info.functions if fn in paths.in_scope]
+        frontier = [fn for fn in info.functions if fn in fault_paths.in_scope]
         while frontier:
             fn = frontier.pop()
             if fn in seen:
@@ -143,7 +143,7 @@ class Workspace:
             seen.add(fn)
             for effect in ir.iter_effects(fn.ir):
                 if effect.kind == "call":
-                    target = paths.target(fn, effect)
+                    target = fault_paths.target(fn, effect)
                     if target is not None:
                         frontier.append(target[0])
         modules = {info, *(fn.module for fn in seen)}
@@ -173,7 +173,7 @@ class Workspace:
     # -- internals ------------------------------------------------------------------
     def _ensure_linter(self) -> FileLinter:
         if self._linter is None:
-            from ftlint.lint_runner import FileLinter  # imports LibCST
+            from ftlint.lint.lint_runner import FileLinter  # imports LibCST
 
             self._linter = FileLinter(
                 self.config,
@@ -193,7 +193,7 @@ class Workspace:
         roots = [Path(f) for f, is_root in files.items() if is_root]
         roots.extend(Path(f) for f in sorted(self.lint_set) if not files.get(f))
         if self._previous:
-            from ftlint.outline import carry_over
+            from ftlint.index.outline import carry_over
 
             project = linter.project
             for file, old in self._previous.items():
@@ -209,7 +209,7 @@ class Workspace:
         """The project's Python files (walked once, as `ftlint check PATH` walks them when
         the project has a root: a `[tool.ftlint]` pyproject or a git top-level) and whether
         each may define a handler; kept up to date by _changed."""
-        from ftlint.discovery import project_root_to_walk, walk_project
+        from ftlint.index.discovery import project_root_to_walk, walk_project
 
         if self._project_files is None:
             self._project_files = {}

@@ -34,13 +34,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from ftlint.cache import Cache, code_fingerprint
-from ftlint.digests import blake2b, digest
+from ftlint.core.cache import Cache, code_fingerprint
+from ftlint.core.digests import blake2b, digest
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
-    from ftlint.project import Function, ModuleInfo
+    from ftlint.index.project import Function, ModuleInfo
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as Python numbers them
 
@@ -131,7 +131,7 @@ class OutlineStore:
 def outline_ops(text: str):
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
     cache keeps), or False when Python's parser cannot read the text."""
-    from ftlint.source import nesting_failure
+    from ftlint.core.source import nesting_failure
 
     if nesting_failure(text) is not None:
         return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
@@ -276,7 +276,7 @@ def _outermost(fn: Function) -> Function:
 def _parse_unit(fn: Function) -> tuple[Segment, list[cst.FunctionDef]] | None:
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
-    from ftlint.source import parse
+    from ftlint.core.source import parse
 
     info = fn.module
     if info.lines is None:

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlint import parallel_scan
-from ftlint.cache import Cache, FileFacts
-from ftlint.config import Config
-from ftlint.discovery import walk_project
+from ftlint.core.cache import Cache, FileFacts
+from ftlint.core.config import Config
+from ftlint.index.discovery import walk_project
+from ftlint.lint import parallel_scan
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ftlint.lint_runner import FileLinter
+    from ftlint.lint.lint_runner import FileLinter
 
 #: Up to this many files given, the parent prefilters them before the project scan
 #: starts, and loads the ones that may hold a handler while the scan runs; more (pre-commit
@@ -145,8 +145,8 @@ def scan_and_save(files: ScanFiles, facts: FileFacts, listings, given: list[str]
     listings it changed) and outlines the files given (outline.py, Python's own parser).
     Sends back how many files it scanned, the candidates, the new stat entries (marked
     as saved) and [text, outline] of the files given."""
-    from ftlint.outline import OutlineStore, outline_ops
-    from ftlint.source import ParseFailure, read_text
+    from ftlint.core.source import ParseFailure, read_text
+    from ftlint.index.outline import OutlineStore, outline_ops
 
     scanned, candidates = scan_serial(files, facts, listings)
     facts.save()
@@ -212,7 +212,7 @@ def _too_large(files: list[str], max_mb: float) -> dict[str, int]:
 def _screen(scanned: list[str], config: Config) -> dict[str, str] | None:
     """--exhaustive: parse every file (a process pool past a threshold) and tell which define
     a handler or fail to parse. None below the threshold: the caller parses them all itself."""
-    from ftlint.lint_runner import PARALLEL_THRESHOLD, screen_files
+    from ftlint.lint.lint_runner import PARALLEL_THRESHOLD, screen_files
 
     if len(scanned) < PARALLEL_THRESHOLD:
         return None
