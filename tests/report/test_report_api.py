@@ -198,5 +198,6 @@ def test_a_registered_format_reaches_the_cli(tmp_path, monkeypatch, capsys):
     (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n" + example.config)
     (tmp_path / "example.py").write_text(example.code)
     monkeypatch.chdir(tmp_path)
-    assert main(["check", "--no-cache", "--format", "codes", "example.py"]) == 1
-    assert capsys.readouterr().out.startswith("FT005@")
+    assert main(["check", "--no-cache", "--select", "FT005", "--format", "codes", "example.py"]) == 1
+    lines = capsys.readouterr().out.splitlines()  # one "CODE@LINE" per finding
+    assert lines and all(re.fullmatch(r"FT005@\d+", line) for line in lines), lines
