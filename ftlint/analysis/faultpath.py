@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
 from ftlint.syntax import ir
@@ -398,7 +399,7 @@ class _SummaryWalker:
         if kind in ("free", "preempt"):
             state = self._free(effect, state)
             if kind == "preempt" and not effect.drop_stale_output and effect.target:
-                missing = frozenset(("num_in_flight_tokens", "num_stale_output_tokens"))
+                missing = frozenset(V.COUNTER_FIELDS)
                 state = state._replace(pending=state.pending | {Pending(effect, effect.target, missing)})
             return state
         if kind == "reset-counter":
@@ -417,7 +418,7 @@ class _SummaryWalker:
             for param, _preempt in summary.preempted_params:
                 var = _argument_for(effect, target, param)
                 if var:
-                    missing = frozenset(("num_in_flight_tokens", "num_stale_output_tokens"))
+                    missing = frozenset(V.COUNTER_FIELDS)
                     state = state._replace(pending=state.pending | {Pending(effect, var, missing)})
             for param, fieldname in summary.reset_params:
                 var = _argument_for(effect, target, param)

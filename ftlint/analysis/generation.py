@@ -21,9 +21,9 @@ _CLASS_REQUEST = re.compile(r"^class Request\b", re.M)
 
 def from_text(text: str) -> V.Generation | None:
     """The generation a `Request` class's source shows, or None."""
-    if "num_stale_output_tokens" in text:
+    if V.NUM_STALE_OUTPUT_TOKENS in text:
         return V.CURRENT
-    if "async_tokens_to_discard" in text or "num_output_placeholders" in text:
+    if V.ASYNC_DISCARD_FIELD in text or V.NUM_OUTPUT_PLACEHOLDERS in text:
         return V.LEGACY
     return None
 
@@ -31,9 +31,9 @@ def from_text(text: str) -> V.Generation | None:
 def from_usage(text: str) -> V.Generation | None:
     """The generation fault-path code writes for: a fork handler that resets
     num_output_placeholders and never names num_stale_output_tokens is on the old API."""
-    if "num_stale_output_tokens" in text or "drop_stale_output" in text:
+    if V.NUM_STALE_OUTPUT_TOKENS in text or V.DROP_STALE_OUTPUT in text:
         return V.CURRENT
-    if "async_tokens_to_discard" in text or "num_output_placeholders" in text:
+    if V.ASYNC_DISCARD_FIELD in text or V.NUM_OUTPUT_PLACEHOLDERS in text:
         return V.LEGACY
     return None
 

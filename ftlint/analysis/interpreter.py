@@ -491,7 +491,7 @@ class _Walk:
         """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
         nothing computed) or for a block that holds no hash (null, unhashed)."""
         text = ir.code_of(test)
-        if any(word in text for word in ("num_in_flight_tokens", "num_computed_tokens", "is_null", "block_hash")):
+        if any(word in text for word in (*V.TAIL_BOUNDARY, V.BLOCK_IS_NULL, V.BLOCK_HASH_ATTR)):
             return True
         if state is not None:
             for name, value in state.env.items():
@@ -897,7 +897,7 @@ class _Walk:
                 where = current
                 break
             current = current.caller
-        name = ir.called_name(node.func) if isinstance(node, cst.Call) else "evict_blocks"
+        name = ir.called_name(node.func) if isinstance(node, cst.Call) else V.EVICT_BLOCKS
         if where is site:
             what = (
                 "every block of the request"
@@ -921,7 +921,7 @@ class _Walk:
             value = args[0] if args else keywords.get("block_ids")
             return Val.NONE, self.evict(value, node, state)
         if kind == "zero":
-            request = keywords.get("request_id", args[0] if args else None)
+            request = keywords.get(V.REQUEST_ID, args[0] if args else None)
             start = keywords.get(V.ZEROING_START_ARG[0], args[1] if len(args) > 1 else None)
             key = Val.key_of(request)
             freed = state.freed_keys()
@@ -1067,21 +1067,21 @@ class _Walk:
         return self._names[key]
 
     def attribute(self, base, attr: str, node):
-        if attr == "running":
+        if attr == V.SCHEDULER_RUNNING:
             return Val.RUNNING
-        if attr == "single_type_managers":
+        if attr == V.SINGLE_TYPE_MANAGERS:
             return ("mgrs",)
-        if attr == "block_pool":
+        if attr == V.BLOCK_POOL:
             return ("pool",)
         if base == ("pool",) and attr in V.WHOLE_POOL_ATTRS:
             return Val.ids("*", "whole", "all", False, self.fn)
         if attr == V.REQ_TO_BLOCKS:
             return ("map", base[1] if base is not None and base[0] == "mgr" else "all")
-        if attr in ("num_computed_tokens", "num_in_flight_tokens"):
-            return ("num", "computed" if attr == "num_computed_tokens" else "inflight")
-        if attr == "block_size":
+        if attr in V.TAIL_BOUNDARY:
+            return ("num", "computed" if attr == V.NUM_COMPUTED_TOKENS else "inflight")
+        if attr == V.MANAGER_BLOCK_SIZE:
             return ("num", "bs")
-        if attr == "request_id" and Val.key_of(base) is not None:
+        if attr == V.REQUEST_ID and Val.key_of(base) is not None:
             return ("rid", Val.key_of(base))
         if attr in V.BLOCK_LIST_ATTRS and Val.key_of(base) is not None:
             return self.read_blocks(Val.key_of(base), "all")
@@ -1089,7 +1089,7 @@ class _Walk:
             return base if attr in (V.BLOCK_ID_ATTR, "blocks") else None
         if attr in V.WHOLE_POOL_ATTRS and isinstance(node.value, (cst.Attribute, cst.Name)):
             owner = ir.called_name(node.value)
-            if owner == "block_pool" or attr in ("cached_block_hash_to_block", "cached_block_hashes_by_block"):
+            if owner == V.BLOCK_POOL or attr in (V.CACHED_BLOCK_MAP, V.SECONDARY_HASHES):
                 return Val.ids("*", "whole", "all", False, self.fn)
         if attr in V.EFFECTS or (attr == V.KV_MANAGER_FREE[1] and ir.called_name(node.value) == V.KV_MANAGER_FREE[0]):
             return ("prim", attr)

@@ -37,13 +37,17 @@ RESET_RUNNING_REQUESTS = ("reset_running_requests", 0)
 # Stale-output bookkeeping (two API generations).
 ASYNC_DISCARD_FIELD = "async_tokens_to_discard"  # vLLM <= 0.26
 DROP_STALE_OUTPUT = "drop_stale_output"  # vLLM >= 0.27
-COUNTER_FIELDS = ("num_in_flight_tokens", "num_stale_output_tokens")
+NUM_COMPUTED_TOKENS = "num_computed_tokens"  # Request: tokens computed, the failed step's included
+NUM_IN_FLIGHT_TOKENS = "num_in_flight_tokens"  # Request: tokens the failed step was writing
+NUM_STALE_OUTPUT_TOKENS = "num_stale_output_tokens"  # Request (vLLM >= 0.27)
+EVICT_BLOCKS = "evict_blocks"  # KVCacheManager.evict_blocks(ids)
+COUNTER_FIELDS = (NUM_IN_FLIGHT_TOKENS, NUM_STALE_OUTPUT_TOKENS)
 
 # Where a request's blocks are listed (collecting from these is "collecting block ids").
 REQ_TO_BLOCKS = "req_to_blocks"
 # The unconfirmed-tail boundary is num_computed_tokens - num_in_flight_tokens (the runtime
 # verifier's snapshot and checks read the two fields by these names).
-TAIL_BOUNDARY = ("num_computed_tokens", "num_in_flight_tokens")
+TAIL_BOUNDARY = (NUM_COMPUTED_TOKENS, NUM_IN_FLIGHT_TOKENS)
 BLOCK_LIST_CALLS = frozenset({"get_blocks", "get_block_ids"})
 BLOCK_LIST_ATTRS = frozenset({"block_ids"})
 BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
@@ -72,17 +76,17 @@ class Generation:
 # vLLM >= 0.27: num_stale_output_tokens / drop_stale_output.
 CURRENT = Generation(
     "0.27",
-    ("num_in_flight_tokens", "num_stale_output_tokens"),
+    COUNTER_FIELDS,
     preempt_copies_in_flight=True,
-    fields=frozenset({"num_stale_output_tokens"}),
+    fields=frozenset({NUM_STALE_OUTPUT_TOKENS}),
 )
 # vLLM <= 0.26 and forks built on it: async_tokens_to_discard / num_output_placeholders;
 # the preempt leaves num_in_flight_tokens and num_output_placeholders set.
 LEGACY = Generation(
     "0.26",
-    ("num_in_flight_tokens", "num_output_placeholders"),
+    (NUM_IN_FLIGHT_TOKENS, "num_output_placeholders"),
     preempt_copies_in_flight=False,
-    fields=frozenset({"async_tokens_to_discard"}),
+    fields=frozenset({ASYNC_DISCARD_FIELD}),
 )
 GENERATIONS = {"0.27": CURRENT, "0.26": LEGACY}
 # Every counter field of either generation (a reset of any is recognised; which ones
