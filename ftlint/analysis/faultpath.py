@@ -180,6 +180,10 @@ class FaultPaths:
                     target = self.target(fn, effect)
                     if target is not None and target[0] not in self.in_scope:
                         frontier.append(target[0])
+                    for ref in effect.alternatives:  # a conditional callee: either one runs
+                        alternative = self.project.resolve_call(fn, ref)
+                        if alternative is not None and alternative[0] not in self.in_scope:
+                            frontier.append(alternative[0])
 
     def subclass_files(self, paths: Iterable[Path]) -> list[Path]:
         """The files among `paths` whose bytes may define a subclass of a handler's class

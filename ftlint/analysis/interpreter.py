@@ -786,6 +786,8 @@ class _Walk:
             return None
         if "late" in qualities:
             return "whose eviction starts after the unconfirmed tail (from `num_computed_tokens // block_size`, not `(num_computed_tokens - num_in_flight_tokens) // block_size`)"
+        if "head" in qualities:
+            return "whose eviction ends where the unconfirmed tail begins (`blocks[:boundary]`): it evicts the confirmed blocks and keeps the tail"
         if "first-group" in qualities:
             return "whose eviction covers only the first KV-cache group (iterate `single_type_managers`)"
         return "with no eviction of their unconfirmed tail"
@@ -852,7 +854,7 @@ class _Walk:
         if stale:
             self._stale(key, node, state, "evicts their blocks")
             return state
-        if start in ("whole", "early"):
+        if start in ("whole", "early", "head"):
             self._broad(value, node, start)
         return state.replace(evicted=state.evicted | {(key, _quality(value))})
 
@@ -899,11 +901,10 @@ class _Walk:
             current = current.caller
         name = ir.called_name(node.func) if isinstance(node, cst.Call) else V.EVICT_BLOCKS
         if where is site:
-            what = (
-                "every block of the request"
-                if start == "whole"
-                else "blocks before the unconfirmed tail (a block of margin)"
-            )
+            what = {
+                "whole": "every block of the request",
+                "head": "the confirmed blocks before the unconfirmed tail, not the tail",
+            }.get(start, "blocks before the unconfirmed tail (a block of margin)")
             message = f"`{name}()` is given {what}; evict only the unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)"
         else:
             message = (
@@ -1020,7 +1021,12 @@ class _Walk:
             out = []
             for _, s in self.ev(node.test, state):
                 for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
-                    out.append((Val.join(a, b), s2))
+                    joined = Val.join(a, b)
+                    if joined is None and _is_callable(a) and _is_callable(b):
+                        # `(self._resume if flag else self._abort)(sched)`: either one is called
+                        out.extend([(a, s2), (b, s2)])
+                    else:
+                        out.append((joined, s2))
             return out
         if isinstance(node, (cst.List, cst.Set, cst.Tuple)):
             parts = [el.value for el in node.elements]
@@ -1161,8 +1167,8 @@ class _Walk:
             self._current = s
             if isinstance(element, cst.Slice):
                 parts = [element.lower, element.upper, element.step]
-                for (lower, _, _), s2 in self.ev_seq([p or cst.Name("None") for p in parts], s):
-                    out.append((self._slice(base, element.lower, lower), s2))
+                for (lower, upper, _), s2 in self.ev_seq([p or cst.Name("None") for p in parts], s):
+                    out.append((self._slice(base, element.lower, lower, upper), s2))
                 continue
             if element is None:
                 out.append((base if Val.is_ids(base) else None, s))
@@ -1173,11 +1179,15 @@ class _Walk:
                 out.append((self._index(base, index_expr, index), s2))
         return out
 
-    def _slice(self, base, lower_node, lower):
+    def _slice(self, base, lower_node, lower, upper=None):
         if base is not None and base[0] == "running":
             return Val.RUNNING
         if not Val.is_ids(base) or base[2] != "whole":
             return base if Val.is_ids(base) else None
+        if upper == Val.ZERO:
+            return Val.with_start(base, "empty")
+        if upper is not None and upper[0] == "num" and upper[1] in ("cblk", "early"):
+            return Val.with_start(base, "head")  # `blocks[:boundary]`: ends where the dirty tail begins
         if lower_node is None:
             return base
         kind = lower[1] if lower is not None and lower[0] == "num" else None
@@ -1546,9 +1556,13 @@ def _describe(node) -> str:
 
 def _quality(value) -> str:
     """How well an eviction of these block ids covers the request's dirty tail."""
-    if value[2] == "late":
-        return "late"
+    if value[2] in ("late", "head"):
+        return value[2]
     return "first-group" if value[3] == "first" else "ok"
+
+
+def _is_callable(value) -> bool:
+    return value is not None and value[0] in ("fn", "prim", "partial")
 
 
 def _truth(value) -> bool | None:

@@ -40,8 +40,9 @@ NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "
 # Where a block range starts, from "covers the clean prefix too" to "covers nothing":
 # whole (from block 0), early (before the confirmed boundary: a block of margin),
 # tail (exactly the unconfirmed tail), unknown (cannot tell: assumed right), late
-# (after the boundary, e.g. num_computed_tokens // block_size: misses the tail), empty.
-START_ORDER = ("whole", "early", "tail", "unknown", "late", "empty")
+# (after the boundary, e.g. num_computed_tokens // block_size: misses the tail), head
+# (`blocks[:boundary]`: the clean prefix only, broad and missing the tail), empty.
+START_ORDER = ("whole", "early", "tail", "unknown", "late", "head", "empty")
 _RANK = {s: i for i, s in enumerate(START_ORDER)}
 
 RUNNING = ("running",)

@@ -28,6 +28,8 @@ class Effect:
     drop_stale_output: bool = False
     args: tuple[str | None, ...] = ()  # code of positional args, for parameter mapping
     keywords: tuple[tuple[str, str], ...] = ()  # (name, code) of keyword args
+    # `(self._resume if flag else self._abort)(...)`: no one callee, but these it may be
+    alternatives: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -174,6 +176,9 @@ class _CallCollector(cst.CSTVisitor):
         kind = classify_call(node)
         name = called_name(node.func) or ""
         effect = Effect(kind=kind, name=name, node=node, statement=self.statement, callee=callee_ref(node.func))
+        if isinstance(node.func, cst.IfExp):
+            refs = (callee_ref(node.func.body), callee_ref(node.func.orelse))
+            effect.alternatives = tuple(ref for ref in refs if ref is not None)
         if kind in ("preempt", "free"):
             arg = request_argument(node)
             effect.target = code_of(arg.value) if arg is not None else None
