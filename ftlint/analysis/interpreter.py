@@ -926,8 +926,10 @@ class _Walk:
             key = Val.key_of(request)
             freed = state.freed_keys()
             if key is not None and (key in freed or "*" in freed):
+                # freed: it records nothing (req_to_blocks was popped), so it zeroes no
+                # block, let alone every one: FT006's finding, not FT004's
                 self._stale(key, node, state, "records their blocks for zeroing")
-            if start == Val.ZERO:
+            elif start == Val.ZERO:
                 self._add(
                     "FT004",
                     self.site(node),
