@@ -353,6 +353,22 @@ class MissingDirtyEviction(Rule):
             expect=((15, 9),),
             name="skips-requests-that-have-a-dirty-tail",
         ),
+        Invalid(
+            aborting(
+                """
+                for req in sched.running:
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    ids = set()
+                    for i, block in enumerate(kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id]):
+                        if i < first:
+                            continue  # the clean prefix: yet the set is not empty after the loop
+                        ids.add(block.block_id)
+                    kv.evict_blocks(ids)
+                """,
+            ),
+            expect=((15, 9, "only the first KV-cache group"),),
+            name="first-kv-cache-group-only-gathered-past-an-index-filter",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -55,11 +55,6 @@ EXAMPLE_DIFFERENCES: dict[str, str] = {
     "preempted or freed): the runtime checks stale-output bookkeeping on requests back in the waiting queue only",
     "FT001-INVALID-3-helper-in-same-class": "sets drop_stale_output on requests that stay running (nothing is "
     "preempted or freed): the runtime checks stale-output bookkeeping on requests back in the waiting queue only",
-    "FT004-VALID-2-whole-list-bounded-by-helper-in-other-module": "evicts the tail of the first KV-cache group "
-    "only (`single_type_managers[0]`), so the 2-group scenarios leave the second group's dirty tail cached (FTR01); "
-    "FT007 misses it, a false negative of the analysis: the helper gathers the ids in a loop whose index filter "
-    "(`if i < first ...: continue`) gives a path on which the set stays empty, and evicting an empty set counts as "
-    "covering every request in every group (as the placeholder `evict_blocks(set())` must)",
     "FT004-VALID-3-kv-load-failure-path-is-not-a-fault-path": "its handler aborts without evicting, FT007's "
     "finding, suppressed in the example with `# noqa: FT007` (the example shows that FT004 leaves the "
     "KV-load-failure path alone)",
