@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ftlint.lint.rule import Invalid, Rule, Valid
-from ftlint.lint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, STATUS_IMPORT, aborting, with_methods
+from ftlint.lint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, aborting, with_methods
 
 
 class MissingDirtyEviction(Rule):
@@ -242,7 +242,13 @@ class MissingDirtyEviction(Rule):
                 abort_all(engine.scheduler)
             """,
             files={
-                "recovery.py": f"{STATUS_IMPORT}\n\n\ndef abort_all(s):\n    s.finish_requests(None, RequestStatus.FINISHED_ABORTED)\n"
+                "recovery.py": """
+from vllm.v1.request import RequestStatus
+
+
+def abort_all(s):
+    s.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
             },
             lint=("example.py",),
             expect=((4, 5),),
