@@ -242,7 +242,7 @@ class StaleOutputDiscard(Rule):
             """
             def resume_all(scheduler):
                 for r in scheduler.running:
-                    scheduler.preempt_request(r, 0.0, True)
+                    scheduler._preempt_request(r, 0.0, True)
             """,
             files={
                 "sentinel.py": """
@@ -268,7 +268,7 @@ class EngineCoreSentinel:
                 "recovery.py": """
 def resume_all(scheduler):
     for r in scheduler.running:
-        scheduler.preempt_request(r, 0.0, True)
+        scheduler._preempt_request(r, 0.0, True)
 """
             },
             expect=(("recovery.py", 3, 9),),

@@ -16,7 +16,8 @@ class BroadEviction(Rule):
     (`req_to_blocks[...]`, `req_to_blocks.get(...)`, `get_blocks(...)`,
     `get_block_ids(...)`, `request.block_ids`) that was not sliced from a lower
     bound (`blocks[first:]`), including ids gathered by iterating such a list; and
-    `record_blocks_for_zeroing(request_id, 0)` (zeroing from token 0). An index
+    `record_blocks_for_zeroing(request_id, 0)` (zeroing from token 0; after the
+    request was freed it records nothing, which is FT006's finding). An index
     filter against a boundary (`for i, b in enumerate(blocks): if i < first: continue`)
     bounds the list too. A range that starts before the confirmed boundary ("one block
     of margin", `confirmed // block_size - 1`) and whole-pool sources
@@ -64,6 +65,8 @@ class BroadEviction(Rule):
             """
             import time
 
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     scheduler = self.engine.scheduler
@@ -74,7 +77,7 @@ class BroadEviction(Rule):
                             request.num_in_flight_tokens = 0
                             request.num_stale_output_tokens = 0
                         else:
-                            scheduler.finish_requests([request.request_id], "aborted")
+                            scheduler.finish_requests([request.request_id], RequestStatus.FINISHED_ABORTED)
 
                 def _evict_unconfirmed_tail(self, request):
                     kv = self.engine.scheduler.kv_cache_manager
@@ -89,13 +92,14 @@ class BroadEviction(Rule):
         Valid(
             """
             from recovery import evict_tail
+            from vllm.v1.request import RequestStatus
 
             def on_fault(engine, exc):
                 kv = engine.scheduler.kv_cache_manager
                 for request in list(engine.scheduler.running):
                     blocks = kv.coordinator.single_type_managers[0].req_to_blocks[request.request_id]
                     evict_tail(kv, request, blocks)
-                engine.scheduler.finish_requests(None, "aborted")
+                engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
             """,
             files={
                 "recovery.py": """
@@ -115,6 +119,8 @@ def evict_tail(kv, request, blocks):
         ),
         Valid(
             """
+            from vllm.v1.request import RequestStatus
+
             class Scheduler:
                 def _handle_invalid_blocks(self, request, invalid_block_ids):
                     blocks = self.kv_cache_manager.coordinator.single_type_managers[0].req_to_blocks[request.request_id]
@@ -122,15 +128,30 @@ def evict_tail(kv, request, blocks):
 
             class EngineCoreSentinel:
                 def on_fault(self, exc):
-                    self.engine.scheduler.finish_requests(None, "aborted")  # noqa: FT007
+                    self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)  # noqa: FT007
             """,
             name="kv-load-failure-path-is-not-a-fault-path",
+        ),
+        Valid(
+            """
+            from vllm.v1.request import RequestStatus
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    running = list(self.scheduler.running)
+                    self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+                    for req in running:  # after the free it records nothing: FT006, not a broad zeroing
+                        self.scheduler.kv_cache_manager.record_blocks_for_zeroing(req.request_id, 0)
+            """,
+            name="zeroing-from-token-0-after-the-free-is-ft006s",
         ),
     ]
     INVALID = [
         Invalid(
             """
             import time
+
+            from vllm.v1.request import RequestStatus
 
             class EngineCoreSentinel:
                 def on_fault(self, exc):
@@ -142,7 +163,7 @@ def evict_tail(kv, request, blocks):
                             request.num_in_flight_tokens = 0
                             request.num_stale_output_tokens = 0
                         else:
-                            scheduler.finish_requests([request.request_id], "aborted")
+                            scheduler.finish_requests([request.request_id], RequestStatus.FINISHED_ABORTED)
 
                 def _evict_dirty_blocks(self, request):
                     kv = self.engine.scheduler.kv_cache_manager
@@ -150,19 +171,20 @@ def evict_tail(kv, request, blocks):
                         blocks = manager.req_to_blocks[request.request_id]
                         kv.evict_blocks({b.block_id for b in blocks if not b.is_null})
             """,
-            expect=((19, 13),),
+            expect=((21, 13),),
             name="req-to-blocks-in-same-class-helper-abort-and-resume",
         ),
         Invalid(
             """
             from recovery import evict_request_blocks
+            from vllm.v1.request import RequestStatus
 
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     kv = self.engine.scheduler.kv_cache_manager
                     for request in list(self.engine.scheduler.running):
                         evict_request_blocks(kv, request.request_id)
-                    self.engine.scheduler.finish_requests(None, "aborted")
+                    self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
             """,
             files={
                 "recovery.py": """
@@ -179,14 +201,16 @@ def evict_request_blocks(kv, request_id):
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     kv = self.engine.scheduler.kv_cache_manager
                     for request in list(self.engine.scheduler.running):
                         self._evict(kv.get_block_ids(request.request_id)[0])
-                        self._evict(request.block_ids[:8])
+                        self._evict([b.block_id for b in kv.get_blocks(request.request_id).blocks[0][:8]])
                         self._zero(request.request_id)
-                    self.engine.scheduler.finish_requests(None, "aborted")
+                    self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
 
                 def _evict(self, block_ids):
                     self.engine.scheduler.kv_cache_manager.evict_blocks(set(block_ids))
@@ -194,11 +218,13 @@ def evict_request_blocks(kv, request_id):
                 def _zero(self, request_id):
                     self.engine.scheduler.kv_cache_manager.record_blocks_for_zeroing(request_id, 0)
             """,
-            expect=((5, 13), (6, 13), (14, 9)),
-            name="get-block-ids-and-request-block-ids-passed-to-helper",
+            expect=((7, 13), (8, 13), (16, 9)),
+            name="get-block-ids-and-a-get-blocks-head-slice-passed-to-helper",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             def on_fault(engine, exc):
                 pool = engine.scheduler.kv_cache_manager.block_pool
                 for request in list(engine.scheduler.running):
@@ -207,13 +233,15 @@ def evict_request_blocks(kv, request_id):
                         pool._maybe_evict_cached_block(blocks[i])
                     for block in blocks:
                         pool._maybe_evict_cached_block(block)
-                engine.scheduler.finish_requests(None, "aborted")
+                engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
             """,
-            expect=((6, 13), (8, 13)),
+            expect=((8, 13), (10, 13)),
             name="maybe-evict-every-block-in-a-loop",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             def on_fault(engine, exc):
                 sched = engine.scheduler
                 ids = set()
@@ -225,20 +253,22 @@ def evict_request_blocks(kv, request_id):
                 sched.kv_cache_manager.evict_blocks(ids)
                 pool = sched.kv_cache_manager.block_pool
                 sched.kv_cache_manager.evict_blocks({b.block_id for b in pool.blocks if b.block_hash is not None})
-                sched.finish_requests(None, "aborted")
+                sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
             """,
-            expect=((9, 5), (11, 5)),
+            expect=((11, 5), (13, 5)),
             name="one-block-of-margin-and-a-whole-pool-sweep",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.engine.scheduler
-                    sched.finish_requests(None, "aborted")
+                    sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
                     sched.reset_prefix_cache()  # no request holds blocks now: every hash goes
             """,
-            expect=((5, 9, "every cached block"),),
+            expect=((7, 9, "every cached block"),),
             name="whole-prefix-cache-reset-after-the-abort",
         ),
     ]

@@ -70,6 +70,8 @@ class EvictionAfterFree(Rule):
         ),
         Valid(
             """
+            from vllm.v1.request import RequestStatus
+
             class Sentinel:
                 def on_fault(self, exc):
                     scheduler = self.engine.scheduler
@@ -79,7 +81,7 @@ class EvictionAfterFree(Rule):
                         first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
                         for manager in kv.coordinator.single_type_managers:
                             dirty |= {b.block_id for b in manager.req_to_blocks[req.request_id][first:]}
-                    scheduler.finish_requests(None, "aborted")
+                    scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
                     kv.evict_blocks(dirty)  # ids read before the free: the hashes still go
             """,
             name="ids-collected-before-the-free-evicted-after",
@@ -88,10 +90,12 @@ class EvictionAfterFree(Rule):
     INVALID = [
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     running = list(self.engine.scheduler.running)
-                    self.engine.scheduler.finish_requests(None, "aborted")
+                    self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
                     self._evict_unconfirmed_tails(running)
 
                 def _evict_unconfirmed_tails(self, requests):
@@ -102,11 +106,13 @@ class EvictionAfterFree(Rule):
                             tail = manager.req_to_blocks[req.request_id][first:]
                             kv.evict_blocks({b.block_id for b in tail})
             """,
-            expect=((4, 9),),
+            expect=((6, 9),),
             name="abort-then-helper-evicts",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     running = list(self.scheduler.running)
@@ -116,11 +122,11 @@ class EvictionAfterFree(Rule):
                             req.num_in_flight_tokens = 0
                             req.num_stale_output_tokens = 0
                     else:
-                        self.scheduler.finish_requests(None, "aborted")
+                        self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
                     for req in running:
                         self.scheduler.kv_cache_manager.record_blocks_for_zeroing(req.request_id, 0)
             """,
-            expect=((6, 17), (10, 13)),
+            expect=((8, 17), (12, 13)),
             name="abort-and-resume-branches-both-before-eviction",
         ),
         Invalid(
@@ -133,27 +139,31 @@ class EvictionAfterFree(Rule):
             """,
             files={
                 "ft_helpers.py": """
+from vllm.v1.request import RequestStatus
+
 def recover(scheduler):
     running = list(scheduler.running)
-    scheduler.finish_requests(None, "aborted")
+    scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
     kv = scheduler.kv_cache_manager
     for req in running:
         first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
         kv.evict_blocks({b.block_id for b in kv.get_blocks(req.request_id).blocks[0][first:]})
 """
             },
-            expect=(("ft_helpers.py", 3, 5),),
+            expect=(("ft_helpers.py", 5, 5),),
             name="helper-in-other-module",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     self._abort_all()
                     self._evict_tails()
 
                 def _abort_all(self):
-                    self.scheduler.finish_requests(None, "aborted")
+                    self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
 
                 def _evict_tails(self):
                     kv = self.scheduler.kv_cache_manager
@@ -161,22 +171,24 @@ def recover(scheduler):
                         ids = kv.get_block_ids(req.request_id)
                         kv.evict_blocks(set(ids[0][(req.num_computed_tokens - req.num_in_flight_tokens) // 16:]))
             """,
-            expect=((7, 9),),
+            expect=((9, 9),),
             name="free-in-same-class-helper-before-eviction",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.engine.scheduler
                     kv = sched.kv_cache_manager
                     for req in list(sched.running):
-                        sched.finish_requests([req.request_id], "aborted")
+                        sched.finish_requests([req.request_id], RequestStatus.FINISHED_ABORTED)
                         first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
                         for m in kv.coordinator.single_type_managers:
                             kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
             """,
-            expect=((6, 13),),
+            expect=((8, 13),),
             name="per-request-free-then-read-its-blocks",
         ),
     ]

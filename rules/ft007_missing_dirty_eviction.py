@@ -65,6 +65,8 @@ class MissingDirtyEviction(Rule):
     VALID = [
         Valid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     scheduler = self.engine.scheduler
@@ -75,7 +77,7 @@ class MissingDirtyEviction(Rule):
                             req.num_in_flight_tokens = 0
                             req.num_stale_output_tokens = 0
                     else:
-                        scheduler.finish_requests(None, "aborted")
+                        scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
 
                 def _evict_unconfirmed_tails(self, scheduler):
                     for req in scheduler.running:
@@ -83,6 +85,15 @@ class MissingDirtyEviction(Rule):
                         if confirmed == req.num_computed_tokens:
                             continue
                         scheduler.kv_cache_manager.evict_blocks(self._tail(req, confirmed))
+
+                def _tail(self, req, confirmed):
+                    kv = self.engine.scheduler.kv_cache_manager
+                    return {
+                        b.block_id
+                        for m in kv.coordinator.single_type_managers
+                        for b in m.req_to_blocks[req.request_id][confirmed // m.block_size:]
+                        if not b.is_null
+                    }
             """,
             name="evict-before-both-branches",
         ),
@@ -104,6 +115,7 @@ class MissingDirtyEviction(Rule):
         Valid(
             """
             from ft_helpers import evict_dirty_tails
+            from vllm.v1.request import RequestStatus
 
             class Sentinel:
                 def on_fault(self, exc):
@@ -111,7 +123,7 @@ class MissingDirtyEviction(Rule):
                         evict_dirty_tails(self.scheduler)
                     finally:
                         pass
-                    self.scheduler.finish_requests(None, "aborted")
+                    self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
             """,
             files={"ft_helpers.py": "def evict_dirty_tails(s):\n    s.kv_cache_manager.evict_blocks(set())\n"},
             lint=("example.py",),
@@ -119,16 +131,20 @@ class MissingDirtyEviction(Rule):
         ),
         Valid(
             """
+            from vllm.v1.request import RequestStatus
+
             class Scheduler:
                 def _update_requests_with_invalid_blocks(self, requests):
                     for req in requests:
-                        self.finish_requests(req.request_id, "aborted")
+                        self.finish_requests(req.request_id, RequestStatus.FINISHED_ABORTED)
             """,
             name="not-a-handler",
         ),
         Valid(
             with_methods(
                 """
+            from vllm.v1.request import RequestStatus
+
             class Sentinel:
                 def on_fault(self, exc):
                     running = list(self.scheduler.running)
@@ -136,7 +152,7 @@ class MissingDirtyEviction(Rule):
                         if req.num_in_flight_tokens == 0:
                             continue  # nothing unconfirmed: no dirty tail
                         self._evict_tail(req)
-                    self.scheduler.finish_requests(None, "aborted")
+                    self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
             """,
                 SCHEDULER_EVICT_TAIL,
             ),
@@ -160,12 +176,14 @@ class MissingDirtyEviction(Rule):
         ),
         Valid(
             """
+            from vllm.v1.request import RequestStatus
+
             class Sentinel:
                 def on_fault(self, exc):
                     sched = self.engine.scheduler
                     steps = {"evict": self._evict_tails, "abort": sched.finish_requests}
                     steps["evict"](sched)
-                    steps["abort"](None, "aborted")
+                    steps["abort"](None, RequestStatus.FINISHED_ABORTED)
 
                 def _evict_tails(self, sched):
                     pool = sched.kv_cache_manager.block_pool
@@ -181,24 +199,28 @@ class MissingDirtyEviction(Rule):
     INVALID = [
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     engine = self.engine
                     aborted = engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
                     engine._send_abort_outputs(aborted)
             """,
-            expect=((4, 19),),
+            expect=((6, 19),),
             name="upstream-abort",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     if self.resume:
                         self._evict_tails()
                         self._preempt_all()
                     else:
-                        self.scheduler.finish_requests(None, "aborted")
+                        self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
 
                 def _evict_tails(self):
                     self.scheduler.kv_cache_manager.evict_blocks(set())
@@ -209,7 +231,7 @@ class MissingDirtyEviction(Rule):
                         r.num_in_flight_tokens = 0
                         r.num_stale_output_tokens = 0
             """,
-            expect=((7, 13),),
+            expect=((9, 13),),
             name="eviction-only-in-resume-branch",
         ),
         Invalid(
@@ -219,7 +241,15 @@ class MissingDirtyEviction(Rule):
             def on_fault(engine, exc):
                 abort_all(engine.scheduler)
             """,
-            files={"recovery.py": "def abort_all(s):\n    s.finish_requests(None, 'aborted')\n"},
+            files={
+                "recovery.py": """
+from vllm.v1.request import RequestStatus
+
+
+def abort_all(s):
+    s.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+            },
             lint=("example.py",),
             expect=((4, 5),),
             name="free-in-helper-in-file-not-passed",
@@ -246,21 +276,25 @@ class MissingDirtyEviction(Rule):
         Invalid(
             with_methods(
                 """
+            from vllm.v1.request import RequestStatus
+
             class Sentinel:
                 def on_fault(self, exc):
                     try:
                         self._evict_tails()
                     except Exception:
                         pass
-                    self.scheduler.finish_requests(None, "aborted")
+                    self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
             """,
                 EVICT_TAILS,
             ),
-            expect=((7, 9),),
+            expect=((9, 9),),
             name="eviction-may-fail-silently",
         ),
         Invalid(
             """
+            from vllm.v1.request import RequestStatus
+
             class EngineCoreSentinel:
                 def on_fault(self, exc):
                     self._recover(exc)
@@ -270,7 +304,7 @@ class MissingDirtyEviction(Rule):
                     aborted = scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
                     self.engine._send_abort_outputs(aborted)
             """,
-            expect=((7, 19),),
+            expect=((9, 19),),
             name="free-in-helper-in-same-class-reported-at-the-free",
         ),
         Invalid(
@@ -282,7 +316,7 @@ class MissingDirtyEviction(Rule):
                         kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][first:]})
                 """,
             ),
-            expect=((9, 9),),
+            expect=((11, 9),),
             name="tail-from-num-computed-tokens-misses-it",
         ),
         Invalid(
@@ -294,7 +328,7 @@ class MissingDirtyEviction(Rule):
                     kv.evict_blocks({b.block_id for b in blocks[first:]})
                 """,
             ),
-            expect=((9, 9),),
+            expect=((11, 9),),
             name="first-kv-cache-group-only",
         ),
         Invalid(
@@ -306,7 +340,7 @@ class MissingDirtyEviction(Rule):
                 """,
                 kv=False,
             ),
-            expect=((7, 9),),
+            expect=((9, 9),),
             name="zeroing-is-not-eviction",
         ),
         Invalid(
@@ -322,8 +356,24 @@ class MissingDirtyEviction(Rule):
                 kv.evict_blocks(ids)
                 """,
             ),
-            expect=((13, 9),),
+            expect=((15, 9),),
             name="skips-requests-that-have-a-dirty-tail",
+        ),
+        Invalid(
+            aborting(
+                """
+                for req in sched.running:
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    ids = set()
+                    for i, block in enumerate(kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id]):
+                        if i < first:
+                            continue  # the clean prefix: yet the set is not empty after the loop
+                        ids.add(block.block_id)
+                    kv.evict_blocks(ids)
+                """,
+            ),
+            expect=((15, 9, "only the first KV-cache group"),),
+            name="first-kv-cache-group-only-gathered-past-an-index-filter",
         ),
     ]
 

@@ -5,7 +5,17 @@ from __future__ import annotations
 import libcst as cst
 
 from ftlint.lint.rule import Invalid, Rule, Valid
-from ftlint.lint.rule_examples import EVICT_TAIL, EVICT_TAILS, PREEMPT, RESETS, each_running, handler, then
+from ftlint.lint.rule_examples import (
+    ABORTED,
+    EVICT_TAIL,
+    EVICT_TAILS,
+    PREEMPT,
+    RESETS,
+    STATUS_IMPORT,
+    each_running,
+    handler,
+    then,
+)
 from ftlint.syntax import cstedits, ir
 
 # Shared pieces of the examples below (ftlint.lint.rule_examples builds the rest).
@@ -180,9 +190,9 @@ class StaleCountersNotReset(Rule):
             name="no-reset",
         ),
         Invalid(
-            each_running("self.scheduler.preempt_request(req, 0.0)", RESETS[1]),
+            each_running(PREEMPT, RESETS[1]),
             expect=((5, 13),),
-            fixed=each_running("self.scheduler.preempt_request(req, 0.0)", *RESETS),
+            fixed=each_running(PREEMPT, *RESETS),
             name="one-counter-reset",
         ),
         Invalid(
@@ -201,21 +211,21 @@ class StaleCountersNotReset(Rule):
         ),
         Invalid(
             handler(
-                """
+                f"""
                 self._evict_tails()
                 if self.resume:
                     for req in list(self.scheduler.running):
                         preempt_for_resume(self.scheduler, req)
                 else:
-                    self.scheduler.finish_requests(None, "aborted")
+                    self.scheduler.finish_requests(None, {ABORTED})
                 """,
                 EVICT_TAILS,
-                before="from resume import preempt_for_resume",
+                before=f"from resume import preempt_for_resume\n{STATUS_IMPORT}",
             ),
             files={
                 "resume.py": "def preempt_for_resume(scheduler, request):\n    scheduler._preempt_request(request, 0.0)\n"
             },
-            expect=((8, 17),),
+            expect=((9, 17),),
             name="helper-in-other-module-abort-and-resume",
         ),
         Invalid(

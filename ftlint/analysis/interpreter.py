@@ -568,6 +568,7 @@ class _Walk:
         born = self.loops.pop()
         if not born:
             flow.normal, flow.brk = self._clear_skips(flow.normal), self._clear_skips(flow.brk)
+            flow.normal = _fill_accumulators(states, flow.normal)
         exits = self._promote(flow.normal, born)
         flow.brk = self._promote(flow.brk, born)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
@@ -927,8 +928,10 @@ class _Walk:
             key = Val.key_of(request)
             freed = state.freed_keys()
             if key is not None and (key in freed or "*" in freed):
+                # freed: it records nothing (req_to_blocks was popped), so it zeroes no
+                # block, let alone every one: FT006's finding, not FT004's
                 self._stale(key, node, state, "records their blocks for zeroing")
-            if start == Val.ZERO:
+            elif start == Val.ZERO:
                 self._add(
                     "FT004",
                     self.site(node),
@@ -1552,6 +1555,34 @@ def _describe(node) -> str:
     if isinstance(node, cst.Call):
         return f"`{ir.code_of(node.func)}()`"
     return "`...`"
+
+
+def _fill_accumulators(entry: list, exits: list) -> list:
+    """After a loop over blocks or groups (walked as one iteration), a set of block ids that
+    was empty on entry and that some exit holds ids in: an exit on which the iteration
+    skipped the add (`if i < first: continue`) does not leave it empty at runtime, since
+    the set holds what every iteration added. Its empty value takes the others' join
+    (else evicting it would count as evicting everything, as `evict_blocks(set())` does)."""
+    empty = {
+        name
+        for name, value in (entry[0].env.items() if entry else ())
+        if Val.is_ids(value)
+        and value[2] == "empty"
+        and all(Val.is_ids(s.env.get(name)) and s.env[name][2] == "empty" for s in entry)
+    }
+    filled: dict[str, tuple] = {}
+    for state in exits:
+        for name in empty:
+            value = state.env.get(name)
+            if Val.is_ids(value) and value[2] != "empty":
+                filled[name] = Val.join_ids(filled[name], value) if name in filled else value
+    if not filled:
+        return exits
+    out = []
+    for state in exits:
+        stays = [n for n in filled if Val.is_ids(state.env.get(n)) and state.env[n][2] == "empty"]
+        out.append(state.replace(env={**state.env, **{n: filled[n] for n in stays}}) if stays else state)
+    return out
 
 
 def _quality(value) -> str:

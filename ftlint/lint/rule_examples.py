@@ -49,6 +49,10 @@ def handler(body: str, *methods: str, before: str = "", cls: str = "Sentinel") -
     return with_methods("\n" + text, *methods)
 
 
+# vLLM's abort status, and its import (`finish_requests` takes a RequestStatus, not a string).
+STATUS_IMPORT = "from vllm.v1.request import RequestStatus"
+ABORTED = "RequestStatus.FINISHED_ABORTED"
+
 # A preempt for resume of the running request `req`, and the resets that make it resumable.
 PREEMPT = "self.scheduler._preempt_request(req, 0.0)"
 RESETS = ("req.num_in_flight_tokens = 0", "req.num_stale_output_tokens = 0")
@@ -62,11 +66,11 @@ def each_running(*lines: str, before: str = "") -> str:
 
 
 def aborting(*lines: str, kv: bool = True) -> str:
-    """A handler that runs `lines` with `sched` (and `kv`, its kv_cache_manager) bound,
-    then aborts every request."""
+    """A handler (RequestStatus imported) that runs `lines` with `sched` (and `kv`, its
+    kv_cache_manager) bound, then aborts every request."""
     head = "sched = self.engine.scheduler\n" + ("kv = sched.kv_cache_manager\n" if kv else "")
     body = "\n".join(inspect.cleandoc(line) for line in lines)
-    return handler(head + body + '\nsched.finish_requests(None, "aborted")')
+    return handler(head + body + f"\nsched.finish_requests(None, {ABORTED})", before=STATUS_IMPORT)
 
 
 def then(code: str, *lines: str, indent: int) -> str:
