@@ -225,6 +225,23 @@ def evict_request_blocks(kv, request_id):
             """
             from vllm.v1.request import RequestStatus
 
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    for req in sched.running:
+                        first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                        for m in kv.coordinator.single_type_managers:
+                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][:first]})
+                    sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+            """,
+            expect=((10, 17, "the confirmed blocks before the unconfirmed tail, not the tail"),),
+            name="slice-up-to-the-boundary-evicts-the-confirmed-prefix",
+        ),
+        Invalid(
+            """
+            from vllm.v1.request import RequestStatus
+
             def on_fault(engine, exc):
                 pool = engine.scheduler.kv_cache_manager.block_pool
                 for request in list(engine.scheduler.running):

@@ -375,6 +375,39 @@ def abort_all(s):
             expect=((15, 9, "only the first KV-cache group"),),
             name="first-kv-cache-group-only-gathered-past-an-index-filter",
         ),
+        Invalid(
+            aborting(
+                """
+                for req in sched.running:
+                    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16
+                    for m in kv.coordinator.single_type_managers:
+                        kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][:first]})
+                """,
+            ),
+            expect=((11, 9, "ends where the unconfirmed tail begins"),),
+            name="slice-up-to-the-boundary-evicts-the-prefix-and-keeps-the-tail",
+        ),
+        Invalid(
+            """
+            from vllm.v1.request import RequestStatus
+
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    (self._preempt_all if self.resume else self._abort_all)()
+
+                def _abort_all(self):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+                    self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+                def _preempt_all(self):
+                    for r in self.scheduler.running:
+                        self.scheduler._preempt_request(r, 0.0)
+                        r.num_in_flight_tokens = 0
+                        r.num_stale_output_tokens = 0
+            """,
+            expect=((13, 13),),
+            name="conditional-callee-resume-branch-without-eviction",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

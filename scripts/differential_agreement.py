@@ -75,6 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"scenarios where static == runtime: {s_agree}/{s_total} ({pct(s_agree / s_total).strip()})")
     print(f"runtime-correct handlers flagged by a static rule: {len(flagged_correct)}/{len(correct)}")
+    blind = [n for n in static if n in agreement.WRITTEN_BLIND] if not args.corpus else []
+    if blind:
+        overall = agreement.Confusion()
+        for c in agreement.confusion({n: static[n] for n in blind}, {n: runtime[n] for n in blind}).values():
+            overall.tp, overall.fp, overall.fn = overall.tp + c.tp, overall.fp + c.fp, overall.fn + c.fn
+        print(
+            f"of them written blind (never shown the rules): static == runtime on "
+            f"{sum(static[n] == runtime[n] for n in blind)}/{len(blind)}, "
+            f"precision {pct(overall.precision).strip()}, recall {pct(overall.recall).strip()}"
+        )
     print()
     print(f"{'family':46} {'TP':>3} {'FP':>3} {'FN':>3} {'TN':>3} {'precision':>9} {'recall':>7}")
     for family, c in agreement.confusion(static, runtime).items():

@@ -28,6 +28,42 @@ RULE_TO_RUNTIME = {
     "FT008": "FTR03",
     "FT001": "FTR03",
 }
+# Corpus handlers written by a helper that saw vLLM and the runtime harness but never the
+# rules (issue 12's blind round): scripts/differential_agreement.py prints their figures apart.
+WRITTEN_BLIND = frozenset(
+    {
+        "alias_bound_methods",
+        "ceil_boundary",
+        "collect_then_free_then_evict",
+        "dataclass_plan",
+        "direct_free_request",
+        "drop_stale_true",
+        "enumerate_index_check",
+        "evict_after_free_reads_blocks",
+        "evict_and_zero",
+        "evict_only_on_abort",
+        "evict_only_on_resume",
+        "evict_prefix_instead_of_tail",
+        "evict_whole_block_list",
+        "first_group_only",
+        "generator_tail_ids",
+        "getattr_setattr_resume",
+        "helper_evict_then_abort",
+        "inflight_left_set",
+        "match_status_dispatch",
+        "mixin_override_skips_evict",
+        "mixin_tail_evictor",
+        "no_counter_reset",
+        "partial_preempt_loop",
+        "reset_prefix_cache_handler",
+        "skip_zero_inflight",
+        "stale_reset_before_preempt",
+        "tail_from_computed_only",
+        "try_finally_abort",
+        "upstream_abort_only",
+        "zero_instead_of_evict",
+    }
+)
 FAMILIES = {
     "FTR01": "dirty KV left cached (FT006/FT007)",
     "FTR02": "broad eviction (FT004)",

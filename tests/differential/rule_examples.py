@@ -86,7 +86,7 @@ def _handler_of(code: str) -> tuple[bool, str | None, str | None] | None:
     switch = None
     for node in ast.walk(handler_fn):
         if (
-            isinstance(node, ast.If)
+            isinstance(node, (ast.If, ast.IfExp))
             and isinstance(node.test, ast.Attribute)
             and isinstance(node.test.value, ast.Name)
             and node.test.value.id == "self"

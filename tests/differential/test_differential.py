@@ -202,3 +202,9 @@ def test_a_free_through_an_unresolved_call_is_not_guessed():
     proc = agreement._ftlint(["--verbose", "--format", "json", name], oracle.CORPUS, None)
     assert json.loads(proc.stdout or "[]") == []
     assert "FaultHandler.on_fault: `getattr(sched, ABORT)()` is not resolved; taken as no effect" in proc.stderr
+
+
+def test_the_blind_handlers_are_in_the_corpus():
+    """agreement.WRITTEN_BLIND names corpus handlers (the script's blind figures count them)."""
+    names = {case.name for case in oracle.load_cases()}
+    assert agreement.WRITTEN_BLIND and names >= agreement.WRITTEN_BLIND, sorted(agreement.WRITTEN_BLIND - names)
