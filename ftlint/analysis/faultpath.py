@@ -10,7 +10,7 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
-import re
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
+from ftlint.index.prefilter import files_matching, subclass_pattern
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
 from ftlint.syntax import ir
 
@@ -185,24 +186,19 @@ class FaultPaths:
                         if alternative is not None and alternative[0] not in self.in_scope:
                             frontier.append(alternative[0])
 
+    def handler_class_names(self) -> list[str]:
+        """The names of the classes that define a handler (their subclasses inherit it)."""
+        return sorted({fn.class_info.name for fn in self.handlers if fn.class_info is not None and fn.is_method})
+
     def subclass_files(self, paths: Iterable[Path]) -> list[Path]:
         """The files among `paths` whose bytes may define a subclass of a handler's class
         (`class X(Base)` naming it): they inherit the handler without defining one, so the
         prefilter passes them by, yet their overrides are what its `self.method()` reaches.
         Exact in the prefilter's way: it may accept more files, never fewer."""
-        names = sorted({fn.class_info.name for fn in self.handlers if fn.class_info is not None and fn.is_method})
-        if not names:
+        pattern = subclass_pattern(self.handler_class_names())
+        if pattern is None:
             return []
-        pattern = re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
-        found = []
-        for path in paths:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if pattern.search(data):
-                found.append(path)
-        return found
+        return [Path(p) for p in files_matching(pattern, (os.fspath(p) for p in paths))]
 
     def _inherited_handlers(self, cls: ClassInfo, matches: Callable[[ClassInfo, str], bool]) -> list[Function]:
         """The entry points `cls` inherits (defined in a base class) whose walk differs for

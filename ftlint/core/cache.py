@@ -413,6 +413,7 @@ class Cache:
                 type(p) is list and len(p) == 3 and type(p[0]) is str and p[1] in ("f", "e") and type(p[2]) is bool
                 for p in probes
             )
+            and ("subclasses" not in data or _well_formed_subclasses(data["subclasses"]))
         ):
             return None
         return data
@@ -731,6 +732,19 @@ def findings_of(entry: dict) -> list:
             if any(type(edit[k]) is not t for k, t in _EDIT_FIELDS.items()):
                 raise ValueError("not an edit")
     return [Finding.from_dict(item) for item in entry["findings"]]
+
+
+def _well_formed_subclasses(value) -> bool:
+    """[handler class names, stat digest of the lint set's other files, those subclassing one]."""
+    return (
+        type(value) is list
+        and len(value) == 3
+        and type(value[0]) is list
+        and all(type(n) is str for n in value[0])
+        and type(value[1]) is str
+        and type(value[2]) is list
+        and all(type(p) is str for p in value[2])
+    )
 
 
 def validate(entry: dict, facts: FileFacts) -> bool:

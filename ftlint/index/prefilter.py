@@ -23,6 +23,7 @@ speed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
 _IDENT_RUN = rb"[\w\x80-\xff]*"
@@ -133,3 +134,25 @@ class Prefilter:
         else:
             return other_encoding(data)
         return self.regex.search(data) is not None or other_encoding(data)
+
+
+def subclass_pattern(class_names: Iterable[str]) -> re.Pattern[bytes] | None:
+    """A byte regex for a class statement naming one of these classes among its bases."""
+    names = sorted(class_names)
+    if not names:
+        return None
+    return re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+
+
+def files_matching(pattern: re.Pattern[bytes], paths: Iterable[str]) -> list[str]:
+    """The readable files among `paths` whose bytes `pattern` finds something in."""
+    found = []
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if pattern.search(data):
+            found.append(path)
+    return found

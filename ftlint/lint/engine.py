@@ -22,6 +22,7 @@ from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
 from ftlint.index.discovery import Discovered, discover, project_root_to_walk
+from ftlint.index.prefilter import files_matching, subclass_pattern
 from ftlint.lint.result_store import LintOutcome, ResultStore, open_cache
 from ftlint.lint.scan import ScanFiles, scan
 
@@ -185,13 +186,22 @@ def _new_linter(config, selected, cwd, lint_set, cache, exhaustive, too_large) -
     )
 
 
-def _load_roots(linter: FileLinter, lint_files: list[str], candidates: list[str]) -> list[str]:
+def _load_roots(
+    linter: FileLinter, lint_files: list[str], candidates: list[str], outcome: LintOutcome | None = None
+) -> list[str]:
     """Load the candidates, then the lint set's files that subclass a handler's class: they
-    inherit the handler without defining one, and their overrides are what it reaches."""
+    inherit the handler without defining one, and their overrides are what it reaches. The
+    run depends on which files do (`outcome.subclasses`, checked by the result store)."""
     errors = linter.load([Path(c) for c in candidates])
+    names = linter.fault_paths.handler_class_names()
+    pattern = subclass_pattern(names)
+    if pattern is None:
+        return errors
     candidate_set = set(candidates)
-    others = [Path(f) for f in lint_files if f not in candidate_set]
-    errors.extend(linter.load(linter.fault_paths.subclass_files(others)))
+    matched = files_matching(pattern, (f for f in lint_files if f not in candidate_set))
+    errors.extend(linter.load([Path(f) for f in matched]))
+    if outcome is not None:
+        outcome.subclasses = (names, matched)
     return errors
 
 
@@ -204,7 +214,7 @@ def _lint_candidates(
     candidate_set = set(candidates)
     read_paths = linter.project.read_paths
     loaded: set[str] = set()
-    outcome.errors.extend(_load_roots(linter, lint_files, candidates))
+    outcome.errors.extend(_load_roots(linter, lint_files, candidates, outcome))
     for file in lint_files:
         if file not in candidate_set:
             if len(loaded) != len(read_paths):

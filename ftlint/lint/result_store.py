@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from ftlint.core import cache as cachemod
 from ftlint.core.cache import Cache, FileFacts
 from ftlint.core.config import Config
-from ftlint.core.digests import digest
+from ftlint.core.digests import digest, stat_signature
 from ftlint.core.finding import Finding
 from ftlint.core.source import decode
-from ftlint.index.prefilter import Prefilter
+from ftlint.index.prefilter import Prefilter, files_matching, subclass_pattern
 
 
 def open_cache(cache_dir, exhaustive: bool) -> Cache | None:
@@ -38,6 +38,9 @@ class LintOutcome:
     texts: dict[str, str | None] = field(default_factory=dict)  # path -> the text linted
     probes: list = field(default_factory=list)  # [path, kind, answer] (FileProbe.as_list)
     files_parsed: int = 0
+    # (handler class names, the lint set's other files that subclass one): the run depends
+    # on which files of the lint set do (engine._load_roots); None when no handler is a method
+    subclasses: tuple[list[str], list[str]] | None = None
 
 
 @dataclass
@@ -54,6 +57,7 @@ class ResultStore:
         scope = digest(cachemod.code_fingerprint(), patterns) if cache is not None else ""
         self.facts = FileFacts(cache, scope, Prefilter(patterns))  # the stat table
         self._key: str | None = None
+        self._others: list[str] = []  # the lint set's files that are not candidates
 
     def lookup(
         self, config: Config, selected: Iterable[str], cwd: str, lint_files: list[str], candidates: list[str]
@@ -71,17 +75,33 @@ class ResultStore:
             lint_files,
             sorted(candidates),
         )
+        candidate_set = set(candidates)
+        self._others = [f for f in lint_files if f not in candidate_set]
         entry = self.cache.load_run(self._key)
         if entry is None:
             return None
         try:
             if not cachemod.validate(entry, self.facts):
                 return None
+            if "subclasses" in entry and not self._same_subclasses(entry):
+                return None
             cached = CachedRun(cachemod.findings_of(entry), list(entry["errors"]))
         except Exception:  # noqa: BLE001 - whatever goes wrong replaying an entry is a miss
             return None
         self.facts.save()
         return cached
+
+    def _stats_of_others(self) -> str:
+        return digest([[path, _stat_or_none(path)] for path in self._others])
+
+    def _same_subclasses(self, entry: dict) -> bool:
+        """Whether the lint set's other files subclass a handler's class as they did: when
+        none of them changed (by stat), or when they match the same (read again)."""
+        names, stats, matched = entry["subclasses"]
+        if self._stats_of_others() == stats:
+            return True
+        pattern = subclass_pattern(names)
+        return pattern is not None and files_matching(pattern, self._others) == matched
 
     def save(self, outcome: LintOutcome) -> None:
         """Store the result with its dependencies, unless a file changed while it was
@@ -100,13 +120,21 @@ class ResultStore:
                     break
             deps.append([path, hashed])
         if stable:
-            self.cache.save_run(
-                self._key,
-                {
-                    "findings": [f.to_dict() for f in outcome.findings],
-                    "errors": outcome.errors,
-                    "deps": deps,
-                    "probes": outcome.probes,
-                },
-            )
+            entry = {
+                "findings": [f.to_dict() for f in outcome.findings],
+                "errors": outcome.errors,
+                "deps": deps,
+                "probes": outcome.probes,
+            }
+            if outcome.subclasses is not None:
+                names, matched = outcome.subclasses
+                entry["subclasses"] = [names, self._stats_of_others(), matched]
+            self.cache.save_run(self._key, entry)
         self.facts.save()
+
+
+def _stat_or_none(path: str) -> list | None:
+    try:
+        return stat_signature(os.stat(path))
+    except OSError:
+        return None

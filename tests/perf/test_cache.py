@@ -481,3 +481,48 @@ def test_code_fingerprint_covers_subpackages(module: str, monkeypatch):
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     monkeypatch.setattr(cache, "_fingerprint", None)
     assert cache.code_fingerprint() == old
+
+
+DISPATCHING_HANDLER = """\
+class Sentinel:
+    def on_fault(self, exc):
+        self._evict(self.scheduler)
+        self._release(self.scheduler)
+
+    def _evict(self, s):
+        for r in s.running:
+            for m in s.kv_cache_manager.coordinator.single_type_managers:
+                first = (r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size
+                s.kv_cache_manager.evict_blocks({b.block_id for b in m.req_to_blocks[r.request_id][first:]})
+
+    def _release(self, s):
+        s.finish_requests(None, "aborted")
+"""
+# an override that frees before the base class's eviction has run (FT007 at the free)
+SUBCLASS = """\
+from sentinel import Sentinel
+
+class Mine(Sentinel):
+    def _evict(self, s):
+        s.finish_requests(None, "aborted")
+"""
+
+
+@pytest.mark.parametrize("paths", [(), ("other.py",)], ids=["walk", "the-edited-file"])
+def test_a_file_edited_into_a_subclass_of_the_handler_class_invalidates(tmp_path, paths):
+    """A file that subclasses a handler's class inherits the handler, so a run depends on
+    whether each linted file does: turning an existing file into such a subclass is seen
+    (the key of the run, its files and candidates, stays the same)."""
+    _project(tmp_path)
+    (tmp_path / "sentinel.py").write_text(DISPATCHING_HANDLER)
+    (tmp_path / "notes.py").write_text(OTHER)
+    assert _codes(_lint(tmp_path, paths)) == []
+    assert _lint(tmp_path, paths).cache_hit
+    (tmp_path / "other.py").write_text(SUBCLASS)
+    expected = _codes(_lint(tmp_path, paths, cache_dir=tmp_path / "fresh"))
+    assert ("other.py", 5, "FT007") in expected
+    assert _codes(_lint(tmp_path, paths)) == expected
+    # an edit that makes no file a subclass keeps the entry valid (the files are read again)
+    (tmp_path / "notes.py").write_text(OTHER + "# edited\n")
+    warm = _lint(tmp_path, paths)
+    assert warm.cache_hit and _codes(warm) == expected
