@@ -92,7 +92,13 @@ class ResultStore:
         return cached
 
     def _stats_of_others(self) -> str:
-        return digest([[path, _stat_or_none(path)] for path in self._others])
+        """A digest of the stat of the lint set's other files (the scan's, when it made one)."""
+        known = self.facts.new
+        out = []
+        for path in self._others:
+            entry = known.get(path)
+            out.append([path, entry[:4] if entry is not None else _stat_or_none(path)])
+        return digest(out)
 
     def _same_subclasses(self, entry: dict) -> bool:
         """Whether the lint set's other files subclass a handler's class as they did: when
