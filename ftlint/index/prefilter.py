@@ -143,7 +143,10 @@ class SubclassPattern:
     def __init__(self, class_names: Iterable[str]) -> None:
         self.names = tuple(n.encode() for n in sorted(class_names))
         alternatives = b"|".join(re.escape(n) for n in self.names)
-        self.regex = re.compile(rb"class\s+\w+\s*\([^)]*\b(?:" + alternatives + rb")\b")
+        # a name is whole when no identifier byte (ASCII word or UTF-8) touches it
+        self.regex = re.compile(
+            rb"class\s+" + _IDENT_RUN + rb"\s*\([^)]*(?<![\w\x80-\xff])(?:" + alternatives + rb")(?![\w\x80-\xff])"
+        )
 
     def search(self, data: bytes) -> bool:
         return any(n in data for n in self.names) and self.regex.search(data) is not None
@@ -167,3 +170,20 @@ def files_matching(pattern: SubclassPattern, paths: Iterable[str]) -> list[str]:
         if pattern.search(data):
             found.append(path)
     return found
+
+
+_CLASS_NAME = re.compile(rb"^[ \t]*class[ \t]+(\w+)(?=[ \t]*[(:])", re.MULTILINE)
+
+
+def class_names_defined(paths: Iterable[str]) -> set[str]:
+    """The (ASCII) names of the classes these files define, read from their bytes: before
+    they are parsed, a superset of the handler classes among them."""
+    names: set[str] = set()
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        names.update(m.decode("ascii") for m in _CLASS_NAME.findall(data))
+    return names

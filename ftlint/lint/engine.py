@@ -22,12 +22,13 @@ from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
 from ftlint.index.discovery import Discovered, discover, project_root_to_walk
-from ftlint.index.prefilter import files_matching, subclass_pattern
+from ftlint.index.prefilter import class_names_defined, files_matching, subclass_pattern
 from ftlint.lint.result_store import LintOutcome, ResultStore, open_cache
 from ftlint.lint.scan import ScanFiles, scan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ftlint.lint.lint_runner import FileLinter
+    from ftlint.lint.parallel_scan import Forked
 
 
 @dataclass
@@ -147,8 +148,11 @@ def _lint(
             result.scope = linter
         return result
 
+    subclass_scan = None
+    if scanned.linter is None:  # the files that may subclass a handler's class are read while LibCST imports
+        subclass_scan = _start_subclass_scan(lint_files, scanned.candidates)
     linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-    outcome = _lint_candidates(linter, lint_files, scanned.candidates, cwd, scanned.early_errors)
+    outcome = _lint_candidates(linter, lint_files, scanned.candidates, cwd, scanned.early_errors, subclass_scan)
     result.findings.extend(outcome.findings)
     result.internal_errors.extend(outcome.errors)
     result.files_parsed = outcome.files_parsed
@@ -186,8 +190,40 @@ def _new_linter(config, selected, cwd, lint_set, cache, exhaustive, too_large) -
     )
 
 
+#: Below this many other files, reading them in-process costs less than a fork.
+SUBCLASS_FORK_THRESHOLD = 256
+
+
+@dataclass
+class _SubclassScan:
+    """The lint set's other files matched, in a forked child, against every class the
+    candidates define (a superset of the handler classes, known only once they are parsed)."""
+
+    names: set[str]
+    matched: Forked
+
+
+def _start_subclass_scan(lint_files: list[str], candidates: list[str]) -> _SubclassScan | None:
+    from ftlint.lint import parallel_scan
+
+    candidate_set = set(candidates)
+    others = [f for f in lint_files if f not in candidate_set]
+    if len(others) < SUBCLASS_FORK_THRESHOLD or not parallel_scan.available():
+        return None
+    names = class_names_defined(candidates)
+    pattern = subclass_pattern(names)
+    if pattern is None:
+        return None
+    forked = parallel_scan.start(lambda: files_matching(pattern, others))
+    return _SubclassScan(names, forked) if forked is not None else None
+
+
 def _load_roots(
-    linter: FileLinter, lint_files: list[str], candidates: list[str], outcome: LintOutcome | None = None
+    linter: FileLinter,
+    lint_files: list[str],
+    candidates: list[str],
+    outcome: LintOutcome | None = None,
+    subclass_scan: _SubclassScan | None = None,
 ) -> list[str]:
     """Load the candidates, then the lint set's files that subclass a handler's class: they
     inherit the handler without defining one, and their overrides are what it reaches. The
@@ -195,10 +231,15 @@ def _load_roots(
     errors = linter.load([Path(c) for c in candidates])
     names = linter.fault_paths.handler_class_names()
     pattern = subclass_pattern(names)
+    # the forked child's matches (None: it failed), narrowed to the handler classes below
+    found = subclass_scan.matched() if subclass_scan is not None else None
     if pattern is None:
         return errors
-    candidate_set = set(candidates)
-    matched = files_matching(pattern, (f for f in lint_files if f not in candidate_set))
+    if found is not None and subclass_scan is not None and set(names) <= subclass_scan.names:
+        matched = files_matching(pattern, found)
+    else:  # no child, or a handler class its byte pattern could not name: read them here
+        candidate_set = set(candidates)
+        matched = files_matching(pattern, (f for f in lint_files if f not in candidate_set))
     errors.extend(linter.load([Path(f) for f in matched]))
     if outcome is not None:
         outcome.subclasses = (names, matched)
@@ -206,7 +247,12 @@ def _load_roots(
 
 
 def _lint_candidates(
-    linter: FileLinter, lint_files: list[str], candidates: list[str], cwd: Path, early_errors: list[str]
+    linter: FileLinter,
+    lint_files: list[str],
+    candidates: list[str],
+    cwd: Path,
+    early_errors: list[str],
+    subclass_scan: _SubclassScan | None = None,
 ) -> LintOutcome:
     """Load the candidates (handlers and the scope they reach), then lint each file of the
     lint set that was parsed or reached."""
@@ -214,7 +260,7 @@ def _lint_candidates(
     candidate_set = set(candidates)
     read_paths = linter.project.read_paths
     loaded: set[str] = set()
-    outcome.errors.extend(_load_roots(linter, lint_files, candidates, outcome))
+    outcome.errors.extend(_load_roots(linter, lint_files, candidates, outcome, subclass_scan))
     for file in lint_files:
         if file not in candidate_set:
             if len(loaded) != len(read_paths):

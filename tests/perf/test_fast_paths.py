@@ -544,3 +544,62 @@ def test_an_outlined_linted_file_libcst_cannot_parse_is_ft000(tmp_path, monkeypa
     monkeypatch.setattr(source, "parse", lambda text: source.ParseFailure("syntax error: simulated", 2, 5))
     result = lint_paths([path], load_config(tmp_path), known_codes(), cwd=tmp_path)
     assert [(f.code, f.line, f.message) for f in result.findings] == [("FT000", 2, "syntax error: simulated")]
+
+
+SUBCLASSED_HANDLER = """\
+class Helper:
+    pass
+
+class {cls}:
+    def on_fault(self, exc):
+        self._release(self.scheduler)
+
+    def _release(self, s):
+        for r in s.running:
+            for m in s.kv_cache_manager.coordinator.single_type_managers:
+                first = (r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size
+                s.kv_cache_manager.evict_blocks({{b.block_id for b in m.req_to_blocks[r.request_id][first:]}})
+        s.finish_requests(None, "aborted")
+"""
+SUBCLASS_FREEING_EARLY = """\
+from sentinel import {cls}
+
+class Mine({cls}):
+    def _release(self, s):
+        s.finish_requests(None, "aborted")
+"""
+
+
+@pytest.mark.parametrize("cls", ["Sentinel", "Élan"], ids=["ascii", "non-ascii-class-name"])
+def test_the_forked_subclass_scan_finds_what_the_serial_one_does(tmp_path, monkeypatch, cls):
+    """A walk reads the files that may subclass a handler's class in a forked child while
+    LibCST imports (every class the candidates define, narrowed once they are parsed);
+    a handler class the child's byte pattern cannot name (non-ASCII) falls back to reading
+    them in-process. Both give the serial run's findings."""
+    import ftlint.lint.engine as engine
+
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "sentinel.py").write_text(SUBCLASSED_HANDLER.format(cls=cls))
+    (tmp_path / "mine.py").write_text(SUBCLASS_FREEING_EARLY.format(cls=cls))
+    for i in range(5):
+        (tmp_path / f"other{i}.py").write_text(f"class Other{i}:\n    pass\n")
+    config = load_config(tmp_path)
+    monkeypatch.setattr(engine, "SUBCLASS_FORK_THRESHOLD", 1)
+    used = []
+    real_start = parallel_scan.start
+
+    def counting_start(compute):
+        forked = real_start(compute)
+        used.append(forked is not None)
+        return forked
+
+    monkeypatch.setattr(parallel_scan, "start", counting_start)
+    can_fork = parallel_scan.available()
+    runs = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(parallel_scan, "ENABLED", enabled)
+        result = lint_paths([], config, known_codes(), cwd=tmp_path)
+        runs[enabled] = [(f.path, f.line, f.code) for f in result.findings]
+    assert runs[True] == runs[False]
+    assert ("mine.py", 5, "FT007") in runs[True]
+    assert used == ([True] if can_fork else [])  # forked once where it can; never when turned off
