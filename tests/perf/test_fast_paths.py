@@ -318,20 +318,26 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
+def _count_forks(monkeypatch) -> list[bool]:
+    """Record, per parallel_scan.start call, whether a child was forked."""
+    used: list[bool] = []
+    real_start = parallel_scan.start
+
+    def counting_start(compute):
+        forked = real_start(compute)
+        used.append(forked is not None)
+        return forked
+
+    monkeypatch.setattr(parallel_scan, "start", counting_start)
+    return used
+
+
 @pytest.mark.parametrize("lint", [["pkg/sentinel.py"], ["pkg/helpers.py"], ["pkg/sentinel.py", "pkg/other.py"]])
 def test_forked_scan_gives_the_in_process_findings(tmp_path, monkeypatch, lint):
     root = _project(tmp_path)
     config = load_config(root)
     selected = known_codes()
-    used = []
-    real_start = parallel_scan.start
-
-    def counting_start(compute):
-        join = real_start(compute)
-        used.append(join is not None)
-        return join
-
-    monkeypatch.setattr(parallel_scan, "start", counting_start)
+    used = _count_forks(monkeypatch)
     can_fork = parallel_scan.available()
     runs = {}
     for enabled in (True, False):
@@ -585,15 +591,7 @@ def test_the_forked_subclass_scan_finds_what_the_serial_one_does(tmp_path, monke
         (tmp_path / f"other{i}.py").write_text(f"class Other{i}:\n    pass\n")
     config = load_config(tmp_path)
     monkeypatch.setattr(engine, "SUBCLASS_FORK_THRESHOLD", 1)
-    used = []
-    real_start = parallel_scan.start
-
-    def counting_start(compute):
-        forked = real_start(compute)
-        used.append(forked is not None)
-        return forked
-
-    monkeypatch.setattr(parallel_scan, "start", counting_start)
+    used = _count_forks(monkeypatch)
     can_fork = parallel_scan.available()
     runs = {}
     for enabled in (True, False):
