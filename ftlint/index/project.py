@@ -46,7 +46,7 @@ class Function:
     parent: Function | None = None
     nested: dict[str, Function] = field(default_factory=dict)
     span: tuple[int, int] | None = None  # (first line, last line), in outlined modules
-    segment: object | None = None  # outline.Segment its node was parsed in (outlined modules)
+    segment: outline.Segment | None = None  # the tree its node was parsed in (outlined modules)
     _ir: ir.Seq | None = None
 
     @property
@@ -73,6 +73,13 @@ class Function:
         if self.is_method and bound and self.params:
             return self.params[1:]
         return self.params
+
+    def tree(self) -> outline.Segment | None:
+        """The parsed tree its node lies in, placed in the file: the whole module (offset
+        0), or the function's segment in an outlined module; None when not parsed yet."""
+        if self.module.module is not None:
+            return self.module.whole_tree()
+        return self.segment
 
     def __repr__(self) -> str:
         return f"<Function {self.module.path.name}:{self.qualname}>"
@@ -103,6 +110,22 @@ class ModuleInfo:
 
     def function_for(self, node: cst.FunctionDef) -> Function | None:
         return self.by_node.get(id(node))
+
+    def whole_tree(self) -> outline.Segment | None:
+        return outline.Segment(self.module, self.text, 0) if self.module is not None else None
+
+    def trees(self) -> list[outline.Segment]:
+        """What of the file is parsed, each tree with the file line its first line is on
+        (minus one), in file order: the whole module, or an outlined module's parsed
+        functions. Positions and fix edits are made per tree and shifted by its offset."""
+        whole = self.whole_tree()
+        if whole is not None:
+            return [whole]
+        seen: dict[int, outline.Segment] = {}
+        for fn in self.functions:
+            if fn.segment is not None:
+                seen.setdefault(id(fn.segment), fn.segment)
+        return sorted(seen.values(), key=lambda segment: segment.line_offset)
 
 
 class _Indexer:

@@ -171,24 +171,21 @@ class FileLinter:
 
     def _ranges(self, context: FileContext, nodes: list) -> dict:
         """id(node) -> CodeRange in the file (segments shifted to their lines)."""
-        if context.module is not None:
-            return ranges_of(context.module, nodes)
         found: dict = {}
-        for segment in context.segments():
-            for key, code_range in ranges_of(segment.module, [n for n in nodes if id(n) not in found]).items():
-                found[key] = _shifted(code_range, segment.line_offset)
+        for tree in context.trees():
+            for key, code_range in ranges_of(tree.module, [n for n in nodes if id(n) not in found]).items():
+                found[key] = _shifted(code_range, tree.line_offset) if tree.line_offset else code_range
         return found
 
     def _fix_edits(self, context: FileContext, fix) -> tuple:
-        if context.module is not None:
-            return textedits.fix_edits(context.info.text, context.module, fix)
+        trees = context.trees()
         edits: list = []
-        for segment in context.segments():
-            mine = [r for r in fix if ranges_of(segment.module, [r.node])]
+        for tree in trees:
+            mine = fix if len(trees) == 1 else [r for r in fix if ranges_of(tree.module, [r.node])]
             if mine:
                 edits.extend(
-                    textedits.shift(e, segment.line_offset)
-                    for e in textedits.fix_edits(segment.text, segment.module, mine)
+                    textedits.shift(e, tree.line_offset) if tree.line_offset else e
+                    for e in textedits.fix_edits(tree.text, tree.module, mine)
                 )
         return tuple(edits)
 

@@ -92,24 +92,21 @@ class FileContext:
 
     @property
     def module(self) -> cst.Module | None:
-        """The file's tree; None when only its fault-path functions were parsed (see segments)."""
+        """The file's whole tree; None when only its fault-path functions were parsed (a rule
+        that needs the whole module sets FAULT_PATH_ONLY = False). `trees()` serves both."""
         return self.info.module
 
-    def segments(self) -> list:
-        """The outline.Segment trees of an outlined file's parsed functions, in file order."""
-        seen: dict = {}
-        for fn in self.info.functions:
-            if fn.segment is not None:
-                seen.setdefault(id(fn.segment), fn.segment)
-        return sorted(seen.values(), key=lambda segment: segment.line_offset)
+    def trees(self) -> list:
+        """The parsed trees of the file, placed in it (ModuleInfo.trees)."""
+        return self.info.trees()
 
     def parent_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node's parent. Built on first use (rules ask only when they report or fix),
         so files without findings skip the extra pass ParentNodeProvider would cost."""
         if self._parents is None:
             collector = _ParentCollector()
-            for tree in [self.module] if self.module is not None else [s.module for s in self.segments()]:
-                tree.visit(collector)
+            for tree in self.trees():
+                tree.module.visit(collector)
             self._parents = collector.parents
         return self._parents.get(id(node))
 

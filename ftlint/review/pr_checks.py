@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from ftlint.core import vocabulary as V
 from ftlint.core.finding import Finding, RuleDoc, Severity
@@ -32,7 +32,6 @@ from ftlint.report import code_span
 from ftlint.review.diff import Diff, FileDiff, show_file
 
 if TYPE_CHECKING:
-    from ftlint.index.outline import Segment
     from ftlint.index.project import Function, ModuleInfo
     from ftlint.syntax import ir
 
@@ -481,14 +480,10 @@ def _lines_of(fn: Function, nodes: list) -> list[tuple[int, int]]:
     """(first line, last line) in the file of each node of ``fn``'s tree; (0, 0) when unknown."""
     from ftlint.syntax.positions import ranges_of
 
-    info = fn.module
-    if info.module is not None:
-        tree, offset = info.module, 0
-    elif fn.segment is not None:
-        segment = cast("Segment", fn.segment)
-        tree, offset = segment.module, segment.line_offset
-    else:
+    parsed = fn.tree()
+    if parsed is None:
         return [(0, 0)] * len(nodes)
+    tree, offset = parsed.module, parsed.line_offset
     ranges = ranges_of(tree, nodes)
     found = []
     for node in nodes:
