@@ -227,6 +227,20 @@ def evict_request_blocks(kv, request_id):
 
             class EngineCoreSentinel:
                 def on_fault(self, exc):
+                    kv = self.engine.scheduler.kv_cache_manager
+                    for request in list(self.engine.scheduler.running):
+                        kv.evict_blocks(set(kv.get_blocks(request.request_id).get_block_ids()[0][:8]))
+                    self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+            """,
+            expect=((7, 13, "every block of the request"),),
+            name="the-ids-of-a-get-blocks-result-sliced-from-block-0",
+        ),
+        Invalid(
+            """
+            from vllm.v1.request import RequestStatus
+
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
                     sched = self.engine.scheduler
                     kv = sched.kv_cache_manager
                     for req in sched.running:

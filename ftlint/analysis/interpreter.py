@@ -1329,7 +1329,9 @@ class _Walk:
                         value = Val.join_ids(value, a)
                     state = state.bind(name, value)
                 return [(None if method != "union" else state.env.get(name), state)]
-            return [(receiver if method in ("copy", "get", "pop", "values", "items") else None, state)]
+            # KVCacheBlocks.get_block_ids(): the ids of the same blocks, per group
+            same = method in ("copy", "get", "pop", "values", "items") or method in V.BLOCK_LIST_CALLS
+            return [(receiver if same else None, state)]
         if tag == "map":
             if method in ("get", "pop", "setdefault", "__getitem__"):
                 key = Val.key_of(args[0]) if args else None
