@@ -77,9 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"runtime-correct handlers flagged by a static rule: {len(flagged_correct)}/{len(correct)}")
     blind = [n for n in static if n in agreement.WRITTEN_BLIND] if not args.corpus else []
     if blind:
-        overall = agreement.Confusion()
-        for c in agreement.confusion({n: static[n] for n in blind}, {n: runtime[n] for n in blind}).values():
-            overall.tp, overall.fp, overall.fn = overall.tp + c.tp, overall.fp + c.fp, overall.fn + c.fn
+        overall = agreement.overall({n: static[n] for n in blind}, {n: runtime[n] for n in blind})
         print(
             f"of them written blind (never shown the rules): static == runtime on "
             f"{sum(static[n] == runtime[n] for n in blind)}/{len(blind)}, "
@@ -92,9 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{family + ' ' + agreement.FAMILIES[family]:46} {c.tp:3} {c.fp:3} {c.fn:3} "
             f"{c.tn:3} {pct(c.precision):>9} {pct(c.recall):>7}"
         )
-    overall = agreement.Confusion()
-    for c in agreement.confusion(static, runtime).values():
-        overall.tp, overall.fp, overall.fn = overall.tp + c.tp, overall.fp + c.fp, overall.fn + c.fn
+    overall = agreement.overall(static, runtime)
     print(
         f"{'all families':46} {overall.tp:3} {overall.fp:3} {overall.fn:3} {'':3} "
         f"{pct(overall.precision):>9} {pct(overall.recall):>7}"

@@ -165,6 +165,14 @@ def confusion(static: dict[str, list[str]], runtime: dict[str, list[str]]) -> di
     return out
 
 
+def overall(static: dict[str, list[str]], runtime: dict[str, list[str]]) -> Confusion:
+    """Every family's counts added up (true negatives left out: they are per family)."""
+    total = Confusion()
+    for c in confusion(static, runtime).values():
+        total.tp, total.fp, total.fn = total.tp + c.tp, total.fp + c.fp, total.fn + c.fn
+    return total
+
+
 def scenario_agreement(static: dict[str, list[str]], labels: dict[str, dict]) -> tuple[int, int]:
     """(scenarios where the static verdict equals that scenario's runtime
     codes, all scenarios).  A static verdict is per handler, so a bug seen only
