@@ -10,15 +10,12 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
-from ftlint.index.prefilter import files_matching, subclass_pattern
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
 from ftlint.syntax import ir
 
@@ -189,16 +186,6 @@ class FaultPaths:
     def handler_class_names(self) -> list[str]:
         """The names of the classes that define a handler (their subclasses inherit it)."""
         return sorted({fn.class_info.name for fn in self.handlers if fn.class_info is not None and fn.is_method})
-
-    def subclass_files(self, paths: Iterable[Path]) -> list[Path]:
-        """The files among `paths` whose bytes may define a subclass of a handler's class
-        (`class X(Base)` naming it): they inherit the handler without defining one, so the
-        prefilter passes them by, yet their overrides are what its `self.method()` reaches.
-        Exact in the prefilter's way: it may accept more files, never fewer."""
-        pattern = subclass_pattern(self.handler_class_names())
-        if pattern is None:
-            return []
-        return [Path(p) for p in files_matching(pattern, (os.fspath(p) for p in paths))]
 
     def _inherited_handlers(self, cls: ClassInfo, matches: Callable[[ClassInfo, str], bool]) -> list[Function]:
         """The entry points `cls` inherits (defined in a base class) whose walk differs for

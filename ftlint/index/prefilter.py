@@ -23,7 +23,9 @@ speed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+
+from ftlint.core.cache import read_file
 
 _IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
 _IDENT_RUN = rb"[\w\x80-\xff]*"
@@ -158,32 +160,24 @@ def subclass_pattern(class_names: Iterable[str]) -> SubclassPattern | None:
     return SubclassPattern(names) if names else None
 
 
+def _readable(paths: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) of each file that can be read (what the scan reads with)."""
+    for path in paths:
+        got = read_file(path)
+        if got is not None:
+            yield path, got[0]
+
+
 def files_matching(pattern: SubclassPattern, paths: Iterable[str]) -> list[str]:
     """The readable files among `paths` whose bytes `pattern` finds a subclass in."""
-    found = []
-    for path in paths:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
-        if pattern.search(data):
-            found.append(path)
-    return found
+    return [path for path, data in _readable(paths) if pattern.search(data)]
 
 
 _CLASS_NAME = re.compile(rb"^[ \t]*class[ \t]+(\w+)(?=[ \t]*[(:])", re.MULTILINE)
 
 
 def class_names_defined(paths: Iterable[str]) -> set[str]:
-    """The (ASCII) names of the classes these files define, read from their bytes: before
-    they are parsed, a superset of the handler classes among them."""
-    names: set[str] = set()
-    for path in paths:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
-        names.update(m.decode("ascii") for m in _CLASS_NAME.findall(data))
-    return names
+    """The names of the classes these files define, read from their bytes before they are
+    parsed: every handler class among them whose name is ASCII (a non-ASCII one is missed;
+    the caller checks)."""
+    return {m.decode("ascii") for _, data in _readable(paths) for m in _CLASS_NAME.findall(data)}

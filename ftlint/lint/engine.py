@@ -136,7 +136,9 @@ def _lint(
     scanned = scan(files, store.facts, listings, exhaustive=exhaustive, new_linter=new_linter)
     result.files_scanned = scanned.count
 
-    cached = store.lookup(config, selected, cwd_str, lint_files, scanned.candidates)
+    candidate_set = set(scanned.candidates)
+    others = [f for f in lint_files if f not in candidate_set]  # they may subclass a handler's class
+    cached = store.lookup(config, selected, cwd_str, lint_files, scanned.candidates, others)
     if cached is not None:
         result.findings.extend(cached.findings)
         result.internal_errors.extend(cached.errors)
@@ -144,15 +146,15 @@ def _lint(
         result.findings.sort(key=lambda f: f.sort_key)
         if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
             linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-            _load_roots(linter, lint_files, scanned.candidates)
+            _load_roots(linter, scanned.candidates, others)
             result.scope = linter
         return result
 
     subclass_scan = None
     if scanned.linter is None:  # the files that may subclass a handler's class are read while LibCST imports
-        subclass_scan = _start_subclass_scan(lint_files, scanned.candidates)
+        subclass_scan = _start_subclass_scan(others, scanned.candidates)
     linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-    outcome = _lint_candidates(linter, lint_files, scanned.candidates, cwd, scanned.early_errors, subclass_scan)
+    outcome = _lint_candidates(linter, lint_files, scanned.candidates, others, cwd, scanned.early_errors, subclass_scan)
     result.findings.extend(outcome.findings)
     result.internal_errors.extend(outcome.errors)
     result.files_parsed = outcome.files_parsed
@@ -203,11 +205,9 @@ class _SubclassScan:
     matched: Forked
 
 
-def _start_subclass_scan(lint_files: list[str], candidates: list[str]) -> _SubclassScan | None:
+def _start_subclass_scan(others: list[str], candidates: list[str]) -> _SubclassScan | None:
     from ftlint.lint import parallel_scan
 
-    candidate_set = set(candidates)
-    others = [f for f in lint_files if f not in candidate_set]
     if len(others) < SUBCLASS_FORK_THRESHOLD or not parallel_scan.available():
         return None
     names = class_names_defined(candidates)
@@ -220,26 +220,27 @@ def _start_subclass_scan(lint_files: list[str], candidates: list[str]) -> _Subcl
 
 def _load_roots(
     linter: FileLinter,
-    lint_files: list[str],
     candidates: list[str],
+    others: list[str],
     outcome: LintOutcome | None = None,
     subclass_scan: _SubclassScan | None = None,
 ) -> list[str]:
-    """Load the candidates, then the lint set's files that subclass a handler's class: they
-    inherit the handler without defining one, and their overrides are what it reaches. The
-    run depends on which files do (`outcome.subclasses`, checked by the result store)."""
+    """Load the candidates, then those of the lint set's `others` that subclass a handler's
+    class: they inherit the handler without defining one, and their overrides are what it
+    reaches. The run depends on which files do (`outcome.subclasses`, checked by the
+    result store)."""
     errors = linter.load([Path(c) for c in candidates])
     names = linter.fault_paths.handler_class_names()
     pattern = subclass_pattern(names)
-    # the forked child's matches (None: it failed), narrowed to the handler classes below
+    # the forked child's matches (None: it failed), narrowed to the handler classes below;
+    # collected (the child reaped) even when no handler is a method
     found = subclass_scan.matched() if subclass_scan is not None else None
     if pattern is None:
         return errors
     if found is not None and subclass_scan is not None and set(names) <= subclass_scan.names:
         matched = files_matching(pattern, found)
     else:  # no child, or a handler class its byte pattern could not name: read them here
-        candidate_set = set(candidates)
-        matched = files_matching(pattern, (f for f in lint_files if f not in candidate_set))
+        matched = files_matching(pattern, others)
     errors.extend(linter.load([Path(f) for f in matched]))
     if outcome is not None:
         outcome.subclasses = (names, matched)
@@ -250,6 +251,7 @@ def _lint_candidates(
     linter: FileLinter,
     lint_files: list[str],
     candidates: list[str],
+    others: list[str],
     cwd: Path,
     early_errors: list[str],
     subclass_scan: _SubclassScan | None = None,
@@ -260,7 +262,7 @@ def _lint_candidates(
     candidate_set = set(candidates)
     read_paths = linter.project.read_paths
     loaded: set[str] = set()
-    outcome.errors.extend(_load_roots(linter, lint_files, candidates, outcome, subclass_scan))
+    outcome.errors.extend(_load_roots(linter, candidates, others, outcome, subclass_scan))
     for file in lint_files:
         if file not in candidate_set:
             if len(loaded) != len(read_paths):

@@ -60,10 +60,17 @@ class ResultStore:
         self._others: list[str] = []  # the lint set's files that are not candidates
 
     def lookup(
-        self, config: Config, selected: Iterable[str], cwd: str, lint_files: list[str], candidates: list[str]
+        self,
+        config: Config,
+        selected: Iterable[str],
+        cwd: str,
+        lint_files: list[str],
+        candidates: list[str],
+        others: list[str],
     ) -> CachedRun | None:
         """The stored result of this run when every dependency is as it was (the key is
-        kept for save)."""
+        kept for save). `others`: the lint files that are not candidates (whether they
+        subclass a handler's class is a dependency)."""
         if self.cache is None:
             return None
         self._key = digest(
@@ -75,8 +82,7 @@ class ResultStore:
             lint_files,
             sorted(candidates),
         )
-        candidate_set = set(candidates)
-        self._others = [f for f in lint_files if f not in candidate_set]
+        self._others = others
         entry = self.cache.load_run(self._key)
         if entry is None:
             return None
