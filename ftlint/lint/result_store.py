@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from ftlint.core import cache as cachemod
 from ftlint.core.cache import Cache, FileFacts
 from ftlint.core.config import Config
-from ftlint.core.digests import digest, stat_signature
+from ftlint.core.digests import digest
 from ftlint.core.finding import Finding
 from ftlint.core.source import decode
+from ftlint.index.listing import signature
 from ftlint.index.prefilter import Prefilter, files_matching, subclass_pattern
 
 
@@ -103,7 +104,7 @@ class ResultStore:
         out = []
         for path in self._others:
             entry = known.get(path)
-            out.append([path, entry[:4] if entry is not None else _stat_or_none(path)])
+            out.append([path, entry[:4] if entry is not None else signature(path)])
         return digest(out)
 
     def _same_subclasses(self, entry: dict) -> bool:
@@ -143,10 +144,3 @@ class ResultStore:
                 entry["subclasses"] = [names, self._stats_of_others(), matched]
             self.cache.save_run(self._key, entry)
         self.facts.save()
-
-
-def _stat_or_none(path: str) -> list | None:
-    try:
-        return stat_signature(os.stat(path))
-    except OSError:
-        return None
