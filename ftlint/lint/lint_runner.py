@@ -174,7 +174,7 @@ class FileLinter:
         found: dict = {}
         for tree in context.trees():
             for key, code_range in ranges_of(tree.module, [n for n in nodes if id(n) not in found]).items():
-                found[key] = _shifted(code_range, tree.line_offset) if tree.line_offset else code_range
+                found[key] = _shifted(code_range, tree.line_offset)
         return found
 
     def _fix_edits(self, context: FileContext, fix) -> tuple:
@@ -184,8 +184,7 @@ class FileLinter:
             mine = fix if len(trees) == 1 else [r for r in fix if ranges_of(tree.module, [r.node])]
             if mine:
                 edits.extend(
-                    textedits.shift(e, tree.line_offset) if tree.line_offset else e
-                    for e in textedits.fix_edits(tree.text, tree.module, mine)
+                    textedits.shift(e, tree.line_offset) for e in textedits.fix_edits(tree.text, tree.module, mine)
                 )
         return tuple(edits)
 
@@ -255,6 +254,8 @@ class FileLinter:
 
 
 def _shifted(code_range, lines: int):
+    if not lines:  # a whole module's tree: already the file's lines
+        return code_range
     from libcst._position import CodePosition, CodeRange
 
     return CodeRange(

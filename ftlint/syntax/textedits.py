@@ -80,6 +80,8 @@ def edits_between(before: str, after: str) -> tuple[Edit, ...]:
 
 def shift(edit: Edit, lines: int) -> Edit:
     """The same edit `lines` further down (an edit computed on a function parsed alone)."""
+    if not lines:
+        return edit
     return Edit(
         line=edit.line + lines,
         column=edit.column,
