@@ -1568,21 +1568,19 @@ def _fill_accumulators(entry: list, exits: list) -> list:
     empty = {
         name
         for name, value in (entry[0].env.items() if entry else ())
-        if Val.is_ids(value)
-        and value[2] == "empty"
-        and all(Val.is_ids(s.env.get(name)) and s.env[name][2] == "empty" for s in entry)
+        if Val.is_empty_ids(value) and all(Val.is_empty_ids(s.env.get(name)) for s in entry)
     }
     filled: dict[str, tuple] = {}
     for state in exits:
         for name in empty:
             value = state.env.get(name)
-            if Val.is_ids(value) and value[2] != "empty":
+            if Val.is_ids(value) and not Val.is_empty_ids(value):
                 filled[name] = Val.join_ids(filled[name], value) if name in filled else value
     if not filled:
         return exits
     out = []
     for state in exits:
-        stays = [n for n in filled if Val.is_ids(state.env.get(n)) and state.env[n][2] == "empty"]
+        stays = [n for n in filled if Val.is_empty_ids(state.env.get(n))]
         out.append(state.replace(env={**state.env, **{n: filled[n] for n in stays}}) if stays else state)
     return out
 

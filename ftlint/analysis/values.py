@@ -59,6 +59,11 @@ def is_ids(value) -> TypeGuard[tuple]:
     return value is not None and value[0] == "ids"
 
 
+def is_empty_ids(value) -> bool:
+    """Block ids known to be none (`set()` before anything was added)."""
+    return is_ids(value) and value[2] == "empty"
+
+
 def key_of(value) -> str | None:
     """The request a value stands for (a request, its id, a parameter), or None."""
     if value is None:
