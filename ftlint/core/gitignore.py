@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import cast
 
 __all__ = ["GitIgnore", "GitIgnoreRule", "GlobError", "compile_glob", "glob_to_regex", "has_magic"]
 
@@ -353,6 +354,54 @@ def _parse_line(line: str) -> GitIgnoreRule | None:
 _TAIL_KEY = 3  # rules are bucketed by the last (up to) 3 characters of their literal tail
 
 
+_Hit = tuple[int, bool]  # (line, negated) of the matching rule
+
+
+class _Bucket:
+    """The rules of one tail key: literal rules by the exact subject they match (a dict
+    lookup), the others as one alternation per kind of entry, highest line first, so one
+    regex call finds the last matching line (a name per alternative tells which)."""
+
+    __slots__ = ("dir_regex", "exact", "file_regex", "hits")
+
+    def __init__(self, entries: list[tuple[int, GitIgnoreRule]]) -> None:
+        self.exact: dict[str, tuple[_Hit | None, _Hit | None]] = {}  # subject -> (as a file, as a dir)
+        self.hits: dict[str, _Hit] = {}
+        patterns: list[tuple[int, GitIgnoreRule]] = []
+        for line_no, rule in entries:  # ascending lines: a later rule replaces an earlier one
+            hit = (line_no, rule.negated)
+            if rule.regex == re.escape(rule.tail):  # no wildcard: matches its text only
+                as_file, _ = self.exact.get(rule.tail, (None, None))
+                self.exact[rule.tail] = (as_file if rule.dir_only else hit, hit)
+            else:
+                patterns.append((line_no, rule))
+                self.hits[f"r{line_no}"] = hit
+        highest_first = patterns[::-1]
+        self.file_regex = _alternation([(n, r) for n, r in highest_first if not r.dir_only])
+        self.dir_regex = _alternation(highest_first)
+
+    def last(self, subject: str, is_dir: bool) -> _Hit | None:
+        """The (line, negated) of the last rule of this bucket matching ``subject``."""
+        exact = self.exact.get(subject)
+        hit = exact[is_dir] if exact is not None else None
+        regex = self.dir_regex if is_dir else self.file_regex
+        if regex is not None:
+            found = regex(subject)
+            if found is not None:
+                other = self.hits[cast(str, found.lastgroup)]
+                if hit is None or other[0] > hit[0]:
+                    hit = other
+        return hit
+
+
+def _alternation(rules: list[tuple[int, GitIgnoreRule]]):
+    """One fullmatch over the rules' regexes, in the order given (the first alternative that
+    matches the whole subject wins); the outermost group of each is named after its line."""
+    if not rules:
+        return None
+    return re.compile("|".join(f"(?P<r{n}>{rule.regex})" for n, rule in rules), re.DOTALL).fullmatch
+
+
 class GitIgnore:
     """The rules of one ignore file, matched against paths relative to its directory.
 
@@ -367,18 +416,17 @@ class GitIgnore:
     def __init__(self, rules: list[GitIgnoreRule]):
         self.rules = tuple(rules)
         # Two tables, names (unanchored rules) and paths (anchored rules): each maps a tail key
-        # to its rules [(line, fullmatch, negated, dir_only)], highest line first.
+        # to the _Bucket of its rules.
         names: dict[str, list] = {}
         paths: dict[str, list] = {}
         for line_no, rule in enumerate(rules):
             key = rule.tail[-_TAIL_KEY:]
-            entry = (line_no, re.compile(rule.regex, re.DOTALL).fullmatch, rule.negated, rule.dir_only)
-            (paths if rule.anchored else names).setdefault(key, []).append(entry)
+            (paths if rule.anchored else names).setdefault(key, []).append((line_no, rule))
         tables = []
         for table, anchored in ((names, False), (paths, True)):
             if table:
                 lengths = tuple(sorted({len(k) for k in table}))
-                tables.append((anchored, lengths, {k: tuple(reversed(v)) for k, v in table.items()}))
+                tables.append((anchored, lengths, {k: _Bucket(v) for k, v in table.items()}))
         self._tables = tuple(tables)
 
     @classmethod
@@ -417,16 +465,11 @@ class GitIgnore:
             for length in lengths:
                 if length > size:
                     break
-                entries = table.get(subject[size - length :] if length else "")
-                if entries is None:
+                bucket = table.get(subject[size - length :] if length else "")
+                if bucket is None:
                     continue
-                for line_no, fullmatch, negated, dir_only in entries:
-                    if line_no <= best_line:
-                        break
-                    if dir_only and not is_dir:
-                        continue
-                    if fullmatch(subject) is not None:
-                        best_line = line_no
-                        verdict = not negated
-                        break
+                hit = bucket.last(subject, is_dir)
+                if hit is not None and hit[0] > best_line:
+                    best_line = hit[0]
+                    verdict = not hit[1]
         return verdict
