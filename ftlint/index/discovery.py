@@ -347,6 +347,34 @@ def _split_key(path: str) -> list[str]:
     return parts
 
 
+class _Resolver:
+    """stat and realpath for the paths given on a command line: pre-commit passes thousands
+    of files from a few hundred directories, so each directory is resolved once and a file
+    that is not a link is its resolved directory plus its name (os.path.realpath would
+    lstat every component of every file again)."""
+
+    def __init__(self) -> None:
+        self._dirs: dict[str, str] = {}
+        self._links: set[str] = set()
+
+    def stat(self, abspath: str) -> os.stat_result:
+        st = os.lstat(abspath)
+        if not stat.S_ISLNK(st.st_mode):
+            return st
+        self._links.add(abspath)
+        return os.stat(abspath)
+
+    def real(self, abspath: str) -> str:
+        """os.path.realpath of a path `stat` was asked about."""
+        if abspath in self._links:
+            return os.path.realpath(abspath)
+        directory, name = os.path.split(abspath)
+        real_dir = self._dirs.get(directory)
+        if real_dir is None:
+            real_dir = self._dirs[directory] = os.path.realpath(directory)
+        return os.path.join(real_dir, name)
+
+
 def discover(
     paths: Sequence[Path | str],
     config: Config,
@@ -376,12 +404,13 @@ def discover(
 
     walker = _TreeWalker(config, result.errors, display, listings)
     found: dict[str, str] = {}  # resolved path -> absolute path as reached
+    resolve = _Resolver()
 
     for given in paths or [Path(cwd_str)]:
         given_str = os.fspath(given)
         abspath = _abs(os.path.join(cwd_str, given_str))
         try:
-            st = os.stat(abspath)
+            st = resolve.stat(abspath)
         except OSError as err:
             result.errors.append(DiscoveryError(Path(given_str), describe_os_error(err, abspath)))
             continue
@@ -406,7 +435,7 @@ def discover(
         if not stat.S_ISREG(st.st_mode):
             result.skipped.append(Skipped(Path(given_str), "not a regular file", "not-a-file"))
             continue
-        found.setdefault(os.path.realpath(abspath), abspath)
+        found.setdefault(resolve.real(abspath), abspath)
 
     # Sort by path components (as Path ordering does) on plain strings: far cheaper than Paths.
     ordered = sorted({display_str(p) for p in found.values()}, key=_split_key)
@@ -438,18 +467,34 @@ def iter_python_paths(
 
 
 # -- the project scan's files ------------------------------------------------------------
-def project_root_to_walk(lint_files: list[str], config: Config, given: Sequence, cwd_str: str) -> str | None:
+def project_root_to_walk(lint_files: list[str], config: Config, given: Sequence[str]) -> str | None:
     """The project root when its other Python files must be scanned too (a handler
     anywhere may reach a helper in a linted file); None when the lint set is all there is
-    (no project root, files outside it, or the root itself was walked)."""
-    root = os.path.abspath(config.root)
-    if config.path is None and not os.path.exists(os.path.join(root, ".git")):
+    (no project root, files outside it, or the root itself was walked). `given`: the
+    absolute paths named on the command line."""
+    root = _project_root(config)
+    if root is None:
         return None
     prefix = root.rstrip(os.sep) + os.sep
     if not any(f.startswith(prefix) for f in lint_files):
         return None
-    if any(os.path.abspath(os.path.join(cwd_str, p)) == root and os.path.isdir(root) for p in given):
+    if walks_whole_project(config, given):
         return None  # the root itself was walked: the scan would find the same files
+    return root
+
+
+def walks_whole_project(config: Config, given: Sequence[str]) -> bool:
+    """Whether the paths named on the command line (absolute) include the project root,
+    so that the lint set holds every Python file of the project."""
+    root = _project_root(config)
+    return root is not None and root in given and os.path.isdir(root)
+
+
+def _project_root(config: Config) -> str | None:
+    """The project root: a `[tool.ftlint]` pyproject's directory or a git top-level."""
+    root = os.path.abspath(config.root)
+    if config.path is None and not os.path.exists(os.path.join(root, ".git")):
+        return None
     return root
 
 

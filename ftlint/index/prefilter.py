@@ -112,12 +112,13 @@ def literal_anchors(patterns) -> tuple[bytes, ...]:
 
 def other_encoding(data: bytes) -> bool:
     """Whether a PEP 263 cookie in the first two lines names an encoding other than UTF-8."""
-    if b"coding" not in data[:4096]:
-        return False
     end = data.find(b"\n")
     end = data.find(b"\n", end + 1) if end != -1 else -1
-    head = data if end == -1 else data[:end]
-    for match in _COOKIE.finditer(head):
+    if end == -1:
+        end = len(data)
+    if data.find(b"coding", 0, end) == -1:  # memchr speed, no copy: almost every file
+        return False
+    for match in _COOKIE.finditer(data[:end]):
         name = match.group(1).lower()
         return name not in _UTF8_NAMES and not name.startswith((b"utf-8-", b"utf_8_"))
     return False

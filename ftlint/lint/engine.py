@@ -21,10 +21,10 @@ from ftlint.core.cache import Cache
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
-from ftlint.index.discovery import Discovered, discover, project_root_to_walk
+from ftlint.index.discovery import Discovered, discover, project_root_to_walk, walks_whole_project
 from ftlint.index.prefilter import class_names_defined, files_matching, subclass_pattern
 from ftlint.lint.result_store import LintOutcome, ResultStore, open_cache
-from ftlint.lint.scan import ScanFiles, scan
+from ftlint.lint.scan import ScanFiles, Scanned, scan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ftlint.lint.lint_runner import FileLinter
@@ -110,10 +110,13 @@ def _lint(
     cache: Cache | None,
     listings,
     keep_scope: bool = False,
+    project_runs: bool = True,
 ) -> LintResult:
     """The steps: the project scan (every Python file a handler could live in; the byte
     prefilter or, warm, the stat table), the result cache, and only on a miss LibCST
-    (imported here, never on a cache hit)."""
+    (imported here, never on a cache hit). With a cache, a run over part of a project
+    may be answered by (or, over many files, lint and cache) a run over all of it
+    (`project_runs`; see _project_run)."""
     result = LintResult(skipped=list(discovered.skipped))
     for error in discovered.errors:
         result.findings.append(
@@ -122,12 +125,8 @@ def _lint(
     cwd_str = os.path.abspath(cwd)
     lint_files = [os.path.abspath(os.path.join(cwd_str, f)) for f in discovered.files]
     result.files_linted = len(lint_files)
-    explicit_files = {
-        os.path.abspath(os.path.join(cwd_str, p)) for p in explicit if os.path.isfile(os.path.join(cwd_str, p))
-    }
-    files = ScanFiles(
-        config, lint_files, explicit_files, project_root_to_walk(lint_files, config, explicit or [cwd], cwd_str)
-    )
+    given = [os.path.abspath(os.path.join(cwd_str, p)) for p in explicit or [cwd]]
+    files = ScanFiles(config, lint_files, set(given), project_root_to_walk(lint_files, config, given))
     store = ResultStore(cache, config.handler_patterns())
 
     def new_linter(too_large: Iterable[str] = ()) -> FileLinter:
@@ -137,26 +136,44 @@ def _lint(
     result.files_scanned = scanned.count
 
     candidate_set = set(scanned.candidates)
-    others = [f for f in lint_files if f not in candidate_set]  # they may subclass a handler's class
-    cached = store.lookup(config, selected, cwd_str, lint_files, scanned.candidates, others)
-    if cached is not None:
-        result.findings.extend(cached.findings)
-        result.internal_errors.extend(cached.errors)
-        result.cache_hit = True
-        result.findings.sort(key=lambda f: f.sort_key)
-        if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
-            linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-            _load_roots(linter, scanned.candidates, others)
-            result.scope = linter
-        return result
+    project = None
+    if cache is not None and not keep_scope and project_runs:
+        project = _project_run(files, scanned, walks_whole_project(config, given))
+    if project is not None:
+        project_others = [f for f in project if f not in candidate_set]
+        cached = store.lookup(config, selected, cwd_str, project, scanned.candidates, project_others)
+        if cached is not None and set(cached.subclass_files) <= files.lint_set:
+            findings, errors = _in_lint_set(cached.findings, cached.errors, files.lint_set, project, cwd_str)
+            return _cached_result(result, findings, errors)
+        if len(project) != len(files.lint_set) and (
+            len(files.lint_set) < PROJECT_RUN_MIN_FILES or not _can_widen(scanned.linter) or cached is not None
+        ):
+            project = None  # a commit's few files (or a subclass elsewhere): lint them alone
+    if project is not None:  # lint the whole project: the next of pre-commit's batches reads it
+        lint_files, others = project, project_others
+    else:
+        others = [f for f in lint_files if f not in candidate_set]  # they may subclass a handler's class
+        cached = store.lookup(config, selected, cwd_str, lint_files, scanned.candidates, others)
+        if cached is not None:
+            if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
+                linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
+                _load_roots(linter, scanned.candidates, others)
+                result.scope = linter
+            return _cached_result(result, cached.findings, cached.errors)
 
-    subclass_scan = None
-    if scanned.linter is None:  # the files that may subclass a handler's class are read while LibCST imports
-        subclass_scan = _start_subclass_scan(others, scanned.candidates)
+    # the files that may subclass a handler's class are read in a child while this process
+    # imports LibCST (or, after a forked scan, loads the candidates)
+    subclass_scan = _start_subclass_scan(others, scanned.candidates)
     linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
+    if project is not None and linter.lint_set is not None:
+        linter.lint_set.update(project)
     outcome = _lint_candidates(linter, lint_files, scanned.candidates, others, cwd, scanned.early_errors, subclass_scan)
-    result.findings.extend(outcome.findings)
-    result.internal_errors.extend(outcome.errors)
+    if project is not None:
+        findings, errors = _in_lint_set(outcome.findings, outcome.errors, files.lint_set, project, cwd_str)
+    else:
+        findings, errors = outcome.findings, outcome.errors
+    result.findings.extend(findings)
+    result.internal_errors.extend(errors)
     result.files_parsed = outcome.files_parsed
     result.texts = outcome.texts
     result.notes = linter.fault_paths.notes
@@ -169,8 +186,67 @@ def _lint(
     if scanned.screen is not None:  # every scanned file was parsed once by the screen
         result.files_parsed = len(set(scanned.screen) | outcome.read_paths)
     store.save(outcome)
+    if project is not None and outcome.subclasses is not None and not set(outcome.subclasses[1]) <= files.lint_set:
+        # a file outside this run's subclasses a handler's class: a run over these files alone
+        # does not read it, so the project's findings are not this run's (cached for those
+        # that hold it); lint these files alone
+        return _lint(discovered, config, selected, cwd, exhaustive, explicit, cache, listings, project_runs=False)
     result.findings.sort(key=lambda f: f.sort_key)
     return result
+
+
+def _cached_result(result: LintResult, findings: list[Finding], errors: list[str]) -> LintResult:
+    result.findings.extend(findings)
+    result.internal_errors.extend(errors)
+    result.cache_hit = True
+    result.findings.sort(key=lambda f: f.sort_key)
+    return result
+
+
+#: From this many files linted (pre-commit's `--all-files` batches), a run inside a project
+#: lints the whole project and caches that: the next batch is served from it.
+PROJECT_RUN_MIN_FILES = 64
+
+
+def _project_run(files: ScanFiles, scanned: Scanned, whole_project: bool) -> list[str] | None:
+    """The project's Python files (sorted), when the run's findings may be taken from a
+    run over all of them: the lint set is the project, or a part of the project's walk.
+    Findings of a file do not depend on which other files are linted (the project scan
+    reaches helpers and subclasses wherever they are), so a cached run over the project
+    answers any part of it."""
+    if whole_project:
+        return sorted(files.lint_files)
+    if scanned.walked is None:
+        return None
+    walked = set(scanned.walked)
+    return sorted(walked) if files.lint_set <= walked else None
+
+
+def _can_widen(linter: FileLinter | None) -> bool:
+    """Whether a linter made before the run knew its lint set may still be given more files:
+    nothing loaded yet, or lint-set files are outlined like the others anyway."""
+    return linter is None or linter.segmented or not linter.project.read_paths
+
+
+def _in_lint_set(
+    findings: list[Finding], errors: list[str], lint_set: set[str], project: list[str], cwd: str
+) -> tuple[list[Finding], list[str]]:
+    """A project run's findings in files of the lint set, and its errors but those about
+    another file of the project (an error names its file first, as findings are shown)."""
+    if len(project) == len(lint_set):
+        return findings, errors
+    project_set = set(project)
+
+    def file_of(display: str) -> str:
+        return os.path.abspath(os.path.join(cwd, display))
+
+    kept = [f for f in findings if file_of(f.path) in lint_set]
+    kept_errors = []
+    for error in errors:
+        named = file_of(error.partition(": ")[0])
+        if named in lint_set or named not in project_set:
+            kept_errors.append(error)
+    return kept, kept_errors
 
 
 def _new_linter(config, selected, cwd, lint_set, cache, exhaustive, too_large) -> FileLinter:

@@ -61,13 +61,17 @@ class FileLinter:
         )
         self.segmented = outlinable and outline_lint_set
         outline_only = None
+        #: the files findings are reported for (the engine adds the project's files to it
+        #: for a run over the whole project, before anything is loaded)
+        self.lint_set: set[str] | None = None
         if lint_set is not None:
             segmented = self.segmented
             always = set(outline_always) if outlinable else set()
+            reported = self.lint_set = set(lint_set)
 
             def outline_only(path: Path) -> bool:
                 name = os.fspath(path)
-                if name not in lint_set:
+                if name not in reported:
                     return True
                 return (segmented or name in always) and not in_fault_path_file(Path(path))
 

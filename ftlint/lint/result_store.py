@@ -48,6 +48,7 @@ class LintOutcome:
 class CachedRun:
     findings: list[Finding]
     errors: list[str]
+    subclass_files: list[str]  # the files its run loaded because they subclass a handler's class
 
 
 class ResultStore:
@@ -92,7 +93,8 @@ class ResultStore:
                 return None
             if "subclasses" in entry and not self._same_subclasses(entry):
                 return None
-            cached = CachedRun(cachemod.findings_of(entry), list(entry["errors"]))
+            subclass_files = list(entry["subclasses"][2]) if "subclasses" in entry else []
+            cached = CachedRun(cachemod.findings_of(entry), list(entry["errors"]), subclass_files)
         except Exception:  # noqa: BLE001 - whatever goes wrong replaying an entry is a miss
             return None
         self.facts.save()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,18 +37,24 @@ EARLY_LOAD_LIMIT = 64
 
 @dataclass
 class ScanFiles:
-    """What a run scans: the files linted (absolute paths, and as a set), the files named
-    on the command line, and the project root whose other Python files are scanned too
+    """What a run scans: the files linted (absolute paths, and as a set), those of them
+    named on the command line (`given`: the absolute paths named there, directories too),
+    and the project root whose other Python files are scanned too
     (discovery.project_root_to_walk; None: the lint set is all there is)."""
 
     config: Config
     lint_files: list[str]
-    explicit_files: set[str]
+    given: InitVar[set[str]]
     walk_root: str | None
     lint_set: set[str] = field(init=False)
+    explicit_files: set[str] = field(init=False)
+    #: the project's Python files as the walk of `walk_root` found them (lint files
+    #: included), once all_files ran; None before, or without a root to walk
+    walked: list[str] | None = field(init=False, default=None)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, given: set[str]) -> None:
         self.lint_set = set(self.lint_files)
+        self.explicit_files = given & self.lint_set
 
     def is_forced(self, file: str) -> bool:
         # files passed explicitly follow the walk's rule (issue 15): parsed only when they may
@@ -56,8 +62,11 @@ class ScanFiles:
         return bool(self.config.fault_paths and self.config.is_fault_path(Path(file)))
 
     def all_files(self, listings) -> list[str]:
-        """The lint set, then the project's other Python files."""
-        return self.lint_files + walk_project(self.walk_root, self.lint_set, self.config, listings)
+        """The lint set, then the project's other Python files (`walked` keeps the walk)."""
+        if self.walk_root is None:
+            return list(self.lint_files)
+        self.walked = walk_project(self.walk_root, set(), self.config, listings)
+        return self.lint_files + [file for file in self.walked if file not in self.lint_set]
 
 
 @dataclass
@@ -73,6 +82,7 @@ class Scanned:
     early_errors: list[str] = field(default_factory=list)
     too_large: dict[str, int] = field(default_factory=dict)
     screen: dict[str, str] | None = None
+    walked: list[str] | None = None  # ScanFiles.walked (the serial and forked scans)
 
 
 def scan(
@@ -88,16 +98,12 @@ def scan(
     it while the child scans."""
     if exhaustive:
         return _exhaustive(files, facts)
-    if (
-        files.walk_root is not None
-        and files.explicit_files
-        and _parse_likely(files.explicit_files & files.lint_set, facts)
-    ):
+    if files.walk_root is not None and files.explicit_files and _parse_likely(files.explicit_files, facts):
         forked = _forked(files, facts, listings, new_linter)
         if forked is not None:
             return forked
     scanned, candidates = scan_serial(files, facts, listings)
-    return Scanned(len(scanned), candidates)
+    return Scanned(len(scanned), candidates, walked=files.walked)
 
 
 def scan_serial(files: ScanFiles, facts: FileFacts, listings) -> tuple[list[str], list[str]]:
@@ -112,7 +118,7 @@ def _forked(files: ScanFiles, facts: FileFacts, listings, new_linter) -> Scanned
     outline the files given too (this process does it if the child is not done first);
     without one the child reads every file and is the longer side, so the files given
     are outlined here. None when no child could be started."""
-    given = sorted(files.explicit_files & files.lint_set)
+    given = sorted(files.explicit_files)
     if len(given) <= EARLY_LOAD_LIMIT:  # a commit's few files: prefilter them here
         given = [file for file in given if facts.candidate(file, files.is_forced(file))]
     else:  # pre-commit's --all-files batches: the child's scan tells which to parse
@@ -131,12 +137,12 @@ def _forked(files: ScanFiles, facts: FileFacts, listings, new_linter) -> Scanned
     found = join()
     if found is None:  # the child failed (it never reports why): do it here
         scanned, candidates = scan_serial(files, facts, listings)
-        return Scanned(len(scanned), candidates, linter, early_errors)
-    count, candidates, new_facts, outlines = found
+        return Scanned(len(scanned), candidates, linter, early_errors, walked=files.walked)
+    count, candidates, new_facts, outlines, walked = found
     facts.merge(new_facts)
     for text, ops in outlines:
         linter.project.outline_store.remember(text, ops)
-    return Scanned(count, candidates, linter, early_errors)
+    return Scanned(count, candidates, linter, early_errors, walked=walked)
 
 
 def scan_and_save(files: ScanFiles, facts: FileFacts, listings, given: list[str], cache: Cache | None):
@@ -144,7 +150,7 @@ def scan_and_save(files: ScanFiles, facts: FileFacts, listings, given: list[str]
     parent imports it: writes what it learnt to the cache (the stat-table shards and
     listings it changed) and outlines the files given (outline.py, Python's own parser).
     Sends back how many files it scanned, the candidates, the new stat entries (marked
-    as saved) and [text, outline] of the files given."""
+    as saved), [text, outline] of the files given and the project's walk."""
     from ftlint.core.source import ParseFailure, read_text
     from ftlint.index.outline import OutlineStore, outline_ops
 
@@ -162,7 +168,7 @@ def scan_and_save(files: ScanFiles, facts: FileFacts, listings, given: list[str]
                 ops = outline_ops(text)
                 store.save(text, ops)
             outlines.append((text, ops))
-    return len(scanned), candidates, facts.delta(), outlines
+    return len(scanned), candidates, facts.delta(), outlines, files.walked
 
 
 def _parse_likely(files: set[str], facts: FileFacts) -> bool:

@@ -213,7 +213,7 @@ class Workspace:
 
         if self._project_files is None:
             self._project_files = {}
-            root = project_root_to_walk([key], self.config, [key], os.fspath(self.cwd))
+            root = project_root_to_walk([key], self.config, [key])  # key: absolute
             self._walked_root = root
             for file in walk_project(root, set(), self.config, None):
                 self._project_files[file] = self._is_root(file)

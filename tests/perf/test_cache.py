@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ftlint.core.config import load_config
-from ftlint.lint.engine import lint_paths
+from ftlint.lint.engine import PROJECT_RUN_MIN_FILES, lint_paths
 from ftlint.lint.registry import known_codes
 from tests.helpers import outlines_made_here
 
@@ -526,3 +526,110 @@ def test_a_file_edited_into_a_subclass_of_the_handler_class_invalidates(tmp_path
     (tmp_path / "notes.py").write_text(OTHER + "# edited\n")
     warm = _lint(tmp_path, paths)
     assert warm.cache_hit and _codes(warm) == expected
+
+
+# -- a run over the whole project answers pre-commit's later batches ---------------------
+PROJECT_HANDLER = """\
+from ft_helpers import drop_all, evict_dirty_tails
+
+class Sentinel:
+    def on_fault(self, exc):
+        if exc is None:
+            drop_all(self.scheduler)
+            return
+        evict_dirty_tails(self.scheduler)
+        self.scheduler.finish_requests(None, "aborted")
+"""
+DROP_ALL = "def drop_all(s):\n    s.reset_prefix_cache()\n"  # FT005, reported in the helper's file
+
+
+def _batched_project(root: Path, plain: int = PROJECT_RUN_MIN_FILES + 4) -> tuple[list[str], list[str]]:
+    """A project whose helper file lands in a batch of many plain files and whose handler
+    file is alone in another: (the big batch, the small one)."""
+    _project(root, helper=EVICTING + DROP_ALL)
+    (root / "sentinel.py").write_text(PROJECT_HANDLER)
+    plain_files = [f"mod{i:03d}.py" for i in range(plain)]
+    for name in plain_files:
+        (root / name).write_text(OTHER)
+    return ["ft_helpers.py", "other.py", *plain_files], ["sentinel.py"]
+
+
+def test_a_batch_of_many_files_caches_the_whole_project_for_the_next_batch(tmp_path):
+    big, small = _batched_project(tmp_path)
+    walk = _codes(_lint(tmp_path, cache_dir=tmp_path / "walk-cache"))
+    assert walk == [("ft_helpers.py", 7, "FT005")]
+    first = _lint(tmp_path, big)
+    assert not first.cache_hit and _codes(first) == walk  # the helper's finding, reported by its batch
+    second = _lint(tmp_path, small)
+    assert second.cache_hit and second.files_parsed == 0  # answered by the first batch's run
+    assert _codes(second) == []
+    # an edit of the helper (outside the second batch) reaches the handler's batch
+    (tmp_path / "ft_helpers.py").write_text(NOT_EVICTING + DROP_ALL)
+    edited = _lint(tmp_path, small)
+    assert not edited.cache_hit
+    assert _codes(edited) == [("sentinel.py", 9, "FT007")]
+    assert _codes(_lint(tmp_path, small, cache_dir=tmp_path / "fresh")) == _codes(edited)
+    # the big batch lints the project again: the handler's finding is left to its batch
+    (tmp_path / "other.py").write_text(OTHER + "# edited\n")
+    again = _lint(tmp_path, big)
+    assert not again.cache_hit and _codes(again) == [("ft_helpers.py", 4, "FT005")]
+    last = _lint(tmp_path, small)
+    assert last.cache_hit and _codes(last) == [("sentinel.py", 9, "FT007")]
+
+
+def test_a_walk_of_the_project_answers_any_batch(tmp_path):
+    big, small = _batched_project(tmp_path, plain=3)  # small batches: they never lint the project
+    walk = _lint(tmp_path, ["."])
+    assert _codes(walk) == [("ft_helpers.py", 7, "FT005")]
+    for batch, expected in ((small, []), (big, _codes(walk))):
+        result = _lint(tmp_path, batch)
+        assert result.cache_hit and result.files_parsed == 0
+        assert _codes(result) == expected
+
+
+def test_files_outside_the_projects_walk_are_linted_themselves(tmp_path):
+    """A file passed explicitly that the walk skips (.gitignore) is not part of the cached
+    project run: the run lints its own files."""
+    big, _ = _batched_project(tmp_path)
+    (tmp_path / ".gitignore").write_text("scratch.py\n")
+    (tmp_path / "scratch.py").write_text(HANDLER)  # its helper no longer evicts: FT007
+    (tmp_path / "ft_helpers.py").write_text(NOT_EVICTING + DROP_ALL)
+    assert _lint(tmp_path, ["."]).findings  # the project's run, cached (scratch.py not in it)
+    result = _lint(tmp_path, [*big, "scratch.py"])
+    assert not result.cache_hit
+    assert ("scratch.py", 6, "FT007") in _codes(result)
+
+
+# inherits on_fault; its eviction step evicts nothing, so the base class's free is reached
+# with the dirty tails cached (FT007 in sentinel.py, found only when this file is read)
+NOT_EVICTING_SUBCLASS = """\
+from sentinel import Sentinel
+
+class Mine(Sentinel):
+    def _evict(self, s):
+        pass
+"""
+
+
+def test_a_project_run_does_not_answer_a_batch_without_its_subclass(tmp_path):
+    """A run reads the files of its lint set that subclass a handler's class: a cached run
+    over the whole project, which read a subclass outside a batch, answers only batches
+    holding it; each batch finds what it finds without a cache."""
+    big, _ = _batched_project(tmp_path)
+    big = [f for f in big if f != "ft_helpers.py"] + ["sentinel.py"]
+    (tmp_path / "sentinel.py").write_text(DISPATCHING_HANDLER)
+    (tmp_path / "mine.py").write_text(NOT_EVICTING_SUBCLASS)
+    config = load_config(tmp_path)
+
+    def uncached(paths):
+        return _codes(lint_paths([Path(p) for p in paths], config, set(known_codes()), cwd=tmp_path))
+
+    assert _codes(_lint(tmp_path, ["."], cache_dir=tmp_path / "walk")) == [("sentinel.py", 13, "FT007")]
+    assert uncached(big) == []  # mine.py is not among its files
+    assert uncached(["mine.py", "sentinel.py"]) == [("sentinel.py", 13, "FT007")]
+    first = _lint(tmp_path, big)  # lints the project (and caches it), then its own files alone
+    assert not first.cache_hit and _codes(first) == []
+    holding = _lint(tmp_path, ["mine.py", "sentinel.py"])
+    assert holding.cache_hit and _codes(holding) == [("sentinel.py", 13, "FT007")]
+    again = _lint(tmp_path, big)
+    assert _codes(again) == []

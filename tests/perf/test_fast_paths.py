@@ -416,7 +416,7 @@ def test_the_forked_scan_needs_no_libcst(tmp_path):
         facts = FileFacts(None, "", Prefilter(config.handler_patterns()))
         files = scan.ScanFiles(config, given, set(given), str(root))
         files.is_forced = given.__contains__
-        count, candidates, _, outlines = scan.scan_and_save(files, facts, None, given, None)
+        count, candidates, _, outlines, _ = scan.scan_and_save(files, facts, None, given, None)
         print(count, len(candidates), len(outlines), bool(outlines[0][1]), "libcst" in sys.modules)
         """
     )
