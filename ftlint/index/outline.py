@@ -15,7 +15,11 @@ asks for the whole module or a metadata provider).
 
 An outline is first written down as plain data (outline_ops: JSON-able lists) and then
 replayed into a ModuleInfo (project.replay), so the result cache can keep it (OutlineStore)
-and the forked project scan (which never imports LibCST) can make it for the parent.
+and the forked project scan (which never imports LibCST) can make it for the parent. What
+this module keeps of an outlined module (each function's lines and parsed segment, the
+split lines, the layout) is one Outline, ModuleInfo.outline: the index's Function and
+ModuleInfo hold none of it, and callers ask neutral queries (Function.tree, line_range,
+ModuleInfo.trees) that serve modules parsed whole alike.
 
 This module sits below project.py: it knows the index's objects only by their attributes
 (and their types for annotations), never imports it, and leaves the index to parse a file
