@@ -370,7 +370,7 @@ def resume_all(scheduler):
             bound_line = cstedits.bindable_call_line(call, parent_of)
             if bound_line is None:
                 return [], False
-            name = cstedits.fresh_name(cstedits.enclosing_function(call, parent_of) or self.context.module)
+            name = cstedits.fresh_name(cstedits.enclosing_scope(call, parent_of))
             resets = cstedits.counter_resets(name)
             return [cstedits.bind_then(line, new_line, request.value, name, resets)], True
         var = ir.code_of(request.value)

@@ -15,7 +15,11 @@ asks for the whole module or a metadata provider).
 
 An outline is first written down as plain data (outline_ops: JSON-able lists) and then
 replayed into a ModuleInfo (project.replay), so the result cache can keep it (OutlineStore)
-and the forked project scan (which never imports LibCST) can make it for the parent.
+and the forked project scan (which never imports LibCST) can make it for the parent. What
+this module keeps of an outlined module (each function's lines and parsed segment, the
+split lines, the layout) is one Outline, ModuleInfo.outline: the index's Function and
+ModuleInfo hold none of it, and callers ask neutral queries (Function.tree, line_range,
+ModuleInfo.trees) that serve modules parsed whole alike.
 
 This module sits below project.py: it knows the index's objects only by their attributes
 (and their types for annotations), never imports it, and leaves the index to parse a file
@@ -31,8 +35,8 @@ import sys
 import tokenize
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ftlint.core.cache import Cache, code_fingerprint
 from ftlint.core.digests import blake2b, digest
@@ -228,25 +232,87 @@ class Segment:
     line_offset: int
 
 
+@dataclass(eq=False)
+class Outline:
+    """What the outliner keeps of one outlined module (ModuleInfo.outline), so the index's
+    data model holds none of it: each function's lines (from the outline ops), the Segment
+    its node was parsed in (once asked), and the file's lines and layout (split and
+    detected when a first function is parsed). Functions key the dicts by identity (eq=False)."""
+
+    text: str
+    spans: dict[Function, tuple[int, int]] = field(default_factory=dict)  # (first line, last line)
+    segments: dict[Function, Segment] = field(default_factory=dict)
+    _lines: list[str] | None = None
+    _layout: tuple[str, str] | None = None
+
+    def span(self, fn: Function) -> tuple[int, int]:
+        """(first line, last line) of `fn` in the file, its decorators included."""
+        return self.spans[fn]
+
+    def segment(self, fn: Function) -> Segment | None:
+        """The tree `fn`'s node lies in; None until it is parsed (or when it came from the
+        whole file: project.function_from_whole_file)."""
+        return self.segments.get(fn)
+
+    def trees(self) -> list[Segment]:
+        """The parsed segments, each once, in file order (ModuleInfo.trees)."""
+        seen: dict[int, Segment] = {}
+        for fn in self.spans:  # the module's functions, in its order
+            segment = self.segments.get(fn)
+            if segment is not None:
+                seen.setdefault(id(segment), segment)
+        return sorted(seen.values(), key=lambda segment: segment.line_offset)
+
+    def lines(self) -> list[str]:
+        """The text split as Python numbers lines."""
+        if self._lines is None:
+            self._lines = _LINE.findall(self.text)
+        return self._lines
+
+    def text_of(self, fn: Function) -> str:
+        """The lines of `fn` as written."""
+        first, last = self.spans[fn]
+        return "".join(self.lines()[first - 1 : last])
+
+    def layout(self) -> tuple[str, str]:
+        """The file's default newline and indent as LibCST detects them: its first line
+        ending, and the whitespace of its first indented block."""
+        if self._layout is None:
+            match = re.search(r"\r\n?|\n", self.text)
+            newline = match.group(0) if match else "\n"
+            indent = "    "
+            try:
+                for token in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                    if token.type == tokenize.INDENT:
+                        indent = token.string
+                        break
+            except (tokenize.TokenError, SyntaxError, ValueError):
+                pass
+            self._layout = (newline, indent)
+        return self._layout
+
+
 def function_node(fn: Function) -> cst.FunctionDef | None:
     """The LibCST tree of one outlined function. Its outermost enclosing function is
     parsed alone (decorators to the last line of its body, inside `if 1:` when indented
     so the indentation stays as written), and every function inside it gets its node
     from that one tree (so a nested def is the same node wherever it is met). None
-    when LibCST rejects those lines: then Function.node parses the whole file (see
-    project.function_from_whole_file)."""
+    when LibCST rejects those lines (or the module is not outlined): then Function.node
+    parses the whole file (see project.function_from_whole_file)."""
     info = fn.module
-    outer = _outermost(fn)
-    unit = _parse_unit(outer)
+    outlined = info.outline
+    if outlined is None:
+        return None
+    outer = _outermost(fn, outlined)
+    unit = _parse_unit(outer, outlined)
     if unit is not None:
         segment, nodes = unit
-        # outlined functions always have a span
-        inside = [f for f in info.functions if f.span and _within(f.span, cast("tuple[int, int]", outer.span))]
+        inside = _inside(outer, outlined)
         if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes, strict=True)):
             for function, node in zip(inside, nodes, strict=True):
                 if function.cst_node is None:
                     function.cst_node = node
-                    function.segment = segment
+                    outlined.segments[function] = segment
                     info.by_node[id(node)] = function
             if fn.cst_node is not None:
                 return fn.cst_node
@@ -257,33 +323,29 @@ def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
-def _outermost(fn: Function) -> Function:
-    best = fn
-    for other in fn.module.functions:
-        # best.span is truthy whenever fn.span is: best is fn or an `other` with a span
-        if (
-            other.span
-            and fn.span
-            and best.span
-            and _within(fn.span, other.span)
-            and other.span[0] <= best.span[0]
-            and (other.span[0] < best.span[0] or other.span[1] > best.span[1])
-        ):
+def _inside(outer: Function, outlined: Outline) -> list[Function]:
+    """The functions whose lines lie within `outer`'s (itself included), in module order."""
+    spans = outlined.spans
+    return [f for f, span in spans.items() if _within(span, spans[outer])]
+
+
+def _outermost(fn: Function, outlined: Outline) -> Function:
+    spans = outlined.spans
+    best, mine = fn, spans[fn]
+    for other, span in spans.items():
+        if _within(mine, span) and span[0] <= spans[best][0] and (span[0] < spans[best][0] or span[1] > spans[best][1]):
             best = other
     return best
 
 
-def _parse_unit(fn: Function) -> tuple[Segment, list[cst.FunctionDef]] | None:
+def _parse_unit(fn: Function, outlined: Outline) -> tuple[Segment, list[cst.FunctionDef]] | None:
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
     from ftlint.core.source import parse
 
-    info = fn.module
-    if info.lines is None:
-        info.lines = _LINE.findall(info.text)
-    first, last = fn.span or (1, len(info.lines))
-    text = "".join(info.lines[first - 1 : last])
-    newline, indent = _layout(info)
+    first, _ = outlined.span(fn)
+    text = outlined.text_of(fn)
+    newline, indent = outlined.layout()
     # Indented lines go inside `if 1:` blocks, one per indent level when the indentation
     # is whole levels of the file's indent, so LibCST detects the same default newline
     # and indent as on the whole file (new lines a fix adds use them).
@@ -307,24 +369,6 @@ def _parse_unit(fn: Function) -> tuple[Segment, list[cst.FunctionDef]] | None:
     found: list[cst.FunctionDef] = []
     _function_defs([node], found)
     return Segment(module, text, first - 1 - levels), found
-
-
-def _layout(info: ModuleInfo) -> tuple[str, str]:
-    """The file's default newline and indent as LibCST detects them: its first line
-    ending, and the whitespace of its first indented block."""
-    if info.layout is None:
-        match = re.search(r"\r\n?|\n", info.text)
-        newline = match.group(0) if match else "\n"
-        indent = "    "
-        try:
-            for token in tokenize.generate_tokens(io.StringIO(info.text).readline):
-                if token.type == tokenize.INDENT:
-                    indent = token.string
-                    break
-        except (tokenize.TokenError, SyntaxError, ValueError):
-            pass
-        info.layout = (newline, indent)
-    return info.layout
 
 
 def _function_defs(statements, found: list) -> None:
@@ -376,34 +420,29 @@ def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
     outermost functions whose lines did not change since `old` (the same file before the
     edit), shifted to where they are now: the language server re-parses only the
     functions an edit touched. Returns how many outermost functions were carried over."""
-    if old.module is not None or new.module is not None:
+    was, now = old.outline, new.outline
+    if was is None or now is None:
         return 0
-    if old.lines is None:
-        old.lines = _LINE.findall(old.text)
-    if new.lines is None:
-        new.lines = _LINE.findall(new.text)
     parsed: dict = {}
     for fn in old.functions:
-        if fn.cst_node is not None and fn.segment is not None and fn.span and _outermost(fn) is fn:
-            parsed.setdefault((fn.qualname, "".join(old.lines[fn.span[0] - 1 : fn.span[1]])), fn)
+        if fn.cst_node is not None and was.segment(fn) is not None and _outermost(fn, was) is fn:
+            parsed.setdefault((fn.qualname, was.text_of(fn)), fn)
     carried = 0
     for fn in new.functions:
-        if not fn.span or fn.cst_node is not None or _outermost(fn) is not fn:
+        if fn.cst_node is not None or _outermost(fn, now) is not fn:
             continue
-        before = parsed.get((fn.qualname, "".join(new.lines[fn.span[0] - 1 : fn.span[1]])))
+        before = parsed.get((fn.qualname, now.text_of(fn)))
         if before is None:
             continue
-        inner_old = [f for f in old.functions if f.span and _within(f.span, before.span)]
-        inner_new = [f for f in new.functions if f.span and _within(f.span, fn.span)]
-        if len(inner_old) != len(inner_new) or any(
-            f.cst_node is None or f.segment is not before.segment for f in inner_old
-        ):
+        unit = was.segments[before]
+        inner_old = _inside(before, was)
+        inner_new = _inside(fn, now)
+        if len(inner_old) != len(inner_new) or any(f.cst_node is None or was.segment(f) is not unit for f in inner_old):
             continue
-        segment = Segment(
-            before.segment.module, before.segment.text, before.segment.line_offset + fn.span[0] - before.span[0]
-        )
-        for was, now in zip(inner_old, inner_new, strict=True):
-            now.cst_node, now.segment, now._ir = was.cst_node, segment, was._ir
-            new.by_node[id(was.cst_node)] = now
+        segment = Segment(unit.module, unit.text, unit.line_offset + now.span(fn)[0] - was.span(before)[0])
+        for old_fn, new_fn in zip(inner_old, inner_new, strict=True):
+            new_fn.cst_node, new_fn._ir = old_fn.cst_node, old_fn._ir
+            now.segments[new_fn] = segment
+            new.by_node[id(old_fn.cst_node)] = new_fn
         carried += 1
     return carried

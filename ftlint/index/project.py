@@ -17,8 +17,9 @@ import libcst as cst
 
 from ftlint.core.source import ParseFailure, load_module, parse, read_text
 from ftlint.index import outline
-from ftlint.index.outline import statements_in, suites_of
+from ftlint.index.outline import Outline, Segment, statements_in, suites_of
 from ftlint.syntax import ir
+from ftlint.syntax.positions import ranges_of
 
 MAX_RESOLUTION_DEPTH = 8
 
@@ -45,8 +46,6 @@ class Function:
     is_classmethod: bool = False
     parent: Function | None = None
     nested: dict[str, Function] = field(default_factory=dict)
-    span: tuple[int, int] | None = None  # (first line, last line), in outlined modules
-    segment: outline.Segment | None = None  # the tree its node was parsed in (outlined modules)
     _ir: ir.Seq | None = None
 
     @property
@@ -74,12 +73,29 @@ class Function:
             return self.params[1:]
         return self.params
 
-    def tree(self) -> outline.Segment | None:
+    def tree(self) -> Segment | None:
         """The parsed tree its node lies in, placed in the file: the whole module (offset
         0), or the function's segment in an outlined module; None when not parsed yet."""
-        if self.module.module is not None:
-            return self.module.whole_tree()
-        return self.segment
+        outlined = self.module.outline
+        return self.module.whole_tree() if outlined is None else outlined.segment(self)
+
+    def line_range(self) -> tuple[int, int] | None:
+        """(first line, last line) of the function in the file, its decorators included;
+        None when unknown. An outlined module knows them without parsing anything; a
+        module parsed whole asks LibCST for its definition's position."""
+        outlined = self.module.outline
+        if outlined is not None:
+            return outlined.span(self)
+        parsed = self.tree()
+        if parsed is None:
+            return None
+        node = self.node
+        first = node.decorators[0] if node.decorators else node
+        ranges = ranges_of(parsed.module, [first, node])
+        where, start = ranges.get(id(node)), ranges.get(id(first))
+        if where is None:
+            return None
+        return (start or where).start.line + parsed.line_offset, where.end.line + parsed.line_offset
 
     def __repr__(self) -> str:
         return f"<Function {self.module.path.name}:{self.qualname}>"
@@ -98,34 +114,30 @@ class ClassInfo:
 class ModuleInfo:
     path: Path  # absolute
     text: str
-    module: cst.Module | None  # None in outlined modules (outside the lint set; outline.py)
+    module: cst.Module | None  # None in outlined modules (see `outline`)
     functions: list[Function] = field(default_factory=list)
     by_node: dict[int, Function] = field(default_factory=dict)  # id(FunctionDef) -> Function
     top_functions: dict[str, Function] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)  # top-level classes by name
     imports: dict[str, ImportRef] = field(default_factory=dict)
-    lines: list | None = None  # the text split as Python numbers lines (outlined modules)
     cst_failure: ParseFailure | None = None  # LibCST rejected the file (outlined modules)
-    layout: tuple[str, str] | None = None  # (default newline, default indent), outlined modules
+    #: what the outliner keeps of a module it outlined (outline.py); None when parsed whole
+    outline: Outline | None = None
 
     def function_for(self, node: cst.FunctionDef) -> Function | None:
         return self.by_node.get(id(node))
 
-    def whole_tree(self) -> outline.Segment | None:
-        return outline.Segment(self.module, self.text, 0) if self.module is not None else None
+    def whole_tree(self) -> Segment | None:
+        return Segment(self.module, self.text, 0) if self.module is not None else None
 
-    def trees(self) -> list[outline.Segment]:
+    def trees(self) -> list[Segment]:
         """What of the file is parsed, each tree with the file line its first line is on
         (minus one), in file order: the whole module, or an outlined module's parsed
         functions. Positions and fix edits are made per tree and shifted by its offset."""
+        if self.outline is not None:
+            return self.outline.trees()
         whole = self.whole_tree()
-        if whole is not None:
-            return [whole]
-        seen: dict[int, outline.Segment] = {}
-        for fn in self.functions:
-            if fn.segment is not None:
-                seen.setdefault(id(fn.segment), fn.segment)
-        return sorted(seen.values(), key=lambda segment: segment.line_offset)
+        return [whole] if whole is not None else []
 
 
 class _Indexer:
@@ -274,7 +286,8 @@ def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
 def replay(path: Path, text: str, ops: list) -> ModuleInfo:
     """The ModuleInfo the outline `ops` (outline.outline_ops) describe: the same calls to
     add_class, add_function and add_import that the LibCST indexer makes."""
-    info = ModuleInfo(path=path, text=text, module=None)
+    outlined = Outline(text)
+    info = ModuleInfo(path=path, text=text, module=None, outline=outlined)
     scopes: list[ClassInfo | Function] = []
     for op in ops:
         kind = op[0]
@@ -282,9 +295,9 @@ def replay(path: Path, text: str, ops: list) -> ModuleInfo:
             scopes.pop()
         elif kind == outline.FUNCTION_OP:
             _, name, params, decorators, first, last = op
-            scopes.append(
-                add_function(info, scopes, name, tuple(params), set(decorators), cst_node=None, span=(first, last))
-            )
+            fn = add_function(info, scopes, name, tuple(params), set(decorators), cst_node=None)
+            outlined.spans[fn] = (first, last)
+            scopes.append(fn)
         elif kind == outline.CLASS_OP:
             scopes.append(add_class(info, scopes, op[1], tuple(op[2])))
         elif kind == outline.IMPORT_OP:

@@ -201,16 +201,16 @@ class FileLinter:
         visitors = [tracker, *rules]
         info = context.info
         if info in self.fault_paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
-            roots: list = [context.module]
+            roots: list = [info.module]
         else:
             roots = [fn.node for fn in info.functions if fn in self.fault_paths.in_scope]
-        if context.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
+        if info.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
             for root in roots:
                 if id(root) not in tracker.functions_seen:
                     cst.visit_batched(root, visitors)
             return
         # only the providers the selected rules declare (none of the built-in ones does)
-        wrapper = MetadataWrapper(context.module, unsafe_skip_copy=True)
+        wrapper = MetadataWrapper(info.module, unsafe_skip_copy=True)
         with ExitStack() as stack:
             for visitor in visitors:
                 stack.enter_context(visitor.resolve(wrapper))

@@ -90,14 +90,10 @@ class FileContext:
             return self.function_scope(node)
         return self._enclosing[-1]
 
-    @property
-    def module(self) -> cst.Module | None:
-        """The file's whole tree; None when only its fault-path functions were parsed (a rule
-        that needs the whole module sets FAULT_PATH_ONLY = False). `trees()` serves both."""
-        return self.info.module
-
     def trees(self) -> list:
-        """The parsed trees of the file, placed in it (ModuleInfo.trees)."""
+        """The parsed trees of the file, placed in it (ModuleInfo.trees): the whole module,
+        or the trees of its parsed fault-path functions when the file was outlined; a rule
+        reads either the same way and need not know which."""
         return self.info.trees()
 
     def parent_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -202,7 +198,8 @@ class Rule(cst.BatchableCSTVisitor):
     INVALID: ClassVar[Sequence[Case]] = ()
     #: The rule reports only inside fault-path code (every built-in rule does), so the
     #: engine visits only a file's fault-path functions (the whole file for a
-    #: `fault-paths` file). A rule that must see the whole module sets this False.
+    #: `fault-paths` file). A rule that must see the whole module sets this False: the
+    #: files of the lint set are then parsed whole, and `context.trees()` is their module.
     FAULT_PATH_ONLY: ClassVar[bool] = True
 
     def __init__(self, context: FileContext) -> None:

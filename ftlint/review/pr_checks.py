@@ -462,17 +462,13 @@ class FaultScope:
 
 
 def _function_spans(info: ModuleInfo) -> list[_Span]:
-    """The project index's functions of a module with their lines (an outlined module knows
-    them; a module parsed whole asks LibCST for its definitions' positions)."""
+    """The project index's functions of a module with their lines (Function.line_range:
+    an outlined module knows them without LibCST); those whose lines are unknown are left out."""
     spans: list[_Span] = []
     for fn in info.functions:
-        if fn.span is not None:
-            spans.append((fn.span[0], fn.span[1], fn))
-            continue
-        node = fn.node
-        (start, _), (def_start, end) = _lines_of(fn, [node.decorators[0] if node.decorators else node, node])
-        if def_start:
-            spans.append((start or def_start, end, fn))
+        lines = fn.line_range()
+        if lines is not None:
+            spans.append((lines[0], lines[1], fn))
     return spans
 
 
@@ -496,9 +492,7 @@ def base_functions(path: str, text: str) -> list[_Span]:
     """The functions of a file as it was at the base revision, named as the project index
     names them (its outline: Python's parser, no LibCST); [] when it does not parse."""
     info = outline_module(Path(path), text)
-    if info is None:
-        return []
-    return [(fn.span[0], fn.span[1], fn) for fn in info.functions if fn.span is not None]
+    return _function_spans(info) if info is not None else []
 
 
 def _innermost(spans: list[_Span], line: int) -> _Span | None:

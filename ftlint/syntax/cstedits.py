@@ -93,11 +93,15 @@ def side_effect_free(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def enclosing_function(node: cst.CSTNode, parent_of: GetParent) -> cst.FunctionDef | None:
-    current = parent_of(node)
-    while current is not None and not isinstance(current, cst.FunctionDef):
-        current = parent_of(current)
-    return current
+def enclosing_scope(node: cst.CSTNode, parent_of: GetParent) -> cst.CSTNode:
+    """The function `node` is in or, outside any, the root of its tree (the module): where
+    a name bound next to `node` must not clash (see fresh_name)."""
+    current = node
+    while True:
+        parent = parent_of(current)
+        if parent is None or isinstance(parent, cst.FunctionDef):
+            return parent or current
+        current = parent
 
 
 class _Names(cst.CSTVisitor):
