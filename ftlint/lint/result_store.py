@@ -8,8 +8,10 @@ table (`facts`) still serves the project scan.
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from hashlib import blake2b
 
 from ftlint.core import cache as cachemod
 from ftlint.core.cache import Cache, FileFacts
@@ -49,6 +51,9 @@ class CachedRun:
     findings: list[Finding]
     errors: list[str]
     subclass_files: list[str]  # the files its run loaded because they subclass a handler's class
+
+
+_NO_STAT = (-1, -1, -1, -1)
 
 
 class ResultStore:
@@ -101,13 +106,17 @@ class ResultStore:
         return cached
 
     def _stats_of_others(self) -> str:
-        """A digest of the stat of the lint set's other files (the scan's, when it made one)."""
+        """A digest of the stat of the lint set's other files (the scan's, when it made one),
+        in their order (the run's key fixes which files they are). A run over a project
+        has thousands: the four integers of each stat are hashed as a machine array, not
+        written out as JSON; a file that cannot be stat'ed counts as -1s."""
         known = self.facts.new
-        out = []
-        for path in self._others:
-            entry = known.get(path)
-            out.append([path, entry[:4] if entry is not None else signature(path)])
-        return digest(out)
+        stats = [entry[:4] if (entry := known.get(path)) is not None else signature(path) for path in self._others]
+        try:
+            packed = array("q", [n for stat in stats for n in stat or _NO_STAT]).tobytes()
+        except OverflowError:  # an inode number past 2**63 (some network file systems)
+            packed = repr(stats).encode()
+        return blake2b(packed, digest_size=20).hexdigest()
 
     def _same_subclasses(self, entry: dict) -> bool:
         """Whether the lint set's other files subclass a handler's class as they did: when
