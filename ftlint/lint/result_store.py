@@ -11,12 +11,11 @@ import os
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from hashlib import blake2b
 
 from ftlint.core import cache as cachemod
 from ftlint.core.cache import Cache, FileFacts
 from ftlint.core.config import Config
-from ftlint.core.digests import digest
+from ftlint.core.digests import blake2b, digest
 from ftlint.core.finding import Finding
 from ftlint.core.source import decode
 from ftlint.index.listing import signature
