@@ -23,7 +23,7 @@ from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
 from ftlint.index.discovery import Discovered, discover, project_root_to_walk, walks_whole_project
 from ftlint.index.prefilter import class_names_defined, files_matching, subclass_pattern
-from ftlint.lint.result_store import LintOutcome, ResultStore, open_cache
+from ftlint.lint.result_store import CachedRun, LintOutcome, ResultStore, open_cache
 from ftlint.lint.scan import ScanFiles, Scanned, scan
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,22 +136,21 @@ def _lint(
     result.files_scanned = scanned.count
 
     candidate_set = set(scanned.candidates)
-    project = None
-    if cache is not None and not keep_scope and project_runs:
-        project = _project_run(files, scanned, walks_whole_project(config, given))
-    if project is not None:
+    whole = walks_whole_project(config, given)  # the lint set is the project
+    project_runs = project_runs and cache is not None and not keep_scope
+    few = project_runs and not whole and len(files.lint_set) < PROJECT_RUN_MIN_FILES
+    project = _project_run(files, scanned, whole) if project_runs and not few else None
+    own = project is None  # this run's own entry is looked up (and saved)
+    if project is not None:  # the project's run is this run's, unless it cannot be
         project_others = [f for f in project if f not in candidate_set]
-        cached = store.lookup(config, selected, cwd_str, project, scanned.candidates, project_others)
-        if cached is not None and set(cached.subclass_files) <= files.lint_set:
-            findings, errors = _in_lint_set(cached.findings, cached.errors, files.lint_set, project, cwd_str)
-            return _cached_result(result, findings, errors)
-        if len(project) != len(files.lint_set) and (
-            len(files.lint_set) < PROJECT_RUN_MIN_FILES or not _can_widen(scanned.linter) or cached is not None
-        ):
-            project = None  # a commit's few files (or a subclass elsewhere): lint them alone
-    if project is not None:  # lint the whole project: the next of pre-commit's batches reads it
-        lint_files, others = project, project_others
-    else:
+        answer = store.lookup(config, selected, cwd_str, project, scanned.candidates, project_others)
+        if answer is not None and set(answer.subclass_files) <= files.lint_set:
+            return _cached_result(result, *_in_lint_set(answer, files.lint_set, project, cwd_str))
+        if whole or (answer is None and _can_widen(scanned.linter)):
+            lint_files, others = project, project_others  # linted whole: the next batch reads it
+        else:  # a subclass of a handler's class outside these files: lint them alone
+            project, own = None, True
+    if own:
         others = [f for f in lint_files if f not in candidate_set]  # they may subclass a handler's class
         cached = store.lookup(config, selected, cwd_str, lint_files, scanned.candidates, others)
         if cached is not None:
@@ -160,6 +159,14 @@ def _lint(
                 _load_roots(linter, scanned.candidates, others)
                 result.scope = linter
             return _cached_result(result, cached.findings, cached.errors)
+        project = _project_run(files, scanned, whole) if few else None
+        if project is not None:  # a few files: a cached run over the project may answer them
+            answer = store.lookup_project(config, selected, cwd_str, project, scanned.candidates)
+            if answer is not None and set(answer.subclass_files) <= files.lint_set:
+                findings, errors = _in_lint_set(answer, files.lint_set, project, cwd_str)
+                store.save_answer(answer, findings, errors)  # found first next time
+                return _cached_result(result, findings, errors)
+            project = None
 
     # the files that may subclass a handler's class are read in a child while this process
     # imports LibCST (or, after a forked scan, loads the candidates)
@@ -169,7 +176,7 @@ def _lint(
         linter.lint_set.update(project)
     outcome = _lint_candidates(linter, lint_files, scanned.candidates, others, cwd, scanned.early_errors, subclass_scan)
     if project is not None:
-        findings, errors = _in_lint_set(outcome.findings, outcome.errors, files.lint_set, project, cwd_str)
+        findings, errors = _in_lint_set(outcome, files.lint_set, project, cwd_str)
     else:
         findings, errors = outcome.findings, outcome.errors
     result.findings.extend(findings)
@@ -229,10 +236,11 @@ def _can_widen(linter: FileLinter | None) -> bool:
 
 
 def _in_lint_set(
-    findings: list[Finding], errors: list[str], lint_set: set[str], project: list[str], cwd: str
+    run: CachedRun | LintOutcome, lint_set: set[str], project: list[str], cwd: str
 ) -> tuple[list[Finding], list[str]]:
     """A project run's findings in files of the lint set, and its errors but those about
     another file of the project (an error names its file first, as findings are shown)."""
+    findings, errors = run.findings, run.errors
     if len(project) == len(lint_set):
         return findings, errors
     project_set = set(project)

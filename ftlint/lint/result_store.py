@@ -50,6 +50,19 @@ class CachedRun:
     findings: list[Finding]
     errors: list[str]
     subclass_files: list[str]  # the files its run loaded because they subclass a handler's class
+    entry: dict  # the run entry as stored
+
+
+def _run_key(config: Config, selected: Iterable[str], cwd: str, lint_files: list[str], candidates: list[str]) -> str:
+    return digest(
+        cachemod.code_fingerprint(),
+        config.hash(),
+        sorted(selected),
+        cwd,
+        os.fspath(config.root),
+        lint_files,
+        sorted(candidates),
+    )
 
 
 _NO_STAT = (-1, -1, -1, -1)
@@ -79,17 +92,26 @@ class ResultStore:
         subclass a handler's class is a dependency)."""
         if self.cache is None:
             return None
-        self._key = digest(
-            cachemod.code_fingerprint(),
-            config.hash(),
-            sorted(selected),
-            cwd,
-            os.fspath(config.root),
-            lint_files,
-            sorted(candidates),
-        )
+        self._key = _run_key(config, selected, cwd, lint_files, candidates)
         self._others = others
-        entry = self.cache.load_run(self._key)
+        return self._replay(self.cache.load_run(self._key))
+
+    def lookup_project(
+        self, config: Config, selected: Iterable[str], cwd: str, project: list[str], candidates: list[str]
+    ) -> CachedRun | None:
+        """The stored run over the whole `project` (its sorted files), as lookup does, but
+        keeping this run's own key for save (see save_answer)."""
+        if self.cache is None:
+            return None
+        key, others = self._key, self._others
+        candidate_set = set(candidates)
+        self._others = [f for f in project if f not in candidate_set]
+        try:
+            return self._replay(self.cache.load_run(_run_key(config, selected, cwd, project, candidates)))
+        finally:
+            self._key, self._others = key, others
+
+    def _replay(self, entry: dict | None) -> CachedRun | None:
         if entry is None:
             return None
         try:
@@ -98,11 +120,28 @@ class ResultStore:
             if "subclasses" in entry and not self._same_subclasses(entry):
                 return None
             subclass_files = list(entry["subclasses"][2]) if "subclasses" in entry else []
-            cached = CachedRun(cachemod.findings_of(entry), list(entry["errors"]), subclass_files)
+            cached = CachedRun(cachemod.findings_of(entry), list(entry["errors"]), subclass_files, entry)
         except Exception:  # noqa: BLE001 - whatever goes wrong replaying an entry is a miss
             return None
         self.facts.save()
         return cached
+
+    def save_answer(self, project_run: CachedRun, findings: list[Finding], errors: list[str]) -> None:
+        """Store what a cached project run answered for this run under this run's own key,
+        with the project run's dependencies (the same files read, the same file tests, the
+        same subclasses: all in this run's files), so the next such run finds it first."""
+        if self.cache is None or self._key is None:
+            return
+        stored = project_run.entry
+        entry = {
+            "findings": [f.to_dict() for f in findings],
+            "errors": errors,
+            "deps": stored["deps"],
+            "probes": stored["probes"],
+        }
+        if "subclasses" in stored:
+            entry["subclasses"] = [stored["subclasses"][0], self._stats_of_others(), project_run.subclass_files]
+        self.cache.save_run(self._key, entry)
 
     def _stats_of_others(self) -> str:
         """A digest of the stat of the lint set's other files (the scan's, when it made one),

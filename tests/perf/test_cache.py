@@ -634,3 +634,23 @@ def test_a_project_run_does_not_answer_a_batch_without_its_subclass(tmp_path):
     assert holding.cache_hit and _codes(holding) == [("sentinel.py", 13, "FT007")]
     again = _lint(tmp_path, big)
     assert _codes(again) == []
+
+
+def test_a_few_files_answered_by_the_project_run_keep_their_own_entry(tmp_path):
+    """A run over a few files answered by the project's run stores that answer under its
+    own key (checked first next time: cheaper than the project's thousands of files)."""
+    _batched_project(tmp_path, plain=3)
+    _lint(tmp_path, ["."])
+    runs = tmp_path / ".ftlint_cache" / "runs"
+    project_entries = set(runs.iterdir())
+    first = _lint(tmp_path, ["ft_helpers.py"])
+    assert first.cache_hit and _codes(first) == [("ft_helpers.py", 7, "FT005")]
+    assert len(set(runs.iterdir()) - project_entries) == 1
+    for entry in project_entries:
+        entry.unlink()
+    again = _lint(tmp_path, ["ft_helpers.py"])
+    assert again.cache_hit and _codes(again) == [("ft_helpers.py", 7, "FT005")]
+    # its dependencies are the project run's: an edit of the helper is seen
+    (tmp_path / "ft_helpers.py").write_text(NOT_EVICTING + DROP_ALL)
+    edited = _lint(tmp_path, ["ft_helpers.py"])
+    assert not edited.cache_hit and _codes(edited) == [("ft_helpers.py", 4, "FT005")]
