@@ -63,11 +63,18 @@ class DiscoveryError:
 
 @dataclass
 class Discovered:
-    files: list[Path] = field(default_factory=list)
+    #: the files to lint, in order, as shown (relative to the cwd when under it) and absolute
+    displayed: list[str] = field(default_factory=list)
+    absolute: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     errors: list[DiscoveryError] = field(default_factory=list)
     #: explicit paths dropped by ``--force-exclude`` (ruff drops them silently; say so in verbose mode)
     excluded: list[Path] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[Path]:
+        """The files to lint as shown, as Paths (made on demand: pre-commit passes thousands)."""
+        return [Path(p) for p in self.displayed]
 
 
 def is_python_path(path: Path | str) -> bool:
@@ -438,8 +445,9 @@ def discover(
         found.setdefault(resolve.real(abspath), abspath)
 
     # Sort by path components (as Path ordering does) on plain strings: far cheaper than Paths.
-    ordered = sorted({display_str(p) for p in found.values()}, key=_split_key)
-    result.files = [Path(p) for p in ordered]
+    by_display = {display_str(p): p for p in found.values()}
+    result.displayed = sorted(by_display, key=_split_key)
+    result.absolute = [by_display[p] for p in result.displayed]
     return result
 
 

@@ -41,7 +41,7 @@ class NoqaOutcome:
 
 
 def add_noqa_paths(
-    paths: Sequence[Path], config: Config, selected, *, exhaustive: bool = False, force_exclude: bool = False
+    paths: Sequence[Path | str], config: Config, selected, *, exhaustive: bool = False, force_exclude: bool = False
 ) -> NoqaOutcome:
     outcome = NoqaOutcome()
     result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)

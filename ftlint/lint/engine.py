@@ -50,7 +50,7 @@ class LintResult:
 
 
 def lint_paths(
-    paths: Sequence[Path],
+    paths: Sequence[Path | str],
     config: Config,
     selected: Iterable[str],
     *,
@@ -85,7 +85,7 @@ def lint_discovered(
     *,
     cwd: Path,
     exhaustive: bool = False,
-    explicit: Sequence[Path] = (),
+    explicit: Sequence[Path | str] = (),
     cache_dir: Path | None = None,
     listings=None,
     keep_scope: bool = False,
@@ -106,7 +106,7 @@ def _lint(
     selected: set[str],
     cwd: Path,
     exhaustive: bool,
-    explicit: Sequence[Path],
+    explicit: Sequence[Path | str],
     cache: Cache | None,
     listings,
     keep_scope: bool = False,
@@ -123,7 +123,7 @@ def _lint(
             failure_finding(display_path(error.path, cwd), ParseFailure(f"cannot read: {error.message}"))
         )
     cwd_str = os.path.abspath(cwd)
-    lint_files = [os.path.abspath(os.path.join(cwd_str, f)) for f in discovered.files]
+    lint_files = list(discovered.absolute)
     result.files_linted = len(lint_files)
     given = [os.path.abspath(os.path.join(cwd_str, p)) for p in explicit or [cwd]]
     files = ScanFiles(config, lint_files, set(given), project_root_to_walk(lint_files, config, given))

@@ -42,7 +42,7 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
 
 
 def fix_paths(
-    paths: Sequence[Path],
+    paths: Sequence[Path | str],
     config: Config,
     selected,
     *,

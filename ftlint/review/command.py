@@ -135,7 +135,7 @@ def _under(path: Path, parents: list[Path]) -> bool:
     return False
 
 
-def _selected_files(diff: Diff, paths: list[Path], cwd: Path) -> list[FileDiff]:
+def _selected_files(diff: Diff, paths: list[str], cwd: Path) -> list[FileDiff]:
     limits = []
     for p in paths:
         absolute = Path(os.path.abspath(cwd / p))
