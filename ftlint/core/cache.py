@@ -631,8 +631,8 @@ class FileFacts:
         if forced:
             return True
         if self.cache is None:
-            got = read_file(path)
-            return got is None or self.prefilter.matches(got[0])
+            data = read_bytes(path)
+            return data is None or self.prefilter.matches(data)
         try:
             entry = self._entry(path, os.stat(path))
         except OSError:
@@ -677,6 +677,35 @@ class FileFacts:
         for shard, entries in sorted(learnt.items()):
             self.cache.save_stats(self.scope, shard, {**self._shard(shard), **entries})
         self._dirty.clear()
+
+
+#: read_bytes' first read: most Python files are smaller (a larger buffer would be an
+#: mmap'ed allocation per file); the rest of a larger one is read in big chunks
+_FIRST_READ = 1 << 16
+
+
+def read_bytes(path: str) -> bytes | None:
+    """The file's bytes with one open and (usually) one read, no fstat; None when
+    unreadable. For the scan without a cache, which needs no stat: 6,000 fstat calls
+    were a sixth of reading vLLM's tree."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, _FIRST_READ)
+        if len(data) < _FIRST_READ:
+            return data
+        chunks = [data]
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def read_file(path: str) -> tuple[bytes, os.stat_result] | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from ftlint.core.cache import read_file
+from ftlint.core.cache import read_bytes
 
 _IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
 _IDENT_RUN = rb"[\w\x80-\xff]*"
@@ -164,9 +164,9 @@ def subclass_pattern(class_names: Iterable[str]) -> SubclassPattern | None:
 def _readable(paths: Iterable[str]) -> Iterator[tuple[str, bytes]]:
     """(path, bytes) of each file that can be read (what the scan reads with)."""
     for path in paths:
-        got = read_file(path)
-        if got is not None:
-            yield path, got[0]
+        data = read_bytes(path)
+        if data is not None:
+            yield path, data
 
 
 def files_matching(pattern: SubclassPattern, paths: Iterable[str]) -> list[str]:

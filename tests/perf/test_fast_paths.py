@@ -601,3 +601,16 @@ def test_the_forked_subclass_scan_finds_what_the_serial_one_does(tmp_path, monke
     assert runs[True] == runs[False]
     assert ("mine.py", 5, "FT007") in runs[True]
     assert used == ([True] if can_fork else [])  # forked once where it can; never when turned off
+
+
+@pytest.mark.parametrize("filler", [0, 65_536 - 200, 65_536, 3 * 2**20], ids=["small", "just-under-64k", "64k", "3m"])
+def test_the_scan_reads_a_file_whole_whatever_its_size(tmp_path, filler):
+    """Without a cache the scan reads each file with no stat (one read of 64 KiB, then the
+    rest): a handler, and a subclass of its class, after any amount of other text are found."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    padding = "# " + "x" * 78 + "\n"
+    lines = padding * (filler // len(padding))
+    (tmp_path / "sentinel.py").write_text(lines + SUBCLASSED_HANDLER.format(cls="Sentinel"))
+    (tmp_path / "mine.py").write_text(lines + SUBCLASS_FREEING_EARLY.format(cls="Sentinel"))
+    result = lint_paths([Path("sentinel.py"), Path("mine.py")], load_config(tmp_path), known_codes(), cwd=tmp_path)
+    assert [(f.path, f.code) for f in result.findings] == [("mine.py", "FT007")]
