@@ -231,8 +231,9 @@ def _project_run(files: ScanFiles, scanned: Scanned, whole_project: bool) -> lis
 
 def _can_widen(linter: FileLinter | None) -> bool:
     """Whether a linter made before the run knew its lint set may still be given more files:
-    nothing loaded yet, or lint-set files are outlined like the others anyway."""
-    return linter is None or linter.segmented or not linter.project.read_paths
+    nothing loaded yet (a module loaded as another file's helper is outlined; had it been
+    in the lint set it might have been parsed whole: a `fault-paths` file)."""
+    return linter is None or not linter.project.read_paths
 
 
 def _in_lint_set(
