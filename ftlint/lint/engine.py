@@ -135,38 +135,16 @@ def _lint(
     scanned = scan(files, store.facts, listings, exhaustive=exhaustive, new_linter=new_linter)
     result.files_scanned = scanned.count
 
-    candidate_set = set(scanned.candidates)
     whole = walks_whole_project(config, given)  # the lint set is the project
     project_runs = project_runs and cache is not None and not keep_scope
-    few = project_runs and not whole and len(files.lint_set) < PROJECT_RUN_MIN_FILES
-    project = _project_run(files, scanned, whole) if project_runs and not few else None
-    own = project is None  # this run's own entry is looked up (and saved)
-    if project is not None:  # the project's run is this run's, unless it cannot be
-        project_others = [f for f in project if f not in candidate_set]
-        answer = store.lookup(config, selected, cwd_str, project, scanned.candidates, project_others)
-        if answer is not None and set(answer.subclass_files) <= files.lint_set:
-            return _cached_result(result, *_in_lint_set(answer, files.lint_set, project, cwd_str))
-        if whole or (answer is None and _can_widen(scanned.linter)):
-            lint_files, others = project, project_others  # linted whole: the next batch reads it
-        else:  # a subclass of a handler's class outside these files: lint them alone
-            project, own = None, True
-    if own:
-        others = [f for f in lint_files if f not in candidate_set]  # they may subclass a handler's class
-        cached = store.lookup(config, selected, cwd_str, lint_files, scanned.candidates, others)
-        if cached is not None:
-            if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
-                linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-                _load_roots(linter, scanned.candidates, others)
-                result.scope = linter
-            return _cached_result(result, cached.findings, cached.errors)
-        project = _project_run(files, scanned, whole) if few else None
-        if project is not None:  # a few files: a cached run over the project may answer them
-            answer = store.lookup_project(config, selected, cwd_str, project, scanned.candidates)
-            if answer is not None and set(answer.subclass_files) <= files.lint_set:
-                findings, errors = _in_lint_set(answer, files.lint_set, project, cwd_str)
-                store.save_answer(answer, findings, errors)  # found first next time
-                return _cached_result(result, findings, errors)
-            project = None
+    plan = _plan(store, files, scanned, config, selected, cwd_str, whole=whole, project_runs=project_runs)
+    if plan.answer is not None:
+        if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
+            linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
+            _load_roots(linter, scanned.candidates, plan.others)
+            result.scope = linter
+        return _cached_result(result, *plan.answer)
+    lint_files, others, project = plan.lint_files, plan.others, plan.project
 
     # the files that may subclass a handler's class are read in a child while this process
     # imports LibCST (or, after a forked scan, loads the candidates)
@@ -200,6 +178,56 @@ def _lint(
         return _lint(discovered, config, selected, cwd, exhaustive, explicit, cache, listings, project_runs=False)
     result.findings.sort(key=lambda f: f.sort_key)
     return result
+
+
+@dataclass
+class _Plan:
+    """What a run lints once the result cache was asked (or what the cache answered)."""
+
+    lint_files: list[str]
+    others: list[str]  # the lint files that are not candidates: they may subclass a handler's class
+    project: list[str] | None = None  # the project's files, when the run lints all of them
+    answer: tuple[list[Finding], list[str]] | None = None  # findings and errors from the cache
+
+
+def _plan(
+    store: ResultStore,
+    files: ScanFiles,
+    scanned: Scanned,
+    config: Config,
+    selected: set[str],
+    cwd: str,
+    *,
+    whole: bool,
+    project_runs: bool,
+) -> _Plan:
+    """Ask the result cache. Without project runs: this run's own entry. A run over many
+    files of a project (or over all of it) is the project's run: answered by its entry, or
+    linting the whole project so the next of pre-commit's batches is. A run over a few
+    files asks its own entry, then the project's (and keeps that answer as its own)."""
+    candidates = set(scanned.candidates)
+    few = project_runs and not whole and len(files.lint_set) < PROJECT_RUN_MIN_FILES
+    project = _project_run(files, scanned, whole) if project_runs and not few else None
+    if project is not None:
+        project_others = [f for f in project if f not in candidates]
+        answer = store.lookup(config, selected, cwd, project, scanned.candidates, project_others)
+        if answer is not None and set(answer.subclass_files) <= files.lint_set:
+            return _Plan(project, project_others, answer=_in_lint_set(answer, files.lint_set, project, cwd))
+        if whole or (answer is None and _can_widen(scanned.linter)):
+            return _Plan(project, project_others, project)  # linted whole: the next batch reads it
+        # else a subclass of a handler's class outside these files: lint them alone
+    others = [f for f in files.lint_files if f not in candidates]
+    cached = store.lookup(config, selected, cwd, files.lint_files, scanned.candidates, others)
+    if cached is not None:
+        return _Plan(files.lint_files, others, answer=(cached.findings, cached.errors))
+    project = _project_run(files, scanned, whole) if few else None
+    if project is not None:  # a few files: a cached run over the project may answer them
+        answer = store.lookup_project(config, selected, cwd, project, scanned.candidates)
+        if answer is not None and set(answer.subclass_files) <= files.lint_set:
+            findings, errors = _in_lint_set(answer, files.lint_set, project, cwd)
+            store.save_answer(answer, findings, errors)  # found first next time
+            return _Plan(files.lint_files, others, answer=(findings, errors))
+    return _Plan(files.lint_files, others)
 
 
 def _cached_result(result: LintResult, findings: list[Finding], errors: list[str]) -> LintResult:
