@@ -694,14 +694,7 @@ def read_bytes(path: str) -> bytes | None:
         return None
     try:
         data = os.read(fd, _FIRST_READ)
-        if len(data) < _FIRST_READ:
-            return data
-        chunks = [data]
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
+        return data if len(data) < _FIRST_READ else _with_rest(fd, data)
     except OSError:
         return None
     finally:
@@ -717,19 +710,19 @@ def read_file(path: str) -> tuple[bytes, os.stat_result] | None:
     try:
         st = os.fstat(fd)
         data = os.read(fd, st.st_size + 1)
-        if len(data) > st.st_size:  # grew since fstat: read the rest
-            chunks = [data]
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        return data, st
+        return (data if len(data) <= st.st_size else _with_rest(fd, data)), st  # longer: grew since fstat
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+def _with_rest(fd: int, first: bytes) -> bytes:
+    """`first` and the rest of the file after it, read in 1 MiB chunks."""
+    chunks = [first]
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 _EDIT_FIELDS = {"line": int, "column": int, "end_line": int, "end_column": int, "text": str}

@@ -247,8 +247,9 @@ def _project_run(files: ScanFiles, scanned: Scanned, whole_project: bool) -> lis
     """The project's Python files (sorted), when the run's findings may be taken from a
     run over all of them: the lint set is the project, or a part of the project's walk.
     Findings of a file do not depend on which other files are linted (the project scan
-    reaches helpers and subclasses wherever they are), so a cached run over the project
-    answers any part of it."""
+    reaches helpers wherever they are), so a cached run over the project answers any part
+    of it, but for one thing: a file subclassing a handler's class is read only when it is
+    linted, so a project run that read one answers only the runs that lint it (_plan)."""
     if whole_project:
         return sorted(files.lint_files)
     if scanned.walked is None:

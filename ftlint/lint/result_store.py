@@ -133,14 +133,24 @@ class ResultStore:
         if self.cache is None or self._key is None:
             return
         stored = project_run.entry
-        entry = {
-            "findings": [f.to_dict() for f in findings],
-            "errors": errors,
-            "deps": stored["deps"],
-            "probes": stored["probes"],
-        }
-        if "subclasses" in stored:
-            entry["subclasses"] = [stored["subclasses"][0], self._stats_of_others(), project_run.subclass_files]
+        subclasses = (stored["subclasses"][0], project_run.subclass_files) if "subclasses" in stored else None
+        self._save_entry(findings, errors, stored["deps"], stored["probes"], subclasses)
+
+    def _save_entry(
+        self,
+        findings: list[Finding],
+        errors: list[str],
+        deps: list,
+        probes: list,
+        subclasses: tuple[list[str], list[str]] | None,
+    ) -> None:
+        """Write a run entry under this run's key (`subclasses`: handler class names and the
+        other files matched; stored with the stat digest of the other files)."""
+        assert self.cache is not None and self._key is not None
+        entry = {"findings": [f.to_dict() for f in findings], "errors": errors, "deps": deps, "probes": probes}
+        if subclasses is not None:
+            names, matched = subclasses
+            entry["subclasses"] = [names, self._stats_of_others(), matched]
         self.cache.save_run(self._key, entry)
 
     def _stats_of_others(self) -> str:
@@ -182,14 +192,5 @@ class ResultStore:
                     break
             deps.append([path, hashed])
         if stable:
-            entry = {
-                "findings": [f.to_dict() for f in outcome.findings],
-                "errors": outcome.errors,
-                "deps": deps,
-                "probes": outcome.probes,
-            }
-            if outcome.subclasses is not None:
-                names, matched = outcome.subclasses
-                entry["subclasses"] = [names, self._stats_of_others(), matched]
-            self.cache.save_run(self._key, entry)
+            self._save_entry(outcome.findings, outcome.errors, deps, outcome.probes, outcome.subclasses)
         self.facts.save()
