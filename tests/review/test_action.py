@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.review.review_helpers import GIT_ENV, PREEMPT_LINE, SENTINEL, Repo, git
+from tests.review.review_helpers import GIT_ENV, PREEMPT_LINE, RESET_LINE, SENTINEL, Repo, git
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -64,7 +64,7 @@ class FakeAPI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_POST = _serve  # noqa: N815 - BaseHTTPRequestHandler's method names
+            do_GET = do_POST = do_PUT = _serve  # noqa: N815 - BaseHTTPRequestHandler's method names
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -82,15 +82,65 @@ class FakeAPI:
         self.server.server_close()
 
 
-def github_like(existing: list[dict] | None = None, review_status: int = 200) -> Callable:
-    def answer(method: str, path: str, body: Any):
-        if method == "GET" and path.startswith(f"/repos/{OWNER_REPO}/pulls/{NUMBER}/comments"):
-            return 200, existing or [], {}
-        if method == "POST" and path == f"/repos/{OWNER_REPO}/pulls/{NUMBER}/reviews":
-            return review_status, {"id": 1} if review_status == 200 else {"message": "Validation Failed"}, {}
+BOT = {"login": "github-actions[bot]", "type": "Bot"}
+
+
+@dataclass
+class FakeGitHub:
+    """The pull request's state as GitHub keeps it: reviews and review comments. A review or
+    comment on a line outside ``accepted`` (path, line) is refused with 422, as GitHub
+    refuses a line that is not in the diff it computed; None accepts every line."""
+
+    reviews: list[dict] = field(default_factory=list)
+    comments: list[dict] = field(default_factory=list)
+    accepted: set[tuple[str, int]] | None = None
+    review_status: int = 200
+    user: dict | None = None  # GET /user: None answers 403, as for the workflow's GITHUB_TOKEN
+
+    def _placeable(self, comment: dict) -> bool:
+        return self.accepted is None or all(
+            (comment["path"], n) in self.accepted
+            for n in {comment.get("start_line") or comment["line"], comment["line"]}
+        )
+
+    def __call__(self, method: str, path: str, body: Any):
+        pulls = f"/repos/{OWNER_REPO}/pulls/{NUMBER}"
+        route = path.split("?")[0]
+        if method == "GET" and route == "/user":
+            return (
+                (200, self.user, {}) if self.user else (403, {"message": "Resource not accessible by integration"}, {})
+            )
+        if method == "GET" and route == f"{pulls}/comments":
+            return 200, self.comments, {}
+        if method == "GET" and route == f"{pulls}/reviews":
+            return 200, self.reviews, {}
+        if method == "POST" and route == f"{pulls}/reviews":
+            if self.review_status != 200:
+                return self.review_status, {"message": "Forbidden"}, {}
+            if not all(self._placeable(c) for c in body.get("comments", [])):
+                return 422, {"message": "Unprocessable Entity", "errors": ["Line could not be resolved"]}, {}
+            review = {"id": 100 + len(self.reviews), "user": BOT, "body": body["body"], "commit_id": body["commit_id"]}
+            self.reviews.append(review)
+            for c in body.get("comments", []):
+                self.comments.append({**c, "id": 500 + len(self.comments), "pull_request_review_id": review["id"]})
+            return 200, review, {}
+        if method == "PUT" and route.startswith(f"{pulls}/reviews/"):
+            review_id = int(route.rsplit("/", 1)[1])
+            for review in self.reviews:
+                if review["id"] == review_id:
+                    review["body"] = body["body"]
+                    return 200, review, {}
+            return 404, {"message": "Not Found"}, {}
+        if method == "POST" and route == f"{pulls}/comments":
+            if not self._placeable(body):
+                return 422, {"message": "Validation Failed", "errors": ["line must be part of the diff"]}, {}
+            self.comments.append({**body, "id": 500 + len(self.comments), "user": BOT})
+            return 201, self.comments[-1], {}
         return 404, {"message": "Not Found"}, {}
 
-    return answer
+
+def github_like(existing: list[dict] | None = None, review_status: int = 200) -> FakeGitHub:
+    return FakeGitHub(comments=list(existing or []), review_status=review_status)
 
 
 @pytest.fixture
@@ -133,7 +183,11 @@ def action_inputs(**overrides: str) -> dict[str, str]:
 
 
 def write_event(
-    tmp_path: Path, repo: Repo, title: str = "Resume running requests after a fault", body: str = ""
+    tmp_path: Path,
+    repo: Repo,
+    title: str = "Resume running requests after a fault",
+    body: str = "",
+    head_ref: str = "resume",
 ) -> Path:
     event = {
         "action": "synchronize",
@@ -143,7 +197,7 @@ def write_event(
             "title": title,
             "body": body,
             "base": {"sha": repo.base, "ref": "main"},
-            "head": {"sha": git(repo.path, "rev-parse", "HEAD").strip(), "ref": "resume"},
+            "head": {"sha": git(repo.path, "rev-parse", "HEAD").strip(), "ref": head_ref},
         },
     }
     path = tmp_path / "event.json"
@@ -192,6 +246,8 @@ def test_posts_one_review_with_the_payload_ftlint_wrote(tmp_path, pr_repo, api):
     proc, outputs = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
     assert proc.returncode == 0, proc.stderr
     assert [(r.method, r.path) for r in server.requests] == [
+        ("GET", "/user"),
+        ("GET", f"/repos/{OWNER_REPO}/pulls/{NUMBER}/reviews?per_page=100&page=1"),
         ("GET", f"/repos/{OWNER_REPO}/pulls/{NUMBER}/comments?per_page=100&page=1"),
         ("POST", f"/repos/{OWNER_REPO}/pulls/{NUMBER}/reviews"),
     ]
@@ -199,10 +255,12 @@ def test_posts_one_review_with_the_payload_ftlint_wrote(tmp_path, pr_repo, api):
         assert request.headers["authorization"] == f"Bearer {TOKEN}"
         assert request.headers["accept"] == "application/vnd.github+json"
         assert request.headers["x-github-api-version"] == "2022-11-28"
-    posted = server.requests[1].body
+    posted = server.requests[-1].body
     written = json.loads(Path(outputs["review-file"]).read_text(encoding="utf-8"))
     head = git(pr_repo.path, "rev-parse", "HEAD").strip()
-    assert posted == {**written, "commit_id": head}
+    body, marker = posted["body"].rstrip("\n").rsplit("\n\n", 1)
+    assert {**posted, "body": body} == {**written, "body": written["body"].rstrip(), "commit_id": head}
+    assert re.fullmatch(rf"<!-- ftlint-review head={head} digest=[0-9a-f]{{64}} -->", marker)
     assert posted["event"] == "COMMENT"
     inline = [(c["path"], c["line"]) for c in posted["comments"]]
     assert (SENTINEL, PREEMPT_LINE) in inline  # the FT001 the PR adds, inline
@@ -265,23 +323,199 @@ def test_comments_already_posted_are_not_repeated(tmp_path, pr_repo, api):
     assert "already on the pull request" in proc.stdout
 
 
-def test_rejected_inline_comments_move_into_the_body(tmp_path, pr_repo, api):
-    calls = []
+def test_rejected_inline_comments_only_leave_the_diff_when_github_refuses_them(tmp_path, pr_repo, api):
+    """422: the comments GitHub places stay inline (the FT001 suggestion stays a suggestion);
+    only the one it refuses (a context line it does not know) is listed in the body."""
+    github = FakeGitHub(accepted={(SENTINEL, PREEMPT_LINE)})
+    server = api(github)
+    proc, outputs = run_action(
+        tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo), **{"filter-mode": "diff-context"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    posts = [r for r in server.requests if r.method == "POST"]
+    assert [r.path.rsplit("/", 1)[1] for r in posts] == ["reviews", "comments", "comments", "reviews"]
+    tried = posts[0].body["comments"]
+    assert sorted(c["line"] for c in tried) == [RESET_LINE, PREEMPT_LINE]
+    (inline,) = [c for c in github.comments]
+    assert inline["line"] == PREEMPT_LINE and "```suggestion" in inline["body"]
+    assert inline["commit_id"] == git(pr_repo.path, "rev-parse", "HEAD").strip()
+    (review,) = github.reviews
+    assert "**FT005: " in review["body"] and "**FT001: " not in review["body"]
+    assert "```suggestion" not in review["body"]
+    assert f"line {RESET_LINE}" in review["body"]
+    assert outputs["posted"] == "true"
 
-    def answer(method, path, body):
-        if method == "GET":
-            return 200, [], {}
-        calls.append(body)
-        return (422, {"message": "Unprocessable Entity"}, {}) if len(calls) == 1 else (200, {"id": 2}, {})
 
-    server = api(answer)
+def test_a_refused_suggestion_is_shown_as_code_in_the_body(tmp_path, pr_repo, api):
+    github = FakeGitHub(accepted=set())  # GitHub places nothing
+    server = api(github)
+    proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    assert github.comments == []
+    (review,) = github.reviews
+    assert "**FT001: " in review["body"] and "```suggestion" not in review["body"]
+    assert "```python" in review["body"] and "shown as code" in review["body"]
+
+
+# -- one review per head commit ----------------------------------------------------------------
+
+
+def test_a_rerun_with_nothing_new_posts_nothing(tmp_path, pr_repo, api):
+    github = FakeGitHub()
+    server = api(github)
+    event = write_event(tmp_path, pr_repo)
+    for _ in range(2):
+        proc, outputs = run_action(tmp_path, pr_repo, server.url, event)
+        assert proc.returncode == 0, proc.stderr
+    assert len(github.reviews) == 1
+    assert [r.method for r in server.requests].count("POST") == 1
+    assert outputs["posted"] == "false" and "nothing posted" in proc.stdout
+
+
+def test_a_push_that_changes_nothing_ftlint_says_posts_nothing(tmp_path, pr_repo, api):
+    github = FakeGitHub()
+    server = api(github)
+    proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    pr_repo.write("README.md", "docs only\n")  # a new head commit, the same findings
+    pr_repo.commit("docs")
     proc, outputs = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
     assert proc.returncode == 0, proc.stderr
-    assert len(calls) == 2
-    assert calls[0]["comments"] and calls[1]["comments"] == []
-    for comment in calls[0]["comments"]:
-        assert comment["body"] in calls[1]["body"]
+    assert len(github.reviews) == 1 and outputs["posted"] == "false"
+
+
+def test_the_same_head_reviewed_again_updates_its_review(tmp_path, pr_repo, api):
+    github = FakeGitHub()
+    server = api(github)
+    event = write_event(tmp_path, pr_repo)
+    proc, _ = run_action(tmp_path, pr_repo, server.url, event)
+    assert proc.returncode == 0, proc.stderr
+    first = github.reviews[0]["body"]
+    # Another filter: the review now also says FT005 (on a context line): same head, one review.
+    proc, outputs = run_action(tmp_path, pr_repo, server.url, event, **{"filter-mode": "diff-context"})
+    assert proc.returncode == 0, proc.stderr
+    assert len(github.reviews) == 1
+    assert github.reviews[0]["body"] != first
+    assert [r.method for r in server.requests].count("PUT") == 1
+    assert sorted(c["line"] for c in github.comments) == [RESET_LINE, PREEMPT_LINE]  # the new one added
     assert outputs["posted"] == "true"
+
+
+def test_a_new_head_with_new_findings_gets_its_own_review(tmp_path, pr_repo, api):
+    github = FakeGitHub()
+    server = api(github)
+    proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    sentinel = pr_repo.path / SENTINEL
+    sentinel.write_text(  # a second reset_prefix_cache() (FT005) on an added line
+        sentinel.read_text(encoding="utf-8").replace(
+            "        aborted = scheduler.finish_requests(",
+            "        scheduler.reset_prefix_cache()\n        aborted = scheduler.finish_requests(",
+        ),
+        encoding="utf-8",
+    )
+    pr_repo.commit("more")
+    proc, _ = run_action(tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo))
+    assert proc.returncode == 0, proc.stderr
+    assert len(github.reviews) == 2
+    assert github.reviews[0]["commit_id"] != github.reviews[1]["commit_id"]
+    # the FT001 comment already on the pull request is not posted again
+    assert sum(c["line"] == PREEMPT_LINE for c in github.comments) == 1
+
+
+def test_a_copied_marker_from_someone_else_does_not_silence_the_review(tmp_path, pr_repo, api):
+    github = FakeGitHub()
+    server = api(github)
+    event = write_event(tmp_path, pr_repo)
+    proc, _ = run_action(tmp_path, pr_repo, server.url, event)
+    assert proc.returncode == 0, proc.stderr
+    # A user (anyone can review) repeats the bot's review, marker and all; the bot's is gone.
+    github.reviews = [{**github.reviews[0], "id": 7, "user": {"login": "mallory", "type": "User"}}]
+    proc, outputs = run_action(tmp_path, pr_repo, server.url, event)
+    assert proc.returncode == 0, proc.stderr
+    assert outputs["posted"] == "true" and len(github.reviews) == 2
+
+
+def test_with_a_personal_token_its_own_reviews_are_found(tmp_path, pr_repo, api):
+    github = FakeGitHub(user={"login": "ft-bot", "type": "User"})
+    server = api(github)
+    event = write_event(tmp_path, pr_repo)
+    proc, _ = run_action(tmp_path, pr_repo, server.url, event)
+    assert proc.returncode == 0, proc.stderr
+    github.reviews[0]["user"] = {"login": "ft-bot", "type": "User"}
+    proc, outputs = run_action(tmp_path, pr_repo, server.url, event)
+    assert proc.returncode == 0, proc.stderr
+    assert outputs["posted"] == "false" and len(github.reviews) == 1
+
+
+# -- hostile input -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "--help",
+        "-h",
+        "--title",
+        "--exit-zero",
+        "--base=HEAD",
+        "--output-file=stolen.json",
+        "-",
+        "--",
+        "$(touch pwned)",
+        "`touch pwned`; --format=sarif",
+        "Evict\n--help",
+        "a\u0000b --select=PR001",
+    ],
+)
+def test_a_hostile_title_still_gets_a_review(tmp_path, pr_repo, api, title):
+    github = FakeGitHub()
+    server = api(github)
+    event = write_event(tmp_path, pr_repo, title=title, body="--help", head_ref="--help;$(touch pwned)")
+    proc, outputs = run_action(tmp_path, pr_repo, server.url, event)
+    assert proc.returncode == 0, proc.stderr
+    assert outputs["posted"] == "true"
+    (review,) = github.reviews
+    assert "FT001" in json.dumps(github.comments)  # the file findings are all there
+    assert "PR003" in review["body"]
+    assert not (pr_repo.path / "pwned").exists() and not (pr_repo.path / "stolen.json").exists()
+
+
+@pytest.mark.parametrize("hostile", ["--base=HEAD", "--output-file={out} --exit-zero", "--exit-zero\n--base=HEAD"])
+def test_the_paths_input_never_becomes_options(tmp_path, pr_repo, api, hostile):
+    stolen = tmp_path / "redirected.json"
+    github = FakeGitHub()
+    server = api(github)
+    proc, _ = run_action(
+        tmp_path, pr_repo, server.url, write_event(tmp_path, pr_repo), paths=hostile.format(out=stolen)
+    )
+    # Each line is a path that does not exist: a clear error, never a green run on HEAD.
+    assert proc.returncode == 2
+    assert "no such file or directory" in proc.stderr and "Traceback" not in proc.stderr
+    assert not stolen.exists()
+    assert github.reviews == []
+
+
+def test_paths_with_spaces_one_per_line(tmp_path, pr_repo, api):
+    spaced = "vllm/my plugins/handler.py"
+    pr_repo.write(
+        spaced,
+        "class H:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n",
+    )
+    pr_repo.write("other/ignored.py", "class G:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n")
+    pr_repo.commit("more handlers")
+    github = FakeGitHub()
+    server = api(github)
+    proc, _ = run_action(
+        tmp_path,
+        pr_repo,
+        server.url,
+        write_event(tmp_path, pr_repo),
+        paths="  vllm/my plugins  \n\nvllm/v1/fault_tolerance\n",
+    )
+    assert proc.returncode == 0, proc.stderr
+    paths = {c["path"] for c in github.comments}
+    assert paths == {spaced, SENTINEL}  # both lines reviewed, other/ left out
 
 
 def test_the_token_never_follows_a_redirect(tmp_path, pr_repo, api):
