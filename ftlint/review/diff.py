@@ -76,16 +76,31 @@ class Diff:
 #: Options before every git command. A repository's own config must not make review run its
 #: programs: ``core.fsmonitor`` (a hook git runs when it refreshes the index, as ``git diff``
 #: against the working tree does) is switched off here; external diff and textconv drivers by
-#: ``--no-ext-diff``/``--no-textconv``. What still runs is listed in docs/review.md.
+#: ``--no-ext-diff``/``--no-textconv``; clean/smudge/process filters by :func:`filters_off`.
+#: docs/review.md lists them all.
 GIT_OPTIONS = ("-c", "core.quotePath=false", "-c", "core.fsmonitor=false")
 
+_FILTER_KEYS = ("clean", "smudge", "process")
 
-def git(args: Sequence[str], cwd: Path, *, what: str = "") -> str:
-    """Run ``git ARGS`` in ``cwd`` and return stdout (UTF-8, undecodable bytes kept as escapes)."""
+
+def git(args: Sequence[str], cwd: Path, *, what: str = "", config: Sequence[tuple[str, str]] = ()) -> str:
+    """Run ``git ARGS`` in ``cwd`` and return stdout (UTF-8, undecodable bytes kept as escapes).
+    ``config``: (key, value) settings for this command, passed as ``GIT_CONFIG_KEY_n`` /
+    ``GIT_CONFIG_VALUE_n`` (no quoting: a key may hold ``=``), after any the caller set."""
     env = dict(os.environ)
     env.setdefault("LC_ALL", "C")
     env["GIT_PAGER"] = "cat"
     env.pop("GIT_EXTERNAL_DIFF", None)
+    if config:
+        try:
+            count = max(0, int(env.get("GIT_CONFIG_COUNT", "0")))
+        except ValueError:
+            count = 0
+        for key, value in config:
+            env[f"GIT_CONFIG_KEY_{count}"] = key
+            env[f"GIT_CONFIG_VALUE_{count}"] = value
+            count += 1
+        env["GIT_CONFIG_COUNT"] = str(count)
     try:
         proc = subprocess.run(
             ["git", *GIT_OPTIONS, *args],
@@ -111,6 +126,28 @@ def _first_line(text: str) -> str:
         if line:
             return line.removeprefix("fatal: ").removeprefix("error: ")
     return ""
+
+
+def filters_off(root: Path) -> tuple[tuple[str, str], ...]:
+    """Settings that switch off every filter driver git's config names (``filter.<driver>.clean``,
+    ``.smudge``, ``.process`` set empty, ``.required`` false): ``git diff`` against the working
+    tree runs a file's clean filter when it re-reads it, and review must run no program a
+    repository's config names. Git Large File Storage pointers are then compared as they are."""
+    try:
+        out = git(["config", "-z", "--name-only", "--get-regexp", r"^filter\."], root)
+    except GitError:  # exit status 1: no filter configured
+        return ()
+    drivers = set()
+    for key in filter(None, out.split("\0")):
+        _section, _, rest = key.partition(".")
+        driver, dot, _name = rest.rpartition(".")
+        if dot:
+            drivers.add(driver)
+    settings = []
+    for driver in sorted(drivers):
+        settings += [(f"filter.{driver}.{name}", "") for name in _FILTER_KEYS]
+        settings.append((f"filter.{driver}.required", "false"))
+    return tuple(settings)
 
 
 def repo_root(cwd: Path) -> Path:
@@ -140,9 +177,10 @@ def merge_base(commit: str, root: Path) -> str:
 
 
 def show_file(commit: str, path: str, root: Path) -> str | None:
-    """The text of ``path`` at ``commit`` (None when it does not exist there)."""
+    """The text of ``path`` at ``commit`` (None when it does not exist there): the blob as
+    stored (``git cat-file blob``: no textconv, no filter)."""
     try:
-        return git(["show", "--no-textconv", f"{commit}:{path}"], root)
+        return git(["cat-file", "blob", f"{commit}:{path}"], root)
     except GitError:
         return None
 
@@ -163,6 +201,7 @@ def read_diff(
     commit = resolve_commit(base, root)
     if use_merge_base:
         commit = merge_base(commit, root)
+    no_filters = filters_off(root)
     text = git(
         [
             "diff",
@@ -178,11 +217,12 @@ def read_diff(
         ],
         root,
         what=f"git diff {base}",
+        config=no_filters,
     )
     diff = Diff(root=root, base=base, base_commit=commit, files=parse_unified_diff(text))
     if include_untracked:
         known = {f.path for f in diff.files}
-        out = git(["ls-files", "-z", "--others", "--exclude-standard"], root)
+        out = git(["ls-files", "-z", "--others", "--exclude-standard"], root, config=no_filters)
         for rel in filter(None, out.split("\0")):
             if rel in known:
                 continue

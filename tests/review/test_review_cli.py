@@ -322,3 +322,27 @@ def test_repository_fsmonitor_hook_never_runs(pr_repo: Repo, tmp_path: Path):
     proc = run_cli(pr_repo.path, "review", "--base", pr_repo.base, "--merge-base", "--format", "json")
     assert proc.returncode == 1, proc.stderr
     assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.parametrize("key", ["clean", "process"])
+def test_repository_filter_drivers_never_run(pr_repo: Repo, tmp_path: Path, key: str):
+    """A `.gitattributes` that names a filter driver makes `git diff` run the driver's clean (or
+    process) command on the working-tree file it re-reads: review must run none (issue 23)."""
+    marker = tmp_path / "filter-ran"
+    command = tmp_path / "filter.sh"
+    command.write_text(f"#!/bin/sh\necho \"$@\" >> '{marker}'\nexec cat\n")
+    command.chmod(0o755)
+    pr_repo.write(".gitattributes", "*.py filter=my.lfs\n")
+    pr_repo.commit("attributes")
+    git(pr_repo.path, "config", f"filter.my.lfs.{key}", str(command))
+    git(pr_repo.path, "config", "filter.my.lfs.required", "true")
+    sentinel = pr_repo.path / SENTINEL
+    sentinel.write_text(sentinel.read_text(encoding="utf-8") + "\n# touched\n", encoding="utf-8")
+    if key == "clean":
+        git(pr_repo.path, "diff", "--stat", pr_repo.base)  # git itself runs it: the filter works
+        assert marker.exists()
+        marker.unlink()
+    proc = run_cli(pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    assert not marker.exists(), marker.read_text()
+    assert _codes_lines(json.loads(proc.stdout)) == [("FT001", SENTINEL, PREEMPT_LINE)]
