@@ -9,7 +9,9 @@
    any line of its span was added or modified), on lines the diff hunks show
    (``diff-context``), anywhere in a changed file (``file``) or all of them (``none``;
    the same as ``file`` here, since only changed files are linted) — reviewdog's modes.
-4. With ``--title`` / ``--body-file``, the pull-request checks PR001–PR004 run too.
+4. With ``--title`` / ``--body-file``, the pull-request checks PR001–PR004 run too; PR005
+   (findings the filter dropped on unchanged lines of a function the change edits, in the
+   summary) runs with ``added`` and ``diff-context`` whether or not they are given.
 5. The report goes out in any ``--format``; ``github-review`` comments inline only on
    lines inside the diff.
 
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING
 from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, emit, load_settings
 from ftlint.index.discovery import is_python_path
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
-from ftlint.review.pr_checks import PR_CODES, SCOPE_CODES, PullRequest, check_pull_request, pr_docs
+from ftlint.review.pr_checks import PR_CODES, SCOPE_CODES, PullRequest, check_pull_request, left_behind, pr_docs
 
 if TYPE_CHECKING:
     from ftlint.lint.engine import LintResult
@@ -207,11 +209,20 @@ def run(args) -> int:
         )
         scope = result.scope
         internal_errors = list(result.internal_errors)
+        dropped = []
         for finding in result.findings:
             absolute = Path(os.path.abspath(cwd / finding.path))
             rel = os.path.relpath(absolute, diff.root).replace(os.sep, "/")
-            if _keep(args.filter, by_repo_path.get(rel), finding.line, finding.end_line):
+            fd = by_repo_path.get(rel)
+            if _keep(args.filter, fd, finding.line, finding.end_line):
                 findings.append(finding)
+            elif fd is not None:
+                dropped.append((finding, fd))
+        if dropped and "PR005" in pr_enabled:
+            from ftlint.review.unchanged import left_in_edited_functions
+
+            left = left_in_edited_functions(dropped, diff, result.texts)
+            findings += left_behind(left)
 
     if args.scan_stats:  # nothing to lint: nothing scanned
         linted, parsed, scanned = (

@@ -13,6 +13,8 @@ and, for "which changed lines are fault-path code", the lint run's own scope: a
 * PR003 untested-fault-path: fault-path code changed, no test file changed.
 * PR004 unrelated-change: fault-path lines deleted or changed that neither the title's
   actions nor the description explain.
+* PR005 defect-left-in-edited-code: findings the filter dropped, on unchanged lines of a
+  function the change edits (found by :mod:`ftlint.review.unchanged`; no title needed).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from ftlint.syntax import ir
 
 __all__ = [
+    "DIFF_CODES",
     "PR_CODES",
     "SCOPE_CODES",
     "FaultScope",
@@ -44,6 +47,7 @@ __all__ = [
     "claimed_actions",
     "description_gaps",
     "is_test_path",
+    "left_behind",
     "pr_docs",
 ]
 
@@ -135,9 +139,35 @@ _DOCS = {
         "# description: Also drops the `async_tokens_to_discard` line: in a fault the\n"
         "# failed step's frame never arrives, so it dropped the first good frame.",
     ),
+    "PR005": _doc(
+        "PR005",
+        "defect-left-in-edited-code",
+        "A function the change edits still has findings on lines the change did not touch",
+        "Lists the findings on unchanged lines of each function the diff edits (an added, "
+        "modified or deleted line inside it). `--filter added` keeps only findings on changed "
+        "lines; these are shown in the review's summary instead of inline (GitHub comments only "
+        "on diff lines). Runs with `--filter added` or `diff-context` (with `file` or `none` "
+        "the findings are reported themselves), with or without `--title`.",
+        "A fix that edits a fault handler but leaves its defect on a line it did not touch "
+        "looks clean when only changed lines are reviewed: the handler still drops the frame, "
+        "or still resets the whole prefix cache, after the pull request that was meant to fix it.",
+        "# diff: adds a resume branch to on_fault\n"
+        "def on_fault(self, exc):\n"
+        "    scheduler.reset_prefix_cache()   # unchanged line: FT005 left behind\n"
+        "+   if self.resume:\n"
+        "+       self._resume_running(scheduler)",
+        "# the same pull request also replaces the whole-cache reset\n"
+        "def on_fault(self, exc):\n"
+        "-   scheduler.reset_prefix_cache()\n"
+        "+   self._evict_unconfirmed_tails(scheduler)\n"
+        "+   if self.resume:\n"
+        "+       self._resume_running(scheduler)",
+    ),
 }
 
 PR_CODES = tuple(_DOCS)
+#: the checks that need neither --title nor --body-file (they read the lint's findings)
+DIFF_CODES = ("PR005",)
 #: the checks that ask which changed lines are fault-path code (FaultScope)
 SCOPE_CODES = ("PR002", "PR003", "PR004")
 
@@ -284,6 +314,9 @@ class Action:
     identifiers: frozenset  # names whose removal/change it explains (PR004)
     checked: bool  # PR002 asks for an added call
     what: str  # "call that records blocks for zeroing"
+    #: the effects (ftlint.syntax.ir Effect kinds) whose removal or change it explains (PR004),
+    #: made directly or through a helper: resuming replaces the abort, so *preempt* explains a free
+    kinds: frozenset = frozenset()
 
 
 def _words(*names: Iterable[str]) -> frozenset:
@@ -301,6 +334,7 @@ ACTIONS: tuple[Action, ...] = (
         _words(V.EVICT_PRIMITIVES, V.REQ_TO_BLOCKS, V.BLOCK_LIST_CALLS, V.BLOCK_LIST_ATTRS),
         True,
         "eviction call",
+        frozenset({"evict"}),
     ),
     Action(
         "zero",
@@ -309,6 +343,7 @@ ACTIONS: tuple[Action, ...] = (
         _words(V.ZEROING_PRIMITIVES, "needs_kv_cache_zeroing"),
         True,
         "call that records blocks for zeroing",
+        frozenset(),
     ),
     Action(
         "preempt",
@@ -317,6 +352,7 @@ ACTIONS: tuple[Action, ...] = (
         _words(V.PREEMPT_PRIMITIVES, V.COUNTER_FIELDS, V.DROP_STALE_OUTPUT),
         False,
         "preemption",
+        frozenset({"preempt", "free", "reset-counter"}),
     ),
     Action(
         "stale-output",
@@ -325,6 +361,7 @@ ACTIONS: tuple[Action, ...] = (
         _words(V.ASYNC_DISCARD_FIELD, V.DROP_STALE_OUTPUT, V.COUNTER_FIELDS),
         False,
         "stale-output bookkeeping",
+        frozenset({"reset-counter"}),
     ),
     Action(
         "abort",
@@ -333,6 +370,7 @@ ACTIONS: tuple[Action, ...] = (
         _words(V.FREE_PRIMITIVES, V.KV_MANAGER_FREE[1]),
         False,
         "abort",
+        frozenset({"free"}),
     ),
     Action(
         "prefix-cache",
@@ -341,6 +379,7 @@ ACTIONS: tuple[Action, ...] = (
         _words(V.RESET_PREFIX_CACHE),
         False,
         "prefix-cache change",
+        frozenset({"reset-prefix-cache"}),
     ),
 )
 
@@ -378,9 +417,9 @@ class FaultScope:
         self._spans: dict[str, list[_Span]] = {}  # repo path -> its functions' spans
         self._whole: dict[str, bool] = {}  # repo path -> a `fault-paths` file (all in scope)
         self._added_calls: dict[str, set[str]] = {}  # primitive reached -> {call text}
+        self._memo: dict[Function, frozenset[tuple[str, str]]] = {}  # helper -> what it does
         if linter is None:
             return
-        memo: dict = {}
         for fd in files:
             if not fd.path or fd.binary or not is_python_path(fd.path):
                 continue
@@ -393,38 +432,64 @@ class FaultScope:
             self._whole[fd.path] = info in linter.fault_paths.whole_modules
             for start, end, fn in spans:
                 if any(start <= n <= end for n in fd.added):
-                    self._note_added_calls(fn, fd, memo)
+                    self._note_added_calls(fn, fd)
 
-    def _note_added_calls(self, fn: Function, fd: FileDiff, memo: dict) -> None:
+    def _note_added_calls(self, fn: Function, fd: FileDiff) -> None:
         from ftlint.syntax import ir
 
-        effects = [e for e in ir.iter_effects(fn.ir) if e.kind != "reset-counter"]
-        for effect, (start, end) in zip(effects, _lines_of(fn, [e.node for e in effects]), strict=True):
-            if start and any(n in fd.added for n in range(start, end + 1)):
+        for effect, start, end in self._effects_with_lines(fn):
+            if effect.kind != "reset-counter" and any(n in fd.added for n in range(start, end + 1)):
                 text = ir.code_of(effect.node.func) if hasattr(effect.node, "func") else effect.name
-                for name in self._reached(fn, effect, memo):
-                    self._added_calls.setdefault(name, set()).add(text)
+                for kind, name in self.reached(fn, effect):
+                    if kind != "reset-counter":
+                        self._added_calls.setdefault(name, set()).add(text)
 
-    def _reached(self, fn: Function, effect: ir.Effect, memo: dict) -> set[str]:
-        """Primitive names an effect calls, directly or through project helpers (the calls
-        resolved as the fault paths resolve them; recursion is opaque)."""
+    @staticmethod
+    def _effects_with_lines(fn: Function) -> list[tuple[ir.Effect, int, int]]:
+        """``fn``'s effects with the (first, last) file line of each; unknown lines left out."""
+        from ftlint.syntax import ir
+
+        effects = list(ir.iter_effects(fn.ir))
+        lines = _lines_of(fn, [e.node for e in effects])
+        return [(e, start, end) for e, (start, end) in zip(effects, lines, strict=True) if start]
+
+    def reached(self, fn: Function, effect: ir.Effect) -> frozenset[tuple[str, str]]:
+        """What an effect does: (effect kind, primitive or counter name) for itself, or for a
+        call of a project helper every effect the helper makes, through its own helpers (the
+        calls resolved as the fault paths resolve them; recursion is opaque). An unresolved
+        call does nothing known: the empty set."""
         from ftlint.syntax import ir
 
         if effect.kind != "call":
-            return {effect.name}
-        assert self._paths is not None  # effects are only looked at with a linter
+            return frozenset({(effect.kind, effect.name)})
+        if self._paths is None:
+            return frozenset()
         target = self._paths.target(fn, effect)
         if target is None:
-            return set()
+            return frozenset()
         callee = target[0]
-        if callee not in memo:
-            memo[callee] = set()  # in progress: a recursive call adds nothing
-            names: set[str] = set()
+        if callee not in self._memo:
+            self._memo[callee] = frozenset()  # in progress: a recursive call adds nothing
+            found: set[tuple[str, str]] = set()
             for inner in ir.iter_effects(callee.ir):
-                if inner.kind != "reset-counter":
-                    names |= self._reached(callee, inner, memo)
-            memo[callee] = names
-        return memo[callee]
+                found |= self.reached(callee, inner)
+            self._memo[callee] = frozenset(found)
+        return self._memo[callee]
+
+    def line_effects(self, fn: Function, lines: Iterable[int]) -> frozenset[tuple[str, str]]:
+        """What the code on these lines of ``fn`` does (:meth:`reached` of every effect that
+        covers one of them). ``fn`` may be a function of the base revision (:func:`base_functions`):
+        its calls resolve against that file and, through its imports, today's project."""
+        wanted = set(lines)
+        found: set[tuple[str, str]] = set()
+        for effect, start, end in self._effects_with_lines(fn):
+            if wanted.intersection(range(start, end + 1)):
+                found |= self.reached(fn, effect)
+        return frozenset(found)
+
+    def added_primitives(self) -> frozenset[str]:
+        """Every primitive name the diff's added lines reach (directly or through helpers)."""
+        return frozenset(self._added_calls)
 
     # -- questions -----------------------------------------------------------
     def new_line_function(self, path: str, line: int) -> tuple[bool, str | None]:
@@ -611,6 +676,27 @@ def _short(line: str, limit: int = 80) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# PR005: findings left on unchanged lines of an edited function
+
+
+def left_behind(groups: Iterable, shown: int = 5) -> list[Finding]:
+    """One PR005 per edited function: ``groups`` are :class:`ftlint.review.unchanged.Left`."""
+    findings = []
+    for group in groups:
+        items = sorted(group.findings, key=lambda f: f.sort_key)
+        listed = "; ".join(f"{f.code} at line {f.line}: {f.message}" for f in items[:shown])
+        more = f"; and {len(items) - shown} more" if len(items) > shown else ""
+        findings.append(
+            _finding(
+                "PR005",
+                f"The change edits {_code(group.function)} in {_code(group.path)} but leaves "
+                f"{len(items)} finding(s) on lines it did not change: {listed}{more}",
+            )
+        )
+    return findings
+
+
+# --------------------------------------------------------------------------------------------
 # entry point
 
 
@@ -659,7 +745,7 @@ def check_pull_request(
             )
         )
     if "PR004" in enabled and pr.title is not None:
-        findings += _check_unrelated(pr, fault_deletions, diff)
+        findings += _check_unrelated(pr, fault_deletions, diff, scope)
     return findings
 
 
@@ -683,10 +769,15 @@ def _check_title(title: str, scope: FaultScope) -> list[Finding]:
     return findings
 
 
+#: A deleted (or modified) fault-path line: its file, the qualname of its function and that
+#: function as it was at the base revision (None outside a function), its old line number, its text.
+_Deletion = tuple[FileDiff, "str | None", "Function | None", int, str]
+
+
 def _fault_changes(scope: FaultScope, diff: Diff, files: Sequence[FileDiff]):
-    """({path: [function qualnames with changed fault-path lines]}, [(fd, function, old line, text)])."""
+    """({path: [function qualnames with changed fault-path lines]}, [deleted fault-path lines])."""
     changes: dict[str, list[str]] = {}
-    deletions: list[tuple[FileDiff, str | None, int, str]] = []
+    deletions: list[_Deletion] = []
 
     def note(path: str, fn: str | None) -> None:
         names = changes.setdefault(path, [])
@@ -705,46 +796,87 @@ def _fault_changes(scope: FaultScope, diff: Diff, files: Sequence[FileDiff]):
                     note(fd.path, fn)
         if fd.deleted:
             base_text = show_file(diff.base_commit, fd.old_path, diff.root) if fd.old_path else None
-            spans = base_functions(fd.old_path, base_text) if base_text else []
+            # placed where the file is, so its imports resolve as today's file's do
+            spans = base_functions(os.path.abspath(diff.root / fd.old_path), base_text) if base_text else []
             for line, text in sorted(fd.deleted.items()):
                 if not _is_code(text):
                     continue
                 fault, fn = scope.old_line_function(fd, line, spans)
                 if fault:
                     note(fd.display, fn)
-                    deletions.append((fd, fn, line, text))
+                    span = _innermost(spans, line)
+                    deletions.append((fd, fn, span[2] if span else None, line, text))
     return changes, deletions
 
 
-def _check_unrelated(pr: PullRequest, deletions, diff: Diff) -> list[Finding]:
+#: Names of vLLM's fault-path state (stale-output counters and flags, block lists, the
+#: primitives): a line that reads or writes one is fault-path bookkeeping even with no call.
+_BOOKKEEPING = frozenset().union(*(a.identifiers for a in ACTIONS), V.ALL_COUNTER_FIELDS)
+
+_DOES = {
+    "evict": "evicts blocks",
+    "free": "frees requests",
+    "preempt": "preempts requests",
+    "reset-prefix-cache": "resets the prefix cache",
+    "reset-counter": "resets stale-output counters",
+}
+
+
+def _check_unrelated(pr: PullRequest, deletions: list[_Deletion], diff: Diff, scope: FaultScope) -> list[Finding]:
+    """PR004. A removed or changed fault-path line is its business only when it does something
+    the fault-path facts model: an effect (evict, free, preempt, prefix-cache reset, counter
+    reset), made on the line or by a project helper it calls, or a read or write of the
+    stale-output and block bookkeeping. Other lines (logging, plumbing, docstrings) are
+    unknown, and unknown never reports. Such a line is explained when a claimed action covers
+    what it did (by effect, not by the helper's name), when the diff still does it (moved
+    code, or the same primitives reached from added lines), or when the description names it."""
     actions = [a for a, _ in claimed_actions(pr.title or "")]
     explained_ids: set[str] = set()
+    explained_kinds: set[str] = set()
+    explained_calls: set[str] = set()
     for action in actions:
         explained_ids |= action.identifiers
+        explained_kinds |= action.kinds
+        explained_calls |= action.primitives
     added_texts = {
         _strip_comment(t).strip() for fd in diff.files for t in fd.added.values() if _strip_comment(t).strip()
     }
+    still_made = scope.added_primitives()
     body = pr.body or ""
     groups: dict[tuple[str, str | None], list[tuple[int, str]]] = {}
-    for fd, fn, line, text in deletions:
+    does: dict[tuple[str, str | None], set[str]] = {}
+    for fd, fn, base_fn, line, text in deletions:
         code = _strip_comment(text).strip()
         if code in added_texts:
             continue  # moved or re-indented, not removed
-        if explained_ids & set(_IDENT.findall(code)):
+        identifiers = set(_IDENT.findall(code))
+        effects = scope.line_effects(base_fn, [line]) if base_fn is not None else frozenset()
+        if not effects and not identifiers & _BOOKKEEPING:
+            continue  # nothing the fault-path facts model: unknown
+        if explained_ids & identifiers:
             continue
+        if any(kind in explained_kinds or name in explained_calls for kind, name in effects):
+            continue
+        calls = {name for kind, name in effects if kind != "reset-counter"}
+        if calls and calls <= still_made:
+            continue  # the added lines still make these calls: moved into or out of a helper
         if _mentions(body, text):
             continue
-        groups.setdefault((fd.old_path or fd.display, fn), []).append((line, text))
+        key = (fd.old_path or fd.display, fn)
+        groups.setdefault(key, []).append((line, text))
+        does.setdefault(key, set()).update(_DOES[kind] for kind, _ in effects if kind in _DOES)
     findings = []
     claimed = ", ".join(_code(a.name) for a in actions) if actions else "none"
-    for (path, fn), lines in groups.items():
+    for key, lines in groups.items():
+        path, fn = key
         shown = "; ".join(f"line {n}: {_code(_short(t))}" for n, t in lines[:2])
         more = f" and {len(lines) - 2} more line(s)" if len(lines) > 2 else ""
         where = f"{_code(fn)} in {_code(path)}" if fn else _code(path)
+        what = f", code that {' and '.join(sorted(does[key]))}" if does[key] else ""
         findings.append(
             _finding(
                 "PR004",
-                f"Removes or changes fault-path code in {where} ({shown}{more}) that the title's actions "
+                f"Removes or changes fault-path code in {where} ({shown}{more}{what}) that the title's actions "
                 f"({claimed}) do not explain: explain it in the description or move it to its own pull request",
             )
         )

@@ -264,7 +264,8 @@ def test_posts_one_review_with_the_payload_ftlint_wrote(tmp_path, pr_repo, api):
     assert posted["event"] == "COMMENT"
     inline = [(c["path"], c["line"]) for c in posted["comments"]]
     assert (SENTINEL, PREEMPT_LINE) in inline  # the FT001 the PR adds, inline
-    assert "FT005" not in json.dumps(posted)  # filter-mode added: the unchanged line is not reviewed
+    # filter-mode added: the unchanged FT005 line gets no comment, only the summary's PR005
+    assert "FT005" not in json.dumps(posted["comments"]) and "PR005" in posted["body"]
     assert "PR001" in posted["body"]  # the empty description: a pull-request-level finding
     assert outputs["posted"] == "true"
     assert int(outputs["findings"]) == len(

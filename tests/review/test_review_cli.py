@@ -23,7 +23,8 @@ SELECT = ("--select", "FT001,FT005")
 
 
 def _codes_lines(findings: list[dict]) -> list[tuple[str, str, int]]:
-    return sorted((f["code"], f["path"], f["line"]) for f in findings)
+    """The file findings (PR005, a summary of the unchanged lines, has its own tests)."""
+    return sorted((f["code"], f["path"], f["line"]) for f in findings if f["path"])
 
 
 def test_added_mode_reports_exactly_the_changed_lines(pr_repo: Repo):
@@ -31,8 +32,62 @@ def test_added_mode_reports_exactly_the_changed_lines(pr_repo: Repo):
     assert proc.returncode == 1, proc.stderr
     findings = json.loads(proc.stdout)
     assert _codes_lines(findings) == [("FT001", SENTINEL, PREEMPT_LINE)]
-    # The untouched reset_prefix_cache() line (FT005) is a real problem, but not this PR's.
-    assert "FT005" not in proc.stdout
+    # The untouched reset_prefix_cache() line (FT005) is not a changed line: it is not
+    # reported at its line, only named in the summary (PR005: on_fault is edited).
+    assert [f["code"] for f in findings if not f["path"]] == ["PR005"]
+
+
+def test_a_finding_left_on_an_unchanged_line_of_an_edited_handler_is_in_the_summary(pr_repo: Repo):
+    """Issue 23: `--filter added` hid the finding a fix left on an unchanged line of the
+    handler it edits; PR005 lists it, with or without --title."""
+    proc = run_cli(pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--format", "json")
+    (left,) = [f for f in json.loads(proc.stdout) if f["code"] == "PR005"]
+    assert (left["path"], left["line"]) == ("", 0)  # the summary: not an inline comment
+    assert "`EngineCoreSentinel.on_fault`" in left["message"]
+    assert f"FT005 at line {RESET_LINE}" in left["message"] and "reset_prefix_cache" in left["message"]
+    review = json.loads(
+        run_cli(pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--format", "github-review").stdout
+    )
+    assert [c["line"] for c in review["comments"]] == [PREEMPT_LINE]
+    assert "PR005" in review["body"] and f"FT005 at line {RESET_LINE}" in review["body"]
+    # --ignore PR005 drops it; with --filter file the FT005 is reported itself, not summarised.
+    quiet = run_cli(pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--ignore", "PR005", "--format", "json")
+    assert [f["code"] for f in json.loads(quiet.stdout)] == ["FT001"]
+    whole = run_cli(pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--filter", "file", "--format", "json")
+    assert sorted(f["code"] for f in json.loads(whole.stdout)) == ["FT001", "FT005"]
+
+
+def test_a_finding_in_a_function_the_change_does_not_edit_stays_out(repo: Repo):
+    repo.write(
+        "pkg/sentinel.py",
+        "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n\n"
+        "    def retry(self):\n        return 1\n",
+    )
+    repo.base = repo.commit("base")
+    repo.write(
+        "pkg/sentinel.py",
+        "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n\n"
+        "    def retry(self):\n        return 2\n",
+    )
+    proc = run_cli(repo.path, "review", "--base", repo.base, *SELECT, "--format", "json")
+    assert (proc.returncode, json.loads(proc.stdout)) == (0, [])
+
+
+def test_a_deletion_inside_a_handler_edits_it(repo: Repo):
+    repo.write(
+        "pkg/sentinel.py",
+        "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n"
+        "        self.log(exc)\n        self.s.finish_requests(None, 3)\n",
+    )
+    repo.base = repo.commit("base")
+    repo.write(
+        "pkg/sentinel.py",
+        "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n"
+        "        self.s.finish_requests(None, 3)\n",
+    )
+    proc = run_cli(repo.path, "review", "--base", repo.base, *SELECT, "--format", "json")
+    (left,) = json.loads(proc.stdout)
+    assert left["code"] == "PR005" and "`S.on_fault`" in left["message"] and "FT005 at line 3" in left["message"]
 
 
 def test_file_mode_also_reports_untouched_lines_of_changed_files(pr_repo: Repo):
@@ -221,7 +276,7 @@ def test_output_file(pr_repo: Repo, tmp_path: Path):
     out = tmp_path / "review.json"
     proc = run_cli(pr_repo.path, "review", "--base", pr_repo.base, *SELECT, "--format", "json", "-o", str(out))
     assert proc.returncode == 1 and proc.stdout == ""
-    assert json.loads(out.read_text(encoding="utf-8"))[0]["code"] == "FT001"
+    assert [f["code"] for f in json.loads(out.read_text(encoding="utf-8"))] == ["PR005", "FT001"]
 
 
 def test_exit_zero(pr_repo: Repo):

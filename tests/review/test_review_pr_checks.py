@@ -119,7 +119,7 @@ def test_is_test_path():
 
 def test_pr_docs_shape():
     docs = pr_docs()
-    assert list(docs) == ["PR001", "PR002", "PR003", "PR004"]
+    assert list(docs) == ["PR001", "PR002", "PR003", "PR004", "PR005"]
     for code, doc in docs.items():
         assert doc.code == code and doc.name and doc.summary and doc.why_bad
         assert doc.url == ""  # no invented address; `docs-url` in [tool.ftlint] sets links
@@ -159,7 +159,7 @@ def test_pr_checks_on_the_resume_pr(pr_repo: Repo, monkeypatch, capsys):
     )
     assert code == 1
     pr = _pr(findings)
-    assert sorted(pr) == ["PR001", "PR002", "PR003", "PR004"]
+    assert sorted(pr) == ["PR001", "PR002", "PR003", "PR004", "PR005"]
     assert "Purpose, Test Plan and Test Result" in pr["PR001"][0]
     # PR002: evict_blocks() was added, record_blocks_for_zeroing() was not.
     assert len(pr["PR002"]) == 1 and "`zero`" in pr["PR002"][0] and "record_blocks_for_zeroing" in pr["PR002"][0]
@@ -193,8 +193,9 @@ def test_filled_description_with_tests_and_explanation_is_clean(pr_repo: Repo, m
         title="Evict and zero contaminated KV blocks on fault",
         body=body,
     )
-    # FT001 is ignored and FT005 is not on a changed line: nothing left.
-    assert (code, findings) == (0, [])
+    # FT001 is ignored and FT005 is not on a changed line: only the summary of what the change
+    # left in the on_fault it edits (PR005) remains.
+    assert code == 1 and [f["code"] for f in findings] == ["PR005"]
 
 
 def test_zeroing_through_a_helper_in_an_unchanged_file_counts(repo: Repo, monkeypatch, capsys):
@@ -288,14 +289,14 @@ def test_pr004_not_in_fault_path(repo: Repo, monkeypatch, capsys):
 
 def test_pr_checks_need_title_or_body(pr_repo: Repo, monkeypatch, capsys):
     _, findings = _review(monkeypatch, capsys, pr_repo)
-    assert _pr(findings) == {}
+    assert sorted(_pr(findings)) == ["PR005"]  # needs neither
     _, findings = _review(monkeypatch, capsys, pr_repo, body=FILLED_BODY)
-    assert sorted(_pr(findings)) == ["PR003"]  # PR002/PR004 need --title
+    assert sorted(_pr(findings)) == ["PR003", "PR005"]  # PR002/PR004 need --title
 
 
 def test_pr_selection(pr_repo: Repo, monkeypatch, capsys):
     title = "Evict and zero contaminated KV blocks on fault"
-    _, findings = _review(monkeypatch, capsys, pr_repo, "--ignore", "PR003,PR004", title=title, body=TEMPLATE)
+    _, findings = _review(monkeypatch, capsys, pr_repo, "--ignore", "PR003,PR004,PR005", title=title, body=TEMPLATE)
     assert sorted(_pr(findings)) == ["PR001", "PR002"]
     code, out, _ = run_main(
         monkeypatch,

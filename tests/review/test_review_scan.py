@@ -84,7 +84,7 @@ def test_pr_checks_read_each_unchanged_file_once(quiet_repo: Repo, monkeypatch, 
     code, out, err = _review(monkeypatch, capsys, quiet_repo)
     assert code == 1, err
     codes = sorted(f["code"] for f in json.loads(out))
-    assert codes == ["FT001", "PR002", "PR003", "PR004"]  # the PR checks ran, with the fault-path scope
+    assert codes == ["FT001", "PR002", "PR003", "PR004", "PR005"]  # the PR checks ran, with the fault-path scope
     # the prefilter of the one project scan read them; nothing else did
     assert {path: counted_reads[path] for path in quiet} == dict.fromkeys(quiet, 1)
 
