@@ -317,6 +317,9 @@ class Action:
     #: the effects (ftlint.syntax.ir Effect kinds) whose removal or change it explains (PR004),
     #: made directly or through a helper: resuming replaces the abort, so *preempt* explains a free
     kinds: frozenset = frozenset()
+    #: names whose reading it explains on a line that has no effect of its own (PR004): an
+    #: eviction computes the unconfirmed tail from the tail-boundary fields
+    reads: frozenset = frozenset()
 
 
 def _words(*names: Iterable[str]) -> frozenset:
@@ -335,6 +338,7 @@ ACTIONS: tuple[Action, ...] = (
         True,
         "eviction call",
         frozenset({"evict"}),
+        frozenset(V.TAIL_BOUNDARY),
     ),
     Action(
         "zero",
@@ -344,6 +348,7 @@ ACTIONS: tuple[Action, ...] = (
         True,
         "call that records blocks for zeroing",
         frozenset(),
+        frozenset(V.TAIL_BOUNDARY),
     ),
     Action(
         "preempt",
@@ -486,6 +491,10 @@ class FaultScope:
             if wanted.intersection(range(start, end + 1)):
                 found |= self.reached(fn, effect)
         return frozenset(found)
+
+    def defines(self, path: str, qualname: str) -> bool:
+        """Whether today's ``path`` (a linted changed file) has a function named ``qualname``."""
+        return any(span[2].qualname == qualname for span in self._spans.get(path, ()))
 
     def added_primitives(self) -> frozenset[str]:
         """Every primitive name the diff's added lines reach (directly or through helpers)."""
@@ -834,10 +843,12 @@ def _check_unrelated(pr: PullRequest, deletions: list[_Deletion], diff: Diff, sc
     explained_ids: set[str] = set()
     explained_kinds: set[str] = set()
     explained_calls: set[str] = set()
+    explained_reads: set[str] = set()
     for action in actions:
         explained_ids |= action.identifiers
         explained_kinds |= action.kinds
         explained_calls |= action.primitives
+        explained_reads |= action.reads
     added_texts = {
         _strip_comment(t).strip() for fd in diff.files for t in fd.added.values() if _strip_comment(t).strip()
     }
@@ -849,11 +860,13 @@ def _check_unrelated(pr: PullRequest, deletions: list[_Deletion], diff: Diff, sc
         code = _strip_comment(text).strip()
         if code in added_texts:
             continue  # moved or re-indented, not removed
+        if fn is not None and fd.path and not scope.defines(fd.path, fn):
+            continue  # the whole function is deleted: plain in the diff, not a drive-by edit
         identifiers = set(_IDENT.findall(code))
         effects = scope.line_effects(base_fn, [line]) if base_fn is not None else frozenset()
         if not effects and not identifiers & _BOOKKEEPING:
             continue  # nothing the fault-path facts model: unknown
-        if explained_ids & identifiers:
+        if explained_ids & identifiers or (not effects and explained_reads & identifiers):
             continue
         if any(kind in explained_kinds or name in explained_calls for kind, name in effects):
             continue
