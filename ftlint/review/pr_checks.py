@@ -459,14 +459,17 @@ class FaultScope:
         return [(e, start, end) for e, (start, end) in zip(effects, lines, strict=True) if start]
 
     def reached(self, fn: Function, effect: ir.Effect) -> frozenset[tuple[str, str]]:
-        """What an effect does: (effect kind, primitive or counter name) for itself, or for a
+        """What an effect does: (effect kind, primitive or counter name; a preempt that drops
+        stale output is named ``_preempt_request(drop_stale_output)``) for itself, or for a
         call of a project helper every effect the helper makes, through its own helpers (the
         calls resolved as the fault paths resolve them; recursion is opaque). An unresolved
         call does nothing known: the empty set."""
         from ftlint.syntax import ir
 
         if effect.kind != "call":
-            return frozenset({(effect.kind, effect.name)})
+            # a preempt that drops the next frame is not the same call as one that keeps it
+            name = f"{effect.name}({V.DROP_STALE_OUTPUT})" if effect.drop_stale_output else effect.name
+            return frozenset({(effect.kind, name)})
         if self._paths is None:
             return frozenset()
         target = self._paths.target(fn, effect)

@@ -933,6 +933,62 @@ new file mode 100644
         # words; a reviewer would still ask. Not flagged: the title's action covers it.
     ),
     Case(
+        "ci-test-pr-changes-the-preempt-flag",
+        "add ci test",
+        _body("An end-to-end test of resume after a failed step."),
+        f"""\
+--- a/{SENTINEL}
++++ b/{SENTINEL}
+@@ -36,12 +36,12 @@ class EngineCoreSentinel:
+             evict_unconfirmed_tail(scheduler.kv_cache_manager, request)
+
+     def _preempt_running(self):
+-        scheduler = self.engine.scheduler
+         now = time.monotonic()
+-        while scheduler.running:
+-            request = scheduler.running.pop()
+-            scheduler._preempt_request(request, now)
++        while self.engine.scheduler.running:
++            request = self.engine.scheduler.running.pop()
++            self.engine.scheduler._preempt_request(request, now, drop_stale_output=True)
+             request.async_tokens_to_discard = request.num_output_placeholders
+             request.num_in_flight_tokens = 0
+             request.num_stale_output_tokens = 0
+diff --git a/tests/v1/fault_tolerance/test_e2e.py b/tests/v1/fault_tolerance/test_e2e.py
+new file mode 100644
+--- /dev/null
++++ b/tests/v1/fault_tolerance/test_e2e.py
+@@ -0,0 +1,2 @@
++def test_resume_after_a_failed_step():
++    assert True
+""",
+        {"EngineCoreSentinel._preempt_running"},
+    ),
+    Case(
+        "alias-refactor-keeps-the-preempt",
+        "clean codes",
+        _body("Drop a local alias."),
+        f"""\
+--- a/{SENTINEL}
++++ b/{SENTINEL}
+@@ -36,12 +36,12 @@ class EngineCoreSentinel:
+             evict_unconfirmed_tail(scheduler.kv_cache_manager, request)
+
+     def _preempt_running(self):
+-        scheduler = self.engine.scheduler
+         now = time.monotonic()
+-        while scheduler.running:
+-            request = scheduler.running.pop()
+-            scheduler._preempt_request(request, now)
++        while self.engine.scheduler.running:
++            request = self.engine.scheduler.running.pop()
++            self.engine.scheduler._preempt_request(request, now)
+             request.async_tokens_to_discard = request.num_output_placeholders
+             request.num_in_flight_tokens = 0
+             request.num_stale_output_tokens = 0
+""",
+    ),
+    Case(
         "recovery-status-drops-the-eviction-helper-call",
         "[BugFix] Update engine status after recovery",
         _body("The status stayed `paused` after a successful retry."),
