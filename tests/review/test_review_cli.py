@@ -57,35 +57,33 @@ def test_a_finding_left_on_an_unchanged_line_of_an_edited_handler_is_in_the_summ
     assert sorted(f["code"] for f in json.loads(whole.stdout)) == ["FT001", "FT005"]
 
 
+def _review_sentinel_change(repo: Repo, before: str, after: str):
+    """`ftlint review --format json` of a change of pkg/sentinel.py from `before` to `after`."""
+    repo.write("pkg/sentinel.py", before)
+    repo.base = repo.commit("base")
+    repo.write("pkg/sentinel.py", after)
+    return run_cli(repo.path, "review", "--base", repo.base, *SELECT, "--format", "json")
+
+
 def test_a_finding_in_a_function_the_change_does_not_edit_stays_out(repo: Repo):
-    repo.write(
-        "pkg/sentinel.py",
+    proc = _review_sentinel_change(
+        repo,
         "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n\n"
         "    def retry(self):\n        return 1\n",
-    )
-    repo.base = repo.commit("base")
-    repo.write(
-        "pkg/sentinel.py",
         "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n\n"
         "    def retry(self):\n        return 2\n",
     )
-    proc = run_cli(repo.path, "review", "--base", repo.base, *SELECT, "--format", "json")
     assert (proc.returncode, json.loads(proc.stdout)) == (0, [])
 
 
 def test_a_deletion_inside_a_handler_edits_it(repo: Repo):
-    repo.write(
-        "pkg/sentinel.py",
+    proc = _review_sentinel_change(
+        repo,
         "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n"
         "        self.log(exc)\n        self.s.finish_requests(None, 3)\n",
-    )
-    repo.base = repo.commit("base")
-    repo.write(
-        "pkg/sentinel.py",
         "class S:\n    def on_fault(self, exc):\n        self.s.reset_prefix_cache()\n"
         "        self.s.finish_requests(None, 3)\n",
     )
-    proc = run_cli(repo.path, "review", "--base", repo.base, *SELECT, "--format", "json")
     (left,) = json.loads(proc.stdout)
     assert left["code"] == "PR005" and "`S.on_fault`" in left["message"] and "FT005 at line 3" in left["message"]
 
