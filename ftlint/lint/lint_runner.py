@@ -77,18 +77,26 @@ class FileLinter:
 
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store, probe=probe)
         self._loaded: set[Path] = set()
-        self.fault_paths = FaultPaths(
+        self._in_fault_path_file = in_fault_path_file
+        self.fault_paths = self._new_fault_paths()
+
+    def _new_fault_paths(self) -> FaultPaths:
+        """The one constructor of the fault-path scope, for files, stdin and the language
+        server alike: every setting that shapes it (handlers, `fault-paths`, `vllm-api`)
+        comes from the configuration here."""
+        in_fault_path_file = self._in_fault_path_file
+        return FaultPaths(
             self.project,
-            handler_matcher(config.handler_patterns()),
+            handler_matcher(self.config.handler_patterns()),
             lambda info: in_fault_path_file(info.path),
-            config.vllm_api,
+            self.config.vllm_api,
         )
 
     def reset_scope(self) -> None:
         """Forget the handlers and scope found so far (the project's modules stay loaded):
         after a file changed, load() the roots again (workspace.py)."""
         self._loaded.clear()
-        self.fault_paths = FaultPaths(self.project, self.fault_paths.is_handler, self.fault_paths.in_fault_path_file)
+        self.fault_paths = self._new_fault_paths()
 
     @property
     def files_parsed(self) -> int:
