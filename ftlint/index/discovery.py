@@ -16,10 +16,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from ftlint.core.config import Config
 from ftlint.core.digests import stat_signature
@@ -138,6 +139,22 @@ def _info_exclude(repo: str) -> str | None:
 
 
 _Levels = tuple  # tuple[tuple[str, GitIgnore], ...]: (directory prefix ending in "/", rules), outermost first
+#: a directory to walk: (path, path relative to the root or None, ignore levels, resolved path, listing trusted)
+_Frame = tuple[str, "str | None", Any, str, bool]
+_BY_NAME = attrgetter("name")
+
+
+def _child_rel(rel_dir: str | None, name: str) -> str | None:
+    if rel_dir is None:
+        return None
+    return rel_dir + "/" + name if rel_dir else name
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 class _TreeWalker:
@@ -147,6 +164,7 @@ class _TreeWalker:
         self.config = config
         self.listings = listings  # listing.DirListings: reuse what an earlier walk kept
         self.patterns = config.exclude_patterns
+        self._match_entry = self.patterns.match_entry if self.patterns else None
         self.root = os.fspath(config.root)
         self.root_real = os.path.realpath(self.root)
         self.respect_gitignore = config.respect_gitignore
@@ -224,11 +242,14 @@ class _TreeWalker:
 
     def walk(self, top: str) -> Iterator[tuple[str, str]]:
         """Yield ``(path, resolved path)`` for every Python file under directory ``top``."""
-        patterns = self.patterns
-        match_entry = patterns.match_entry if patterns else None
-        respect = self.respect_gitignore
-        ignored = self._ignored
-        errors = self.errors
+        stack = [self._top_frame(top)]
+        while stack:
+            subdirs = yield from self._walk_directory(*stack.pop())
+            stack.extend(reversed(subdirs))
+
+    def _top_frame(self, top: str) -> _Frame:
+        """The walk's first directory: the ignore files that apply from above, and whether
+        the listings stored for it may be trusted."""
         listings = self.listings
         self._tracing = [] if listings is not None else None
         try:
@@ -237,105 +258,129 @@ class _TreeWalker:
         finally:
             self._tracing = None
         trusted = listings is not None and listings.trusted_top(top, consulted)
-        stack = [(top, self._root_rel(top), initial, os.path.realpath(top), trusted)]
-        by_name = attrgetter("name")
-        while stack:
-            directory, rel_dir, levels, real_dir, trusted = stack.pop()
-            if listings is not None:
-                try:
-                    dir_sig = stat_signature(os.stat(directory))
-                except OSError:
-                    dir_sig = None  # the scan below reports it
-                ignore_path = os.path.join(directory, ".gitignore")
-                ignore_sig = signature(ignore_path) if respect else None
-                known = listings.reuse(directory, dir_sig, ignore_sig) if trusted and dir_sig else None
-                below_trusted = trusted and listings.ignore_unchanged(directory, ignore_sig)
-                if known is not None:
-                    if ignore_sig is not None:
-                        gi = self._load(ignore_path)
-                        if gi is not None:
-                            levels = (*levels, (directory.rstrip(os.sep) + os.sep, gi))
-                    for name, kind in known[2]:
-                        path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
-                        if kind == LINK:
-                            found = self._link_target(path)
-                            if found is not None:
-                                yield found
-                        else:
-                            yield path, real_dir + os.sep + name
-                    subdirs = []
-                    for name in known[3]:
-                        path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
-                        rel = None if rel_dir is None else (rel_dir + "/" + name if rel_dir else name)
-                        subdirs.append((path, rel, levels, real_dir + os.sep + name, below_trusted))
-                    stack.extend(reversed(subdirs))
-                    continue
-                kept_files: list = []
-                kept_dirs: list = []
+        return (top, self._root_rel(top), initial, os.path.realpath(top), trusted)
+
+    def _walk_directory(
+        self, directory: str, rel_dir: str | None, levels: _Levels, real_dir: str, trusted: bool
+    ) -> Generator[tuple[str, str], None, list[_Frame]]:
+        """Yield the Python files of one directory; returns its subdirectories to walk."""
+        listings = self.listings
+        dir_sig = ignore_sig = None
+        below_trusted = False
+        if listings is not None:
             try:
-                with os.scandir(directory) as it:
-                    entries = sorted(it, key=by_name)
-            except OSError as err:
-                errors.append(DiscoveryError(self.display(directory), describe_os_error(err)))
-                continue
-            if respect:
-                for entry in entries:
-                    if entry.name == ".gitignore":
-                        gi = self._load(entry.path)
-                        if gi is not None:
-                            levels = (*levels, (directory.rstrip(os.sep) + os.sep, gi))
-                        break
-            subdirs = []
+                dir_sig = stat_signature(os.stat(directory))
+            except OSError:
+                dir_sig = None  # the scan below reports it
+            ignore_path = os.path.join(directory, ".gitignore")
+            ignore_sig = signature(ignore_path) if self.respect_gitignore else None
+            known = listings.reuse(directory, dir_sig, ignore_sig) if trusted and dir_sig else None
+            below_trusted = trusted and listings.ignore_unchanged(directory, ignore_sig)
+            if known is not None:
+                if ignore_sig is not None:
+                    levels = self._with_ignore_file(directory, ignore_path, levels)
+                return (yield from self._replay(directory, rel_dir, levels, real_dir, known, below_trusted))
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=_BY_NAME)
+        except OSError as err:
+            self.errors.append(DiscoveryError(self.display(directory), describe_os_error(err)))
+            return []
+        if self.respect_gitignore:
             for entry in entries:
-                name = entry.name
-                if name == ".git":
-                    continue
-                path = entry.path
-                if rel_dir is None:
-                    rel = None
-                elif rel_dir:
-                    rel = rel_dir + "/" + name
-                else:
-                    rel = name
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    is_dir = False
-                if is_dir:
-                    if match_entry is not None and match_entry(name, rel, path):
-                        continue
-                    if levels and ignored(path, True, levels):
-                        continue
-                    subdirs.append(
-                        (path, rel, levels, real_dir + os.sep + name, listings is not None and below_trusted)
-                    )
-                    if listings is not None:
-                        kept_dirs.append(name)
-                    continue
-                if not name.endswith(PYTHON_SUFFIXES):
-                    continue
-                if match_entry is not None and match_entry(name, rel, path):
-                    continue
-                if levels and ignored(path, False, levels):
-                    continue
-                if entry.is_symlink():
-                    if listings is not None:
-                        kept_files.append([name, LINK])
-                    found = self._link_target(path)
-                    if found is not None:
-                        yield found
-                    continue
-                try:
-                    if not entry.is_file(follow_symlinks=False):
-                        continue
-                except OSError:
-                    continue
-                if listings is not None:
-                    kept_files.append([name, FILE])
+                if entry.name == ".gitignore":
+                    levels = self._with_ignore_file(directory, entry.path, levels)
+                    break
+        kept_files: list = []
+        kept_dirs: list = []
+        subdirs: list[_Frame] = []
+        yield from self._scan_entries(
+            entries, (rel_dir, levels, real_dir, below_trusted), kept_files, kept_dirs, subdirs
+        )
+        if listings is not None and dir_sig is not None:
+            listings.store(directory, dir_sig, ignore_sig, kept_files, kept_dirs)
+        return subdirs
+
+    def _with_ignore_file(self, directory: str, ignore_path: str, levels: _Levels) -> _Levels:
+        gi = self._load(ignore_path)
+        return (*levels, (directory.rstrip(os.sep) + os.sep, gi)) if gi is not None else levels
+
+    def _replay(
+        self,
+        directory: str,
+        rel_dir: str | None,
+        levels: _Levels,
+        real_dir: str,
+        known: tuple,
+        below_trusted: bool,
+    ) -> Generator[tuple[str, str], None, list[_Frame]]:
+        """A directory unchanged since its listing was stored: yield its files from the listing."""
+        for name, kind in known[2]:
+            path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
+            if kind == LINK:
+                found = self._link_target(path)
+                if found is not None:
+                    yield found
+            else:
                 yield path, real_dir + os.sep + name
-            if listings is not None and dir_sig is not None:
-                listings.store(directory, dir_sig, ignore_sig, kept_files, kept_dirs)
-            stack.extend(reversed(subdirs))
+        subdirs = []
+        for name in known[3]:
+            path = directory + os.sep + name if not directory.endswith(os.sep) else directory + name
+            subdirs.append((path, _child_rel(rel_dir, name), levels, real_dir + os.sep + name, below_trusted))
+        return subdirs
+
+    def _scan_entries(
+        self,
+        entries: list[os.DirEntry[str]],
+        frame: tuple[str | None, _Levels, str, bool],
+        kept_files: list,
+        kept_dirs: list,
+        subdirs: list[_Frame],
+    ) -> Iterator[tuple[str, str]]:
+        """Yield the Python files among a directory's entries, append the subdirectories to
+        walk to `subdirs`, and what was kept to the listing (`kept_files`, `kept_dirs`)."""
+        rel_dir, levels, real_dir, below_trusted = frame
+        listing = self.listings is not None
+        for entry in entries:
+            name = entry.name
+            if name == ".git":
+                continue
+            path = entry.path
+            rel = _child_rel(rel_dir, name)
+            if _is_dir(entry):
+                if self._excluded(name, rel, path, True, levels):
+                    continue
+                subdirs.append((path, rel, levels, real_dir + os.sep + name, listing and below_trusted))
+                if listing:
+                    kept_dirs.append(name)
+                continue
+            if not name.endswith(PYTHON_SUFFIXES) or self._excluded(name, rel, path, False, levels):
+                continue
+            found = self._file_entry(entry, real_dir, kept_files if listing else None)
+            if found is not None:
+                yield found
+
+    def _excluded(self, name: str, rel: str | None, path: str, is_dir: bool, levels: _Levels) -> bool:
+        match_entry = self._match_entry
+        if match_entry is not None and match_entry(name, rel, path):
+            return True
+        return bool(levels) and self._ignored(path, is_dir, levels)
+
+    def _file_entry(self, entry: os.DirEntry[str], real_dir: str, kept_files: list | None) -> tuple[str, str] | None:
+        """(path, resolved path) of a file entry (a link: of its target), else None."""
+        name, path = entry.name, entry.path
+        if entry.is_symlink():
+            if kept_files is not None:
+                kept_files.append([name, LINK])
+            return self._link_target(path)
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                return None
+        except OSError:
+            return None
+        if kept_files is not None:
+            kept_files.append([name, FILE])
+        return path, real_dir + os.sep + name
 
     def _link_target(self, path: str):
         """(path, resolved path) for a link to a regular file; a broken link is an error."""
