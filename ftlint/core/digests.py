@@ -25,5 +25,5 @@ def digest(*parts: object) -> str:
     return blake2b(blob.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
-def stat_signature(st: os.stat_result) -> list:
+def stat_signature(st: os.stat_result) -> list[int]:
     return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]

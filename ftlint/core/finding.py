@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
+from typing import Any
 
 
 class Severity(str, Enum):  # noqa: UP042 -- StrEnum would change str(Severity.X) from "Severity.X" to "x"
@@ -53,17 +54,17 @@ class Finding:
         return bool(self.fix) and self.fix_applicability != "unsafe"
 
     @property
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.message)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["severity"] = self.severity.value
         data["fix"] = [asdict(edit) for edit in self.fix]
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> Finding:
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
         data = dict(data)
         data["severity"] = Severity(data["severity"])
         data["fix"] = tuple(Edit(**edit) for edit in data.get("fix", ()))
@@ -83,7 +84,7 @@ class RuleDoc:
     use_instead: str  # code
     severity: Severity = Severity.ERROR
     url: str = ""
-    extra: dict = field(default_factory=dict)  # e.g. {"Known problems": "..."}
+    extra: dict[str, str] = field(default_factory=dict)  # e.g. {"Known problems": "..."}
 
     def markdown(self) -> str:
         parts = [

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import cast
 
@@ -289,7 +290,7 @@ def _fixed(tokens: list[str]) -> str:
     return "".join(out)
 
 
-def compile_glob(pattern: str, **kwargs) -> re.Pattern[str]:
+def compile_glob(pattern: str, **kwargs: bool) -> re.Pattern[str]:
     """Compile ``pattern`` (see :func:`glob_to_regex`) to a regex to use with ``fullmatch``."""
     return re.compile(glob_to_regex(pattern, **kwargs), re.DOTALL)
 
@@ -394,7 +395,7 @@ class _Bucket:
         return hit
 
 
-def _alternation(rules: list[tuple[int, GitIgnoreRule]]):
+def _alternation(rules: list[tuple[int, GitIgnoreRule]]) -> Callable[[str], re.Match[str] | None] | None:
     """One fullmatch over the rules' regexes, in the order given (the first alternative that
     matches the whole subject wins); the outermost group of each is named after its line."""
     if not rules:
@@ -417,8 +418,8 @@ class GitIgnore:
         self.rules = tuple(rules)
         # Two tables, names (unanchored rules) and paths (anchored rules): each maps a tail key
         # to the _Bucket of its rules.
-        names: dict[str, list] = {}
-        paths: dict[str, list] = {}
+        names: dict[str, list[tuple[int, GitIgnoreRule]]] = {}
+        paths: dict[str, list[tuple[int, GitIgnoreRule]]] = {}
         for line_no, rule in enumerate(rules):
             key = rule.tail[-_TAIL_KEY:]
             (paths if rule.anchored else names).setdefault(key, []).append((line_no, rule))
@@ -430,7 +431,7 @@ class GitIgnore:
         self._tables = tuple(tables)
 
     @classmethod
-    def from_lines(cls, lines) -> GitIgnore:
+    def from_lines(cls, lines: Iterable[str]) -> GitIgnore:
         rules = []
         for line in lines:
             rule = _parse_line(line)
@@ -443,7 +444,7 @@ class GitIgnore:
         return cls.from_lines(text.splitlines())
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> GitIgnore | None:
+    def from_file(cls, path: str | os.PathLike[str]) -> GitIgnore | None:
         """Parse an ignore file; None when it cannot be read (missing, unreadable, a directory)."""
         try:
             with open(path, "rb") as fh:

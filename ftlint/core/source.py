@@ -13,9 +13,12 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ftlint.core.finding import Finding, Severity
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 PARSE_ERROR_CODE = "FT000"
 
@@ -289,7 +292,7 @@ def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:
 _ERROR_AT = re.compile(r"^(?:parser error: )?error at (?P<line>\d+):(?P<column>\d+): (?P<rest>.*)$")
 
 
-def parse(text: str):
+def parse(text: str) -> cst.Module | ParseFailure:
     """Parse with LibCST; returns a Module or a ParseFailure (imported lazily: cached runs skip it)."""
     import libcst as cst
 
@@ -326,7 +329,7 @@ def read_text(path: Path) -> str | ParseFailure:
     return data if isinstance(data, ParseFailure) else decode(data)
 
 
-def load_module(path: Path):
+def load_module(path: Path) -> tuple[str | None, cst.Module | ParseFailure]:
     """(text, module) or (text_or_None, ParseFailure)."""
     text = read_text(path)
     if isinstance(text, ParseFailure):

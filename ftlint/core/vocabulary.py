@@ -59,7 +59,9 @@ BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
 class Generation:
     """What a resumed request's bookkeeping looks like in one vLLM API generation."""
 
-    def __init__(self, name: str, counters: tuple[str, ...], preempt_copies_in_flight: bool, fields: frozenset) -> None:
+    def __init__(
+        self, name: str, counters: tuple[str, ...], preempt_copies_in_flight: bool, fields: frozenset[str]
+    ) -> None:
         self.name = name
         #: counters a request preempted for resume must have at 0 afterwards
         self.counters = counters

@@ -418,8 +418,9 @@ class Project:
             text, result = overlay, parse(overlay)
             self._texts[key] = text
         else:
-            text, result = load_module(key)
-            self._texts[key] = text
+            loaded, result = load_module(key)
+            self._texts[key] = loaded
+            text = loaded if loaded is not None else ""  # None only with a ParseFailure
         return index_module(key, text, result) if isinstance(result, cst.Module) else result
 
     def loaded_module(self, path: Path) -> ModuleInfo | None:

@@ -291,7 +291,7 @@ def _screen_one(path: str) -> tuple[str, str]:
     from ftlint.index.project import index_module
 
     text, module = load_module(Path(path))
-    if not isinstance(module, cst.Module):
+    if not isinstance(module, cst.Module) or text is None:
         return path, "fail"
     info = index_module(Path(path), text, module)
     matcher = _screen_matcher
