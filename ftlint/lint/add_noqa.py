@@ -41,7 +41,12 @@ class NoqaOutcome:
 
 
 def add_noqa_paths(
-    paths: Sequence[Path | str], config: Config, selected, *, exhaustive: bool = False, force_exclude: bool = False
+    paths: Sequence[Path | str],
+    config: Config,
+    selected: set[str],
+    *,
+    exhaustive: bool = False,
+    force_exclude: bool = False,
 ) -> NoqaOutcome:
     outcome = NoqaOutcome()
     result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)
@@ -130,7 +135,7 @@ def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[str | Non
     return new_text, changed
 
 
-def _layout(text: str):
+def _layout(text: str) -> tuple[dict[int, tuple[int, str]], set[int], dict[int, int]] | None:
     """(line -> (column, comment token), lines where a comment cannot go at the end,
     line -> last line of its statement), or None when tokenize fails."""
     comments: dict[int, tuple[int, str]] = {}

@@ -21,12 +21,13 @@ from ftlint.core.cache import Cache
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
-from ftlint.index.discovery import Discovered, discover, project_root_to_walk, walks_whole_project
+from ftlint.index.discovery import Discovered, Skipped, discover, project_root_to_walk, walks_whole_project
 from ftlint.index.prefilter import class_names_defined, files_matching, subclass_pattern
 from ftlint.lint.result_store import CachedRun, LintOutcome, ResultStore, open_cache
 from ftlint.lint.scan import ScanFiles, Scanned, scan
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ftlint.index.listing import DirListings
     from ftlint.lint.lint_runner import FileLinter
     from ftlint.lint.parallel_scan import Forked
 
@@ -36,7 +37,7 @@ class LintResult:
     findings: list[Finding] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the analysis could not follow (--verbose)
-    skipped: list = field(default_factory=list)  # discovery.Skipped
+    skipped: list[Skipped] = field(default_factory=list)
     files_linted: int = 0  # Python files discovered for linting
     files_parsed: int = 0  # files parsed with LibCST (lint set and helpers)
     fixed: dict[str, tuple[str, str]] = field(default_factory=dict)  # display path -> (before, after)
@@ -87,12 +88,13 @@ def lint_discovered(
     exhaustive: bool = False,
     explicit: Sequence[Path | str] = (),
     cache_dir: Path | None = None,
-    listings=None,
+    listings: DirListings | None = None,
     keep_scope: bool = False,
 ) -> LintResult:
     """Discovery results to findings (`listings`: the discovery's listing.DirListings; its
     cache is used when it is the one at `cache_dir`)."""
     shared = listings.cache if listings is not None and not exhaustive else None
+    cache: Cache | None
     if shared is not None and cache_dir is not None and shared.directory == Path(os.path.abspath(cache_dir)):
         cache = shared  # one Cache object per directory and run
     else:
@@ -108,7 +110,7 @@ def _lint(
     exhaustive: bool,
     explicit: Sequence[Path | str],
     cache: Cache | None,
-    listings,
+    listings: DirListings | None,
     keep_scope: bool = False,
     project_runs: bool = True,
 ) -> LintResult:
@@ -287,7 +289,15 @@ def _in_lint_set(
     return kept, kept_errors
 
 
-def _new_linter(config, selected, cwd, lint_set, cache, exhaustive, too_large) -> FileLinter:
+def _new_linter(
+    config: Config,
+    selected: set[str],
+    cwd: Path,
+    lint_set: set[str],
+    cache: Cache | None,
+    exhaustive: bool,
+    too_large: Iterable[str],
+) -> FileLinter:
     from ftlint.index.outline import OutlineStore
     from ftlint.index.project import FileProbe
     from ftlint.lint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing

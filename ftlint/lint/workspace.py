@@ -23,6 +23,7 @@ from ftlint.core.source import display_path
 from ftlint.index.prefilter import Prefilter
 
 if TYPE_CHECKING:
+    from ftlint.index.project import ImportRef, ModuleInfo
     from ftlint.lint.lint_runner import FileLinter
 
 
@@ -47,8 +48,10 @@ class Workspace:
         self._linter: FileLinter | None = None
         self._scope_stale = True
         self._load_errors: list[str] = []
-        self._imports_of: dict = {}  # module path -> (its imports, the files they name)
-        self._previous: dict = {}  # file -> its ModuleInfo before the change not linted yet
+        self._imports_of: dict[
+            Path, tuple[frozenset[tuple[str, ImportRef]], set[str]]
+        ] = {}  # module path -> (its imports, the files they name)
+        self._previous: dict[str, ModuleInfo] = {}  # file -> its ModuleInfo before the change not linted yet
 
     # -- texts ----------------------------------------------------------------------
     def set_text(self, path: Path | str, text: str) -> bool:
@@ -152,7 +155,7 @@ class Workspace:
             files |= self._imported_files(module)
         return files
 
-    def _imported_files(self, module) -> set[str]:
+    def _imported_files(self, module: ModuleInfo) -> set[str]:
         """The files `module`'s imports name (kept while its imports stay the same: a stat
         per import and root is the dearest part of reached_files). Files created since
         are seen when the imports change or the workspace starts again."""
@@ -161,7 +164,7 @@ class Workspace:
         if known is not None and known[0] == refs:
             return known[1]
         project = cast("FileLinter", self._linter).project  # called once the linter exists
-        files = set()
+        files: set[str] = set()
         for ref in module.imports.values():
             for dotted in (ref.module, ".".join(filter(None, [ref.module, ref.name]))):
                 found = project.find_module_file(dotted, module.path, ref.level) if dotted or ref.level else None
