@@ -11,6 +11,8 @@ import os
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from ftlint.core import cache as cachemod
 from ftlint.core.cache import Cache, FileFacts
@@ -22,7 +24,7 @@ from ftlint.index.listing import signature
 from ftlint.index.prefilter import Prefilter, files_matching, subclass_pattern
 
 
-def open_cache(cache_dir, exhaustive: bool) -> Cache | None:
+def open_cache(cache_dir: Path | None, exhaustive: bool) -> Cache | None:
     """The cache at `cache_dir` for a run, or None (no directory, --exhaustive, or
     FTLINT_NO_CACHE)."""
     if cache_dir is None or exhaustive or cachemod.disabled_by_env():
@@ -38,7 +40,7 @@ class LintOutcome:
     errors: list[str] = field(default_factory=list)  # internal errors, one line each
     read_paths: set[str] = field(default_factory=set)  # every file whose contents it read
     texts: dict[str, str | None] = field(default_factory=dict)  # path -> the text linted
-    probes: list = field(default_factory=list)  # [path, kind, answer] (FileProbe.as_list)
+    probes: list[list[Any]] = field(default_factory=list)  # [path, kind, answer] (FileProbe.as_list)
     files_parsed: int = 0
     # (handler class names, the lint set's other files that subclass one): the run depends
     # on which files of the lint set do (engine._load_roots); None when no handler is a method
@@ -50,7 +52,7 @@ class CachedRun:
     findings: list[Finding]
     errors: list[str]
     subclass_files: list[str]  # the files its run loaded because they subclass a handler's class
-    entry: dict  # the run entry as stored
+    entry: dict[str, Any]  # the run entry as stored
 
 
 def _run_key(config: Config, selected: Iterable[str], cwd: str, lint_files: list[str], candidates: list[str]) -> str:
@@ -111,7 +113,7 @@ class ResultStore:
         finally:
             self._key, self._others = key, others
 
-    def _replay(self, entry: dict | None) -> CachedRun | None:
+    def _replay(self, entry: dict[str, Any] | None) -> CachedRun | None:
         if entry is None:
             return None
         try:
@@ -140,8 +142,8 @@ class ResultStore:
         self,
         findings: list[Finding],
         errors: list[str],
-        deps: list,
-        probes: list,
+        deps: list[list[Any]],
+        probes: list[list[Any]],
         subclasses: tuple[list[str], list[str]] | None,
     ) -> None:
         """Write a run entry under this run's key (`subclasses`: handler class names and the
@@ -166,7 +168,7 @@ class ResultStore:
             packed = repr(stats).encode()
         return blake2b(packed, digest_size=20).hexdigest()
 
-    def _same_subclasses(self, entry: dict) -> bool:
+    def _same_subclasses(self, entry: dict[str, Any]) -> bool:
         """Whether the lint set's other files subclass a handler's class as they did: when
         none of them changed (by stat), or when they match the same (read again)."""
         names, stats, matched = entry["subclasses"]
@@ -180,7 +182,7 @@ class ResultStore:
         linted; write the stat table's changed shards."""
         if self.cache is None or self._key is None:
             return
-        deps = []
+        deps: list[list[Any]] = []
         stable = True
         for path in sorted(outcome.read_paths):
             hashed, data = self.facts.hash_and_bytes(path)

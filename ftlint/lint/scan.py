@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ftlint.core.cache import Cache, FileFacts
 from ftlint.core.config import Config
@@ -27,6 +27,7 @@ from ftlint.index.discovery import walk_project
 from ftlint.lint import parallel_scan
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ftlint.index.listing import DirListings
     from ftlint.lint.lint_runner import FileLinter
 
 #: Up to this many files given, the parent prefilters them before the project scan
@@ -61,7 +62,7 @@ class ScanFiles:
         # define a handler (prefilter), match `fault-paths`, or a handler reaches them
         return bool(self.config.fault_paths and self.config.is_fault_path(Path(file)))
 
-    def all_files(self, listings) -> list[str]:
+    def all_files(self, listings: DirListings | None) -> list[str]:
         """The lint set, then the project's other Python files (`walked` keeps the walk)."""
         if self.walk_root is None:
             return list(self.lint_files)
@@ -88,7 +89,7 @@ class Scanned:
 def scan(
     files: ScanFiles,
     facts: FileFacts,
-    listings,
+    listings: DirListings | None,
     *,
     exhaustive: bool,
     new_linter: Callable[[], FileLinter],
@@ -106,13 +107,15 @@ def scan(
     return Scanned(len(scanned), candidates, walked=files.walked)
 
 
-def scan_serial(files: ScanFiles, facts: FileFacts, listings) -> tuple[list[str], list[str]]:
+def scan_serial(files: ScanFiles, facts: FileFacts, listings: DirListings | None) -> tuple[list[str], list[str]]:
     """(every file scanned, the candidates: forced, unreadable or passing the prefilter)."""
     scanned = files.all_files(listings)
     return scanned, [file for file in scanned if facts.candidate(file, files.is_forced(file))]
 
 
-def _forked(files: ScanFiles, facts: FileFacts, listings, new_linter) -> Scanned | None:
+def _forked(
+    files: ScanFiles, facts: FileFacts, listings: DirListings | None, new_linter: Callable[[], FileLinter]
+) -> Scanned | None:
     """pre-commit's call: the walk of the project (I/O) runs in a child while this process
     imports LibCST. With a cache the walk is mostly stats and the child has time to
     outline the files given too (this process does it if the child is not done first);
@@ -145,7 +148,9 @@ def _forked(files: ScanFiles, facts: FileFacts, listings, new_linter) -> Scanned
     return Scanned(count, candidates, linter, early_errors, walked=walked)
 
 
-def scan_and_save(files: ScanFiles, facts: FileFacts, listings, given: list[str], cache: Cache | None):
+def scan_and_save(
+    files: ScanFiles, facts: FileFacts, listings: DirListings | None, given: list[str], cache: Cache | None
+) -> tuple[int, list[str], Any, list[tuple[str, Any]], list[str] | None]:
     """scan_serial for a forked child, which also does what needs no LibCST while the
     parent imports it: writes what it learnt to the cache (the stat-table shards and
     listings it changed) and outlines the files given (outline.py, Python's own parser).
