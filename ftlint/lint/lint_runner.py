@@ -5,9 +5,10 @@ into findings (positions, suppressions, fix edits)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -22,6 +23,12 @@ from ftlint.lint.registry import all_rules
 from ftlint.lint.rule import FileContext, Report, Rule, ScopeTracker
 from ftlint.syntax import textedits
 from ftlint.syntax.positions import ranges_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from libcst._position import CodeRange
+
+    from ftlint.index.outline import OutlineStore
+    from ftlint.syntax.textedits import Edit, Replacement
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
 #: on one CPU, a pool costs more than it saves). Normal runs parse a handful of files
@@ -39,8 +46,8 @@ class FileLinter:
         in_fault_path_file: Callable[[Path], bool],
         lint_set: set[str] | None = None,
         outline_lint_set: bool = True,
-        outline_store=None,
-        outline_always=(),
+        outline_store: OutlineStore | None = None,
+        outline_always: Iterable[str] = (),
         probe: FileProbe | None = None,
     ) -> None:
         """`lint_set`: the absolute paths findings are reported for; other files a handler
@@ -156,7 +163,7 @@ class FileLinter:
         return self._suppress(key, findings, info.text), errors
 
     # -- internals -----------------------------------------------------------
-    def _run_rules(self, context: FileContext, display: str):
+    def _run_rules(self, context: FileContext, display: str) -> tuple[list[tuple[Rule, Report]], list[str]]:
         rules = [rule(context) for rule in self.rules]
         errors: list[str] = []
         try:
@@ -181,17 +188,17 @@ class FileLinter:
         self._positions = self._ranges(context, [report.node for rule in rules for report in rule.reports])
         return [(rule, report) for rule in rules for report in rule.reports], errors
 
-    def _ranges(self, context: FileContext, nodes: list) -> dict:
+    def _ranges(self, context: FileContext, nodes: list[cst.CSTNode]) -> dict[int, CodeRange]:
         """id(node) -> CodeRange in the file (segments shifted to their lines)."""
-        found: dict = {}
+        found: dict[int, CodeRange] = {}
         for tree in context.trees():
             for key, code_range in ranges_of(tree.module, [n for n in nodes if id(n) not in found]).items():
                 found[key] = _shifted(code_range, tree.line_offset)
         return found
 
-    def _fix_edits(self, context: FileContext, fix) -> tuple:
+    def _fix_edits(self, context: FileContext, fix: Sequence[Replacement]) -> tuple[Edit, ...]:
         trees = context.trees()
-        edits: list = []
+        edits: list[Edit] = []
         for tree in trees:
             mine = fix if len(trees) == 1 else [r for r in fix if ranges_of(tree.module, [r.node])]
             if mine:
@@ -209,7 +216,7 @@ class FileLinter:
         visitors = [tracker, *rules]
         info = context.info
         if info in self.fault_paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
-            roots: list = [info.module]
+            roots: list[Any] = [info.module]  # a module or function nodes
         else:
             roots = [fn.node for fn in info.functions if fn in self.fault_paths.in_scope]
         if info.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
@@ -234,7 +241,7 @@ class FileLinter:
         def line_text(number: int) -> str:
             return lines[number - 1] if 0 < number <= len(lines) else ""
 
-        edits = ()
+        edits: tuple[Edit, ...] = ()
         if report.fix:
             edits = self._fix_edits(context, report.fix)
         return Finding(
@@ -265,7 +272,7 @@ class FileLinter:
         return [f for f in findings if not noqa.suppresses(f.code, f.line)]
 
 
-def _shifted(code_range, lines: int):
+def _shifted(code_range: CodeRange, lines: int) -> CodeRange:
     if not lines:  # a whole module's tree: already the file's lines
         return code_range
     from libcst._position import CodePosition, CodeRange
