@@ -54,7 +54,7 @@ import threading
 import time
 import zlib
 from pathlib import Path
-from typing import TypeGuard, cast
+from typing import Any, TypeGuard, cast
 
 from ftlint.core.digests import blake2b, content_hash, digest, stat_signature
 
@@ -341,7 +341,7 @@ class Cache:
         except OSError:
             pass
 
-    def _load(self, kind: str, name: str):
+    def _load(self, kind: str, name: str) -> Any:
         """The entry's payload, or None: missing, not a regular file, too large, of another
         format, or not authenticated with this user's secret."""
         if self.key is None:
@@ -358,12 +358,12 @@ class Cache:
             return None
 
     # -- stat table ------------------------------------------------------------
-    def load_stats(self, scope: str, shard: int) -> dict:
+    def load_stats(self, scope: str, shard: int) -> dict[Any, Any]:
         """A stat-table shard (its entries' shape is checked where they are used)."""
         data = self._load(STAT, f"{scope}-{shard:x}")
         return data if isinstance(data, dict) else {}
 
-    def save_stats(self, scope: str, shard: int, entries: dict) -> None:
+    def save_stats(self, scope: str, shard: int, entries: dict[Any, Any]) -> None:
         limit = self.started_ns - RACY_NS
         keep = {}
         for path, entry in entries.items():
@@ -388,14 +388,14 @@ class Cache:
             own.remove([name for scope, name, _ in tables if scope not in keep])
 
     # -- directory listings (listing.py checks their shape) ----------------------
-    def load_listings(self, scope: str):
+    def load_listings(self, scope: str) -> Any:
         return self._load(LISTINGS, scope)
 
-    def save_listings(self, scope: str, payload: dict) -> None:
+    def save_listings(self, scope: str, payload: dict[Any, Any]) -> None:
         self._store(LISTINGS, scope, payload)
 
     # -- run entries -----------------------------------------------------------
-    def load_run(self, key: str) -> dict | None:
+    def load_run(self, key: str) -> dict[Any, Any] | None:
         """A run entry of the right shape (its findings are checked as they are replayed)."""
         data = self._load(RUNS, key)
         if not isinstance(data, dict):
@@ -418,18 +418,18 @@ class Cache:
             return None
         return data
 
-    def save_run(self, key: str, entry: dict) -> None:
+    def save_run(self, key: str, entry: dict[Any, Any]) -> None:
         self._store(RUNS, key, entry)
         if self._first_time("runs"):
             self._prune(RUNS, MAX_RUN_ENTRIES, key)
 
     # -- outlines (outline.well_formed checks their shape) -------------------------
-    def load_outline(self, key: str):
+    def load_outline(self, key: str) -> Any:
         data = self._load(OUTLINES, key)
         ops = data.get("ops") if isinstance(data, dict) else None
         return ops if isinstance(ops, list) or ops is False else None
 
-    def save_outline(self, key: str, ops) -> None:
+    def save_outline(self, key: str, ops: Any) -> None:
         self._store(OUTLINES, key, {"ops": ops})
         if self._first_time("outlines"):
             self._prune(OUTLINES, MAX_OUTLINE_ENTRIES, key)
@@ -455,7 +455,7 @@ def _format_1_table(name: str) -> bool:
     return name.startswith(("stat-", "listing-")) and name.endswith(".json")
 
 
-def _remove_ours(dir_fd: int, names: list, count: int | None = None) -> None:
+def _remove_ours(dir_fd: int, names: list[Any], count: int | None = None) -> None:
     """Unlink the files `names` (the first `count` of them that are ftlint's) in the
     directory `dir_fd` that start with ftlint's header: regular files only, not through
     links (anything else was not written by ftlint)."""
@@ -499,7 +499,7 @@ class _OwnDirectory:
     def __enter__(self) -> _OwnDirectory:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
@@ -525,13 +525,13 @@ class _OwnDirectory:
             return []
         return found
 
-    def remove(self, names: list, count: int | None = None) -> None:
+    def remove(self, names: list[Any], count: int | None = None) -> None:
         """Remove the first `count` (default: all) of `names` that are ftlint's entries."""
         if self.fd is not None:
             _remove_ours(self.fd, names, count)
 
 
-def well_formed_stat(entry) -> TypeGuard[list]:
+def well_formed_stat(entry: object) -> TypeGuard[list[Any]]:
     """A stat-table entry of the right shape: [mtime_ns, size, inode, ctime_ns, bit, hash]."""
     return (
         type(entry) is list
@@ -554,25 +554,25 @@ class FileFacts:
     """Stat, prefilter bit and content hash of files, through the stat table when there is
     one (without a cache: just read and prefilter)."""
 
-    def __init__(self, cache: Cache | None, scope: str, prefilter) -> None:
+    def __init__(self, cache: Cache | None, scope: str, prefilter: Any) -> None:
         self.cache = cache
         self.scope = scope
         self.prefilter = prefilter
-        self._stored: dict[int, dict] = {}  # shards read so far
-        self.new: dict = {}
+        self._stored: dict[int, dict[Any, Any]] = {}  # shards read so far
+        self.new: dict[Any, Any] = {}
         self._dirty: set[int] = set()  # shards with entries the stored ones lack
 
-    def _shard(self, shard: int) -> dict:
+    def _shard(self, shard: int) -> dict[Any, Any]:
         stored = self._stored.get(shard)
         if stored is None:
             stored = self._stored[shard] = self.cache.load_stats(self.scope, shard) if self.cache is not None else {}
         return stored
 
-    def stored(self, path: str) -> list | None:
+    def stored(self, path: str) -> list[Any] | None:
         """The stat table's entry for `path` (its shard is read on first use)."""
         return self._shard(stat_shard(path)).get(path)
 
-    def _entry(self, path: str, st: os.stat_result) -> list | None:
+    def _entry(self, path: str, st: os.stat_result) -> list[Any] | None:
         """The stored entry when the file's stat is unchanged."""
         known = self.new.get(path) or self.stored(path)
         # well_formed_stat, inline (once per file of a warm run): the stat compared first
@@ -601,19 +601,19 @@ class FileFacts:
         got = read_file(path)
         return got is None or content_hash(got[0]) != known[5]
 
-    def delta(self) -> tuple[dict, set]:
+    def delta(self) -> tuple[dict[Any, Any], set[Any]]:
         """What this object learnt that the stored table did not hold (for a scan run in
         another process; see merge), and the shards still to write. Entries reused
         unchanged stay behind: the table written at the end keeps them anyway, and
         sending 6,000 of them costs more than the scan saves."""
         return {p: e for p, e in self.new.items() if self.stored(p) is not e}, set(self._dirty)
 
-    def merge(self, delta: tuple[dict, set]) -> None:
+    def merge(self, delta: tuple[dict[Any, Any], set[Any]]) -> None:
         new, dirty = delta
         self.new.update(new)
         self._dirty |= dirty
 
-    def _record(self, path: str, st: os.stat_result, data: bytes, hashed: str | None = None) -> list:
+    def _record(self, path: str, st: os.stat_result, data: bytes, hashed: str | None = None) -> list[Any]:
         """Remember what the file is now; without `hashed`, the content hash is kept for a
         file passing the prefilter only (a candidate: its hash is a dependency of the run)."""
         bit = self.prefilter.matches(data)
@@ -652,7 +652,7 @@ class FileFacts:
         except OSError:
             return _MISSING
         if entry is not None and entry[5]:
-            return entry[5]
+            return cast(str, entry[5])
         return self.hash_and_bytes(path)[0]
 
     def hash_and_bytes(self, path: str) -> tuple[str, bytes | None]:
@@ -669,7 +669,7 @@ class FileFacts:
         """Write the shards that changed: what they held, updated with what this run learnt."""
         if self.cache is None or not self._dirty:
             return
-        learnt: dict[int, dict] = {shard: {} for shard in self._dirty}
+        learnt: dict[int, dict[Any, Any]] = {shard: {} for shard in self._dirty}
         for path, entry in self.new.items():
             mine = learnt.get(stat_shard(path))
             if mine is not None:
@@ -740,7 +740,7 @@ _FINDING_FIELDS = {
 }
 
 
-def findings_of(entry: dict) -> list:
+def findings_of(entry: dict[Any, Any]) -> list[Any]:
     """The Findings of a run entry (load_run checked its shape); ValueError when one is not
     what Finding.to_dict writes (every field, of its type)."""
     from ftlint.core.finding import Finding
@@ -756,7 +756,7 @@ def findings_of(entry: dict) -> list:
     return [Finding.from_dict(item) for item in entry["findings"]]
 
 
-def _well_formed_subclasses(value) -> bool:
+def _well_formed_subclasses(value: Any) -> bool:
     """[handler class names, stat digest of the lint set's other files, those subclassing one]."""
     return (
         type(value) is list
@@ -769,7 +769,7 @@ def _well_formed_subclasses(value) -> bool:
     )
 
 
-def validate(entry: dict, facts: FileFacts) -> bool:
+def validate(entry: dict[Any, Any], facts: FileFacts) -> bool:
     """Whether every dependency of a run entry is as it was."""
     try:
         for path, hashed in entry["deps"]:
