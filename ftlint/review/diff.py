@@ -286,84 +286,110 @@ def _strip_prefix(path: str, prefix: str) -> str:
 
 def parse_unified_diff(text: str) -> list[FileDiff]:
     """Parse ``git diff`` output (with a/ and b/ prefixes) into one FileDiff per file."""
-    files: list[FileDiff] = []
-    current: FileDiff | None = None
-    old_no = new_no = 0
-    old_left = new_left = 0
-    in_hunk = False
+    parser = _DiffParser()
     for raw in text.split("\n"):
+        parser.feed(raw)
+    for fd in parser.files:
+        _finish_file(fd)
+    return parser.files
+
+
+class _DiffParser:
+    """parse_unified_diff's state: the files so far, and the position in the current hunk."""
+
+    def __init__(self) -> None:
+        self.files: list[FileDiff] = []
+        self.current: FileDiff | None = None
+        self.old_no = self.new_no = 0
+        self.old_left = self.new_left = 0
+        self.in_hunk = False
+
+    def feed(self, raw: str) -> None:
         if raw.startswith("diff --git "):
-            current = FileDiff(path="", old_path="")
-            current._header = raw  # type: ignore[attr-defined]
-            files.append(current)
-            in_hunk = False
-            continue
+            self.current = FileDiff(path="", old_path="")
+            self.current._header = raw  # type: ignore[attr-defined]
+            self.files.append(self.current)
+            self.in_hunk = False
+            return
+        current = self.current
         if current is None:
-            continue
-        if in_hunk and (old_left > 0 or new_left > 0):
-            tag, body = raw[:1], raw[1:]
-            if tag == "+":
-                current.added[new_no] = body
-                new_no += 1
-                new_left -= 1
-                continue
-            if tag == "-":
-                current.deleted[old_no] = body
-                current.deleted_at[old_no] = new_no
-                old_no += 1
-                old_left -= 1
-                continue
-            if tag == " " or raw == "":
-                current.context.add(new_no)
-                old_no += 1
-                new_no += 1
-                old_left -= 1
-                new_left -= 1
-                continue
-            if tag == "\\":  # "\ No newline at end of file"
-                continue
-            in_hunk = False
+            return
+        if self.in_hunk and (self.old_left > 0 or self.new_left > 0):
+            if self._hunk_line(current, raw):
+                return
+            self.in_hunk = False
         if raw.startswith("\\"):
-            continue
+            return
         match = _HUNK.match(raw)
         if match:
-            old_no = int(match.group(1))
-            old_left = int(match.group(2)) if match.group(2) is not None else 1
-            new_no = int(match.group(3))
-            new_left = int(match.group(4)) if match.group(4) is not None else 1
-            if old_left == 0:
-                old_no += 1  # "-5,0": the insertion follows old line 5
-            in_hunk = True
-            continue
-        if raw.startswith("--- "):
-            current.old_path = _strip_prefix(raw[4:], "a/")
-            current._seen_old = True  # type: ignore[attr-defined]
-        elif raw.startswith("+++ "):
-            current.path = _strip_prefix(raw[4:], "b/")
-        elif raw.startswith("rename from "):
-            current.old_path = _unquote(raw[len("rename from ") :])
-        elif raw.startswith("rename to "):
-            current.path = _unquote(raw[len("rename to ") :])
-        elif raw.startswith("Binary files ") or raw.startswith("GIT binary patch"):
-            current.binary = True
-        elif raw.startswith("new file mode"):
-            current._status = "new"  # type: ignore[attr-defined]
-        elif raw.startswith("deleted file mode"):
-            current._status = "deleted"  # type: ignore[attr-defined]
-    for fd in files:
-        header = getattr(fd, "_header", "")
-        if not getattr(fd, "_seen_old", False) and not fd.path and not fd.old_path and header:
-            # no ---/+++ lines (mode change, empty or binary file): take the paths from the header
-            fd.old_path, fd.path = _header_paths(header)
-        status = getattr(fd, "_status", "")
-        if status == "new":
-            fd.old_path = ""
-        elif status == "deleted":
-            fd.old_path, fd.path = fd.old_path or fd.path, ""
-        for attr in ("_header", "_seen_old", "_status"):
-            if hasattr(fd, attr):
-                delattr(fd, attr)
-    return files
+            self._start_hunk(match)
+            return
+        _header_line(current, raw)
+
+    def _hunk_line(self, current: FileDiff, raw: str) -> bool:
+        """Take one line of a hunk; False when the line is not one (the hunk ended)."""
+        tag, body = raw[:1], raw[1:]
+        if tag == "+":
+            current.added[self.new_no] = body
+            self.new_no += 1
+            self.new_left -= 1
+        elif tag == "-":
+            current.deleted[self.old_no] = body
+            current.deleted_at[self.old_no] = self.new_no
+            self.old_no += 1
+            self.old_left -= 1
+        elif tag == " " or raw == "":
+            current.context.add(self.new_no)
+            self.old_no += 1
+            self.new_no += 1
+            self.old_left -= 1
+            self.new_left -= 1
+        elif tag != "\\":  # "\ No newline at end of file" is skipped
+            return False
+        return True
+
+    def _start_hunk(self, match: re.Match[str]) -> None:
+        self.old_no = int(match.group(1))
+        self.old_left = int(match.group(2)) if match.group(2) is not None else 1
+        self.new_no = int(match.group(3))
+        self.new_left = int(match.group(4)) if match.group(4) is not None else 1
+        if self.old_left == 0:
+            self.old_no += 1  # "-5,0": the insertion follows old line 5
+        self.in_hunk = True
+
+
+def _header_line(current: FileDiff, raw: str) -> None:
+    """A line of a file's extended header (paths, renames, binary, new or deleted)."""
+    if raw.startswith("--- "):
+        current.old_path = _strip_prefix(raw[4:], "a/")
+        current._seen_old = True  # type: ignore[attr-defined]
+    elif raw.startswith("+++ "):
+        current.path = _strip_prefix(raw[4:], "b/")
+    elif raw.startswith("rename from "):
+        current.old_path = _unquote(raw[len("rename from ") :])
+    elif raw.startswith("rename to "):
+        current.path = _unquote(raw[len("rename to ") :])
+    elif raw.startswith("Binary files ") or raw.startswith("GIT binary patch"):
+        current.binary = True
+    elif raw.startswith("new file mode"):
+        current._status = "new"  # type: ignore[attr-defined]
+    elif raw.startswith("deleted file mode"):
+        current._status = "deleted"  # type: ignore[attr-defined]
+
+
+def _finish_file(fd: FileDiff) -> None:
+    header = getattr(fd, "_header", "")
+    if not getattr(fd, "_seen_old", False) and not fd.path and not fd.old_path and header:
+        # no ---/+++ lines (mode change, empty or binary file): take the paths from the header
+        fd.old_path, fd.path = _header_paths(header)
+    status = getattr(fd, "_status", "")
+    if status == "new":
+        fd.old_path = ""
+    elif status == "deleted":
+        fd.old_path, fd.path = fd.old_path or fd.path, ""
+    for attr in ("_header", "_seen_old", "_status"):
+        if hasattr(fd, attr):
+            delattr(fd, attr)
 
 
 def _header_paths(header: str) -> tuple[str, str]:
