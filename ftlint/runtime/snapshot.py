@@ -254,7 +254,13 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
     if not is_missing(pool):
         snap.cache = CacheMap(pool, r)
     snap.zeroing = zeroing_required(scheduler, r, managers)
+    _read_managers(snap, managers)
+    _read_requests(snap, running)
+    return snap
 
+
+def _read_managers(snap: Snapshot, managers: Any) -> None:
+    r = snap.reader
     for group, mgr in enumerate(managers):
         gid = r.opt(mgr, V.KV_CACHE_GROUP_ID)
         group_id = gid if isinstance(gid, int) else group
@@ -272,6 +278,31 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
             if m.records_zeroing and is_missing(r.opt(m.manager, V.NEW_BLOCK_IDS)):
                 r.miss(f"SingleTypeKVCacheManager.{V.NEW_BLOCK_IDS}", ("FTR05",))
 
+
+def _read_request(r: Any, request: Any) -> tuple[Any, Any, Any, bool] | None:
+    """(request id, computed, in flight, read plainly), or None without an id."""
+    # The fast path reads the vocabulary's TAIL_BOUNDARY and REQUEST_ID as plain
+    # attributes; anything odd is read again through the guarded reads.
+    try:
+        rid = request.request_id
+        computed = request.num_computed_tokens
+        in_flight = request.num_in_flight_tokens
+        plain = type(computed) is int and type(in_flight) is int
+    except Exception:  # noqa: BLE001 - anything odd is read again, guarded
+        plain = False
+    if not plain:
+        rid = r.get(request, V.REQUEST_ID, "Request", ALL)
+        if is_missing(rid):
+            return None
+        computed = r.int_(request, V.TAIL_BOUNDARY[0], "Request", BLOCKS)
+        in_flight = r.int_(request, V.TAIL_BOUNDARY[1], "Request", BLOCKS)
+    if type(rid) is not str:
+        rid = str(rid)
+    return rid, computed, in_flight, plain
+
+
+def _read_requests(snap: Snapshot, running: list[Any]) -> None:
+    r = snap.reader
     cache = snap.cache
     cache_ok = cache is not None and cache.ok
     if cache is not None and cache_ok:
@@ -282,23 +313,10 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
     dirty, clean, extra_keys = snap.dirty, snap.clean, snap.extra_keys
     d_append, c_append = dirty.append, clean.append
     for request in running:
-        # The fast path reads the vocabulary's TAIL_BOUNDARY and REQUEST_ID as plain
-        # attributes; anything odd is read again through the guarded reads.
-        try:
-            rid = request.request_id
-            computed = request.num_computed_tokens
-            in_flight = request.num_in_flight_tokens
-            plain = type(computed) is int and type(in_flight) is int
-        except Exception:  # noqa: BLE001 - anything odd is read again, guarded
-            plain = False
-        if not plain:
-            rid = r.get(request, V.REQUEST_ID, "Request", ALL)
-            if is_missing(rid):
-                continue
-            computed = r.int_(request, V.TAIL_BOUNDARY[0], "Request", BLOCKS)
-            in_flight = r.int_(request, V.TAIL_BOUNDARY[1], "Request", BLOCKS)
-        if type(rid) is not str:
-            rid = str(rid)
+        read = _read_request(r, request)
+        if read is None:
+            continue
+        rid, computed, in_flight, plain = read
         ids_append(rid)
         objs_append(request)
         if not cache_ok or (not plain and (is_missing(computed) or is_missing(in_flight))):
@@ -350,7 +368,6 @@ def _take_snapshot(scheduler: Any) -> Snapshot:
             except Exception:  # noqa: BLE001 - a missing field (or a property that raises), an odd type
                 _undo(snap, seen, group, nd, nc)
                 _record_blocks_guarded(snap, rid, m, blocks, boundary)
-    return snap
 
 
 def _undo(snap: Snapshot, seen: set[int], group: int, nd: int, nc: int) -> None:
