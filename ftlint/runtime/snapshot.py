@@ -305,13 +305,12 @@ def _read_requests(snap: Snapshot, running: list[Any]) -> None:
     r = snap.reader
     cache = snap.cache
     cache_ok = cache is not None and cache.ok
+    lookups: tuple[Any, Any, Any] = (None, None, None)
     if cache is not None and cache_ok:
-        secondary, keys_of = cache.secondary, cache.keys_of
-        contains = cache._contain or cache.contains  # vLLM's own method when it has one (truthy alike)
+        # vLLM's own contains method when it has one (truthy alike)
+        lookups = (cache.secondary, cache.keys_of, cache._contain or cache.contains)
     plan: list[tuple] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
     ids_append, objs_append = snap.request_ids.append, snap.request_objs.append
-    dirty, clean, extra_keys = snap.dirty, snap.clean, snap.extra_keys
-    d_append, c_append = dirty.append, clean.append
     for request in running:
         read = _read_request(r, request)
         if read is None:
@@ -330,44 +329,53 @@ def _read_requests(snap: Snapshot, running: list[Any]) -> None:
                 getter = _blocks_getter(r, m)
                 if getter is not None:
                     plan.append((m, getter, snap.seen.setdefault(m.group, set()), m.group, m.block_size))
-        # The request's dirty tail (index >= confirmed // block_size, not null, hashed) and
-        # its clean prefix blocks that are in the prefix cache, each block once per group,
-        # in plain reads (the vocabulary's BLOCK_IS_NULL, BLOCK_HASH_ATTR, BLOCK_ID_ATTR); a
-        # block with a missing or odd field undoes this request and group's records and
-        # the guarded loop redoes them, so it reports what is missing exactly as before.
-        for m, getter, seen, group, block_size in plan:
-            blocks = getter(rid)  # .get(): never insert into the defaultdict
-            if not blocks:
-                continue
-            boundary = confirmed // block_size
-            nd, nc = len(dirty), len(clean)
-            try:
-                for index, block in enumerate(blocks):
-                    is_null = block.is_null
-                    key = block.block_hash
-                    block_id = block.block_id
-                    if type(block_id) is not int:
-                        raise _Odd
-                    if is_null or key is None or block_id in seen:
-                        continue
-                    if secondary and secondary.get(block_id):
-                        keys = keys_of(block_id, key)
-                        if index >= boundary or any(contains(k, block_id) for k in keys):
-                            (d_append if index >= boundary else c_append)(
-                                (rid, group, index, block_id, block, key, block_size)
-                            )
-                            seen.add(block_id)
-                            if len(keys) > 1:
-                                extra_keys[(group, block_id)] = keys
-                    elif index >= boundary:
-                        d_append((rid, group, index, block_id, block, key, block_size))
+        _record_blocks_fast(snap, rid, plan, confirmed, lookups)
+
+
+def _record_blocks_fast(
+    snap: Snapshot, rid: str, plan: list[tuple[Any, ...]], confirmed: int, lookups: tuple[Any, Any, Any]
+) -> None:
+    # The request's dirty tail (index >= confirmed // block_size, not null, hashed) and
+    # its clean prefix blocks that are in the prefix cache, each block once per group,
+    # in plain reads (the vocabulary's BLOCK_IS_NULL, BLOCK_HASH_ATTR, BLOCK_ID_ATTR); a
+    # block with a missing or odd field undoes this request and group's records and
+    # the guarded loop redoes them, so it reports what is missing exactly as before.
+    secondary, keys_of, contains = lookups
+    dirty, clean, extra_keys = snap.dirty, snap.clean, snap.extra_keys
+    d_append, c_append = dirty.append, clean.append
+    for m, getter, seen, group, block_size in plan:
+        blocks = getter(rid)  # .get(): never insert into the defaultdict
+        if not blocks:
+            continue
+        boundary = confirmed // block_size
+        nd, nc = len(dirty), len(clean)
+        try:
+            for index, block in enumerate(blocks):
+                is_null = block.is_null
+                key = block.block_hash
+                block_id = block.block_id
+                if type(block_id) is not int:
+                    raise _Odd
+                if is_null or key is None or block_id in seen:
+                    continue
+                if secondary and secondary.get(block_id):
+                    keys = keys_of(block_id, key)
+                    if index >= boundary or any(contains(k, block_id) for k in keys):
+                        (d_append if index >= boundary else c_append)(
+                            (rid, group, index, block_id, block, key, block_size)
+                        )
                         seen.add(block_id)
-                    elif contains(key, block_id):
-                        c_append((rid, group, index, block_id, block, key, block_size))
-                        seen.add(block_id)
-            except Exception:  # noqa: BLE001 - a missing field (or a property that raises), an odd type
-                _undo(snap, seen, group, nd, nc)
-                _record_blocks_guarded(snap, rid, m, blocks, boundary)
+                        if len(keys) > 1:
+                            extra_keys[(group, block_id)] = keys
+                elif index >= boundary:
+                    d_append((rid, group, index, block_id, block, key, block_size))
+                    seen.add(block_id)
+                elif contains(key, block_id):
+                    c_append((rid, group, index, block_id, block, key, block_size))
+                    seen.add(block_id)
+        except Exception:  # noqa: BLE001 - a missing field (or a property that raises), an odd type
+            _undo(snap, seen, group, nd, nc)
+            _record_blocks_guarded(snap, rid, m, blocks, boundary)
 
 
 def _undo(snap: Snapshot, seen: set[int], group: int, nd: int, nc: int) -> None:
