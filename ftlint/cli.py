@@ -169,6 +169,8 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="run the runtime verifier's demo on vLLM's real scheduler (CPU)")
     verify.add_argument("--demo", action="store_true", required=True, help="run the demo")
+    verify.add_argument("--kv", action="store_true", help="KV-content mode: FTR01 against a model's logits")
+    verify.add_argument("--device", choices=("cpu", "cuda"), help="with --kv: where the KV pages live")
     verify.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
@@ -488,7 +490,8 @@ def run_verify(args) -> int:
     except ImportError as err:  # pragma: no cover
         print(f"ftlint: the runtime verifier is not available: {err}", file=sys.stderr)
         return EXIT_ERROR
-    return demo_main(list(args.rest))
+    kv = ["--kv"] * args.kv + (["--device", args.device] if args.device else [])
+    return demo_main(kv + list(args.rest))
 
 
 COMMANDS = {"check": run_check, "rule": run_rule, "review": run_review, "verify": run_verify, "server": run_server}

@@ -119,11 +119,36 @@ def main(argv: list[str] | None = None) -> int:
         description="Run vLLM's real scheduler on CPU through a failed step and verify two fault handlers.",
     )
     parser.add_argument("--demo", action="store_true", help="(the default)")
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--kv",
+        action="store_true",
+        help="KV-content mode: a small attention model's K/V in the pages vLLM assigned; "
+        "the verifier's FTR01 against whether the next request's logits differ",
+    )
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default=None,
+        help="with --kv: where the pages live (default: cuda if present)",
+    )
+    args = parser.parse_args(argv)
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from .vllm_cpu import VllmUnavailable
 
+    if args.device and not args.kv:
+        parser.error("--device needs --kv")
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            print("ftlint verify --demo --kv: --device cuda, but torch sees no CUDA device", file=sys.stderr)
+            return 2
     try:
+        if args.kv:
+            from .kv_demo import run_kv_demo
+
+            # 0 when FTR01 and the model's outputs agree in every scenario, else 1
+            return run_kv_demo(device=args.device)
         run_demo()
     except VllmUnavailable as exc:
         print(f"ftlint verify --demo: vLLM is not available: {exc}", file=sys.stderr)

@@ -38,17 +38,29 @@ def assert_blocks_zeroed(kv_caches: Any, block_ids: Iterable[int], *, block_dim:
     ids = sorted(set(int(b) for b in block_ids))
     if not ids:
         return
-    bad: list[str] = []
-    for name, tensor in _tensors(kv_caches):
+    tensors = _tensors(kv_caches)
+    counts = []
+    index_on: dict[Any, Any] = {}  # one index tensor per device
+    for name, tensor in tensors:
         if not isinstance(tensor, torch.Tensor):
             raise TypeError(f"kv_caches[{name}] is {type(tensor).__name__}, not a tensor")
         num_blocks = tensor.shape[block_dim]
         out_of_range = [b for b in ids if not 0 <= b < num_blocks]
         if out_of_range:
             raise IndexError(f"kv_caches[{name}] has {num_blocks} blocks on dim {block_dim}; asked for {out_of_range}")
-        index = torch.tensor(ids, device=tensor.device)
-        pages = tensor.index_select(block_dim, index).movedim(block_dim, 0)
-        nonzero = pages.reshape(len(ids), -1).ne(0).any(dim=1).cpu().tolist()
-        bad.extend(f"{name}: block {b}" for b, nz in zip(ids, nonzero, strict=True) if nz)
+        if tensor.device not in index_on:
+            index_on[tensor.device] = torch.tensor(ids, device=tensor.device)
+        pages = tensor.index_select(block_dim, index_on[tensor.device])  # one gather
+        other_dims = [d for d in range(pages.dim()) if d != block_dim % pages.dim()]
+        # one reduction: NaN counts as non-zero, -0.0 as zero
+        per_block = torch.count_nonzero(pages, dim=other_dims) if other_dims else pages.ne(0).long()
+        counts.append(per_block.to(tensors[0][1].device, non_blocking=True))
+    nonzero = torch.stack(counts).cpu().tolist()  # the one host sync
+    bad = [
+        f"{name}: block {b}"
+        for (name, _), row in zip(tensors, nonzero, strict=True)
+        for b, n in zip(ids, row, strict=True)
+        if n
+    ]
     if bad:
         raise AssertionError("KV cache pages not zeroed: " + ", ".join(bad))

@@ -254,10 +254,14 @@ def resume_hit(scheduler: Any, request_id: str) -> int:
 
 
 def cached_tokens(scheduler: Any, prompt: Sequence[int]) -> int:
-    """Prefix hit of ``prompt`` read without scheduling anything (read-only)."""
+    """Prefix hit of ``prompt`` read without scheduling anything (read-only).
+
+    ``KVCacheManager.get_computed_blocks`` returns ``(blocks, num_tokens)`` in
+    older vLLM and ``(blocks, num_tokens, shared_prefix_boundary)`` in 0.34:
+    the hit is the second item in both."""
     req = make_request("lookup", prompt, block_size=scheduler.block_size)
-    _blocks, hit = scheduler.kv_cache_manager.get_computed_blocks(req)
-    return hit
+    result = scheduler.kv_cache_manager.get_computed_blocks(req)
+    return int(result[1])
 
 
 # -- a stand-in engine for vLLM's own EngineCoreSentinel -------------------

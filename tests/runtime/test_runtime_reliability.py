@@ -387,3 +387,30 @@ def test_assert_blocks_zeroed_on_cpu_tensors():
     with pytest.raises(IndexError):
         assert_blocks_zeroed(kv, [8])
     assert_blocks_zeroed(kv, [])
+
+
+def test_assert_blocks_zeroed_names_layer_and_block_catches_nan_accepts_negative_zero():
+    import torch
+
+    layers = {f"layer.{i}": torch.zeros(2, 12, 16, 2, 4) for i in range(4)}  # vLLM's [2, blocks, ...]
+    layers["layer.1"][:, 7] = -0.0
+    assert_blocks_zeroed(layers, range(12), block_dim=1)  # -0.0 is zero
+    layers["layer.2"][1, 9, 3, 1, 2] = 1e-30  # one value, in the value half
+    with pytest.raises(AssertionError) as exc:
+        assert_blocks_zeroed(layers, [0, 9, 11], block_dim=1)
+    assert str(exc.value) == "KV cache pages not zeroed: layer.2: block 9"
+    layers["layer.3"][0, 4, 0, 0, 0] = float("nan")
+    with pytest.raises(AssertionError, match=r"layer\.2: block 9, layer\.3: block 4$"):
+        assert_blocks_zeroed(layers, [4, 9], block_dim=1)
+    assert_blocks_zeroed(layers, [0, 5], block_dim=1)
+
+
+def test_assert_blocks_zeroed_syncs_with_the_host_once(monkeypatch):
+    import torch
+
+    calls = []
+    real = torch.Tensor.cpu
+    monkeypatch.setattr(torch.Tensor, "cpu", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
+    layers = [torch.zeros(8, 16, 4) for _ in range(5)]
+    assert_blocks_zeroed(layers, [1, 2, 3])
+    assert len(calls) == 1
