@@ -64,12 +64,12 @@ class SinkRecorder:
         self._lock = threading.Lock()
 
     def install(self) -> None:
-        from .wrap import DEFAULT_TARGET, _Patch
+        from .wrap import DEFAULT_TARGET, Patch
 
         problems = []
         for dotted in [DEFAULT_TARGET, *self.extra_targets]:
             try:
-                self.patches.append(_Patch(self, dotted))
+                self.patches.append(Patch(self, dotted))
             except (ImportError, AttributeError) as exc:
                 problems.append((dotted, f"cannot resolve: {type(exc).__name__}: {exc}"))
         for p in self.patches:
@@ -123,14 +123,14 @@ def load() -> None:
     sink = os.environ.get(ENV_SINK)
     if not sink or _RECORDER is not None:
         return
-    from .wrap import _ACTIVE
+    from .wrap import ACTIVE
 
-    if _ACTIVE and getattr(_ACTIVE[-1], "pid", None) == os.getpid():
+    if ACTIVE and getattr(ACTIVE[-1], "pid", None) == os.getpid():
         return  # the test process itself: the pytest plugin already verifies here
     targets = [t.strip() for t in os.environ.get(ENV_TARGETS, "").split(",") if t.strip()]
     recorder = SinkRecorder(sink, targets, os.environ.get(ENV_STRICT) == "1")
     _RECORDER = recorder
-    _ACTIVE.append(recorder)
+    ACTIVE.append(recorder)
     recorder.install()
 
 

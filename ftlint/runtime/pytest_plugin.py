@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import pytest
 
-from .wrap import _ACTIVE, DEFAULT_TARGET, _Patch, find_lock, find_scheduler, resolve_target
+from .wrap import ACTIVE, DEFAULT_TARGET, Patch, find_lock, find_scheduler, resolve_target
 
 __all__ = ["DEFAULT_TARGET", "find_lock", "find_scheduler", "resolve_target"]
 
@@ -74,7 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     plugin = _Plugin(config)
     config.pluginmanager.register(plugin, PLUGIN_NAME)
-    _ACTIVE.append(plugin)  # innermost session last (pytester runs nest)
+    ACTIVE.append(plugin)  # innermost session last (pytester runs nest)
 
 
 # -- the plugin object --------------------------------------------------------
@@ -91,7 +91,7 @@ class _Plugin:
         sopt = config.getoption("ftlint_verify_strict")
         self.default_strict = bool(sopt if sopt is not None else config.getini("ftlint_verify_strict"))
         self.strict = self.default_strict
-        self.patches: list[_Patch] = []
+        self.patches: list[Patch] = []
         self.status: str | None = None
         self._lock = threading.Lock()
         self._pending: list[tuple[str, Any]] = []
@@ -110,14 +110,14 @@ class _Plugin:
             return True
         patches = []
         try:
-            patches.append(_Patch(self, DEFAULT_TARGET))
+            patches.append(Patch(self, DEFAULT_TARGET))
         except ImportError as exc:
             self.status = (
                 f"ftlint: --ftlint-verify: vLLM is not importable ({exc}); EngineCoreSentinel.on_fault is not verified"
             )
         for dotted in self.extra_targets:
             try:
-                patches.append(_Patch(self, dotted))
+                patches.append(Patch(self, dotted))
             except (ImportError, AttributeError) as exc:
                 raise pytest.UsageError(f"--ftlint-verify-target {dotted}: cannot resolve: {exc}") from exc
         for p in patches:
@@ -189,8 +189,8 @@ class _Plugin:
         self.uninstall()
         if self.sink is not None:
             shutil.rmtree(self.sink, ignore_errors=True)
-        if self in _ACTIVE:
-            _ACTIVE.remove(self)
+        if self in ACTIVE:
+            ACTIVE.remove(self)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

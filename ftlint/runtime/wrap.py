@@ -72,7 +72,7 @@ def find_lock(obj: Any) -> Any:
     return None
 
 
-class _Patch:
+class Patch:
     def __init__(self, plugin: Any, dotted: str) -> None:
         self.dotted = dotted
         self.owner, self.attr = resolve_target(dotted)
@@ -98,13 +98,13 @@ class _Patch:
             delattr(self.owner, self.attr)
 
 
-_ACTIVE: list[Any] = []  # one recorder per configured session / process; the last one verifies
+ACTIVE: list[Any] = []  # one recorder per configured session / process; the last one verifies
 
 
 def _make_wrapper(func: Any, dotted: str) -> Any:
     @functools.wraps(func)
     def ftlint_verified(*args: Any, **kwargs: Any) -> Any:
-        plugin = _ACTIVE[-1] if _ACTIVE else None
+        plugin = ACTIVE[-1] if ACTIVE else None
         if plugin is None or not plugin.patches:
             return func(*args, **kwargs)
         scheduler = find_scheduler(*args)

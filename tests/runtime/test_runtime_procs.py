@@ -108,7 +108,7 @@ def test_no_variable_set_nothing_is_wrapped(vllm_ready):
         "from vllm.plugins import load_general_plugins; load_general_plugins()\n"
         "from vllm.v1.fault_tolerance.engine_core_sentinel import EngineCoreSentinel as S\n"
         "import ftlint.runtime.procs as p, ftlint.runtime.wrap as w\n"
-        "print(getattr(S.on_fault, '__ftlint_wrapped__', False), p._RECORDER, w._ACTIVE)\n"
+        "print(getattr(S.on_fault, '__ftlint_wrapped__', False), p._RECORDER, w.ACTIVE)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
