@@ -24,6 +24,8 @@ from typing import Any
 ENV_SINK = "FTLINT_VERIFY_SINK"
 ENV_TARGETS = "FTLINT_VERIFY_TARGETS"  # comma-separated dotted names
 ENV_STRICT = "FTLINT_VERIFY_STRICT"  # "1": FTR02 fails too
+ENV_TIMEOUT = "FTLINT_VERIFY_TIMEOUT"  # seconds; 0 or unset: no limit
+FAILING_KINDS = ("violation", "timeout")
 ENV_TEST = "FTLINT_VERIFY_TEST"  # the test that was running when the process started
 ENV_DP_RANK = "VLLM_DP_RANK"  # vLLM's own variable (external DP launchers set it)
 _PARALLEL_CONFIG_PATHS = (
@@ -54,8 +56,9 @@ def dp_rank(owner: Any) -> int | None:
 class SinkRecorder:
     """The recorder of a child process (see :mod:`ftlint.runtime.wrap`)."""
 
-    def __init__(self, sink: str, targets: list[str], strict: bool) -> None:
+    def __init__(self, sink: str, targets: list[str], strict: bool, timeout: float | None = None) -> None:
         self.sink = sink
+        self.timeout = timeout
         self.extra_targets = targets
         self.strict = strict
         self.patches: list[Any] = []
@@ -103,7 +106,8 @@ class SinkRecorder:
         for v in report.failing(self.strict):
             self.write({"kind": "violation", "target": target, "code": v.code, "message": str(v), "dp_rank": rank})
         for reason in report.cannot_verify:
-            self.write({"kind": "cannot_verify", "target": target, "code": None, "message": reason, "dp_rank": rank})
+            kind = "timeout" if report.timed_out and "did not return within" in reason else "cannot_verify"
+            self.write({"kind": kind, "target": target, "code": None, "message": reason, "dp_rank": rank})
 
     def note_unverifiable(self, target: str, owner: Any = None) -> None:
         self.write(
@@ -128,7 +132,11 @@ def load() -> None:
     if ACTIVE and getattr(ACTIVE[-1], "pid", None) == os.getpid():
         return  # the test process itself: the pytest plugin already verifies here
     targets = [t.strip() for t in os.environ.get(ENV_TARGETS, "").split(",") if t.strip()]
-    recorder = SinkRecorder(sink, targets, os.environ.get(ENV_STRICT) == "1")
+    try:
+        timeout = float(os.environ.get(ENV_TIMEOUT) or 0) or None
+    except ValueError:
+        timeout = None
+    recorder = SinkRecorder(sink, targets, os.environ.get(ENV_STRICT) == "1", timeout)
     _RECORDER = recorder
     ACTIVE.append(recorder)
     recorder.install()

@@ -30,6 +30,7 @@ __all__ = ["DEFAULT_TARGET", "find_lock", "find_scheduler", "resolve_target"]
 
 PLUGIN_NAME = "ftlint-verifier"
 MARKER = "ftlint_verify"
+DEFAULT_TIMEOUT = 300.0  # longer than vLLM's engine_recovery_timeout_sec default (120 s)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -57,11 +58,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="ftlint_verify_strict",
         help="also fail on FTR02 (clean cached blocks evicted).",
     )
+    group.addoption(
+        "--ftlint-verify-timeout",
+        type=float,
+        default=None,
+        dest="ftlint_verify_timeout",
+        metavar="SECONDS",
+        help=f"a verified fault handler still running after SECONDS is interrupted and fails the test "
+        f"(default {DEFAULT_TIMEOUT:g}; 0: no limit).",
+    )
     parser.addini("ftlint_verify", "verify every vLLM fault handler (like --ftlint-verify)", type="bool", default=False)
     parser.addini(
         "ftlint_verify_targets", "extra fault handlers to verify, one dotted name a line", type="linelist", default=[]
     )
     parser.addini("ftlint_verify_strict", "fail on FTR02 too", type="bool", default=False)
+    parser.addini("ftlint_verify_timeout", "seconds a verified fault handler may run (0: no limit)", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,6 +86,19 @@ def pytest_configure(config: pytest.Config) -> None:
     plugin = _Plugin(config)
     config.pluginmanager.register(plugin, PLUGIN_NAME)
     ACTIVE.append(plugin)  # innermost session last (pytester runs nest)
+
+
+def _timeout(config: pytest.Config) -> float | None:
+    value = config.getoption("ftlint_verify_timeout")
+    if value is None:
+        ini = str(config.getini("ftlint_verify_timeout")).strip()
+        try:
+            value = float(ini) if ini else DEFAULT_TIMEOUT
+        except ValueError as exc:
+            raise pytest.UsageError(f"ftlint_verify_timeout = {ini!r}: not a number of seconds") from exc
+    if value < 0:
+        raise pytest.UsageError(f"--ftlint-verify-timeout {value:g}: must be 0 (no limit) or more")
+    return value or None
 
 
 # -- the plugin object --------------------------------------------------------
@@ -91,6 +115,7 @@ class _Plugin:
         sopt = config.getoption("ftlint_verify_strict")
         self.default_strict = bool(sopt if sopt is not None else config.getini("ftlint_verify_strict"))
         self.strict = self.default_strict
+        self.timeout = _timeout(config)
         self.patches: list[Patch] = []
         self.status: str | None = None
         self._lock = threading.Lock()
@@ -147,6 +172,7 @@ class _Plugin:
             procs.ENV_SINK: self.sink,
             procs.ENV_TARGETS: ",".join(self.extra_targets),
             procs.ENV_STRICT: "1" if self.strict else "0",
+            procs.ENV_TIMEOUT: f"{self.timeout or 0:g}",
         }
         self._saved_env = {k: os.environ.get(k) for k in values}
         os.environ.update(values)
@@ -195,9 +221,9 @@ class _Plugin:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Records written after the last test's teardown (a child that outlived its test)."""
-        from .procs import describe
+        from .procs import FAILING_KINDS, describe
 
-        late = [describe(r) for r in self.child_records() if r.get("kind") == "violation"]
+        late = [describe(r) for r in self.child_records() if r.get("kind") in FAILING_KINDS]
         if not late:
             return
         self._late = late
@@ -256,7 +282,7 @@ class _Plugin:
         pending, unverifiable = self.take()
         self.test_reports.extend(r for _, r in pending)
         strict = self.strict
-        failing = [(t, r) for t, r in pending if r.failing(strict)]
+        failing = [(t, r) for t, r in pending if r.failing(strict) or r.timed_out]
         from .report import FaultInvariantError, FaultVerificationWarning
 
         for target, r in pending:
@@ -264,11 +290,12 @@ class _Plugin:
                 item.warn(FaultVerificationWarning(f"{target}: cannot verify: " + "; ".join(r.cannot_verify)))
         for target in unverifiable:
             item.warn(FaultVerificationWarning(f"{target}: cannot verify: no scheduler found on the handler"))
+        from . import procs
         from .procs import describe
 
         child_failing = []
         for rec in self.child_records():
-            if rec.get("kind") == "violation":
+            if rec.get("kind") in procs.FAILING_KINDS:
                 child_failing.append(describe(rec))
             else:
                 item.warn(FaultVerificationWarning(describe(rec).replace("\n  ", ": ")))

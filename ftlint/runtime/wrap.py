@@ -116,7 +116,9 @@ def _make_wrapper(func: Any, dotted: str) -> Any:
 
         strict = plugin.strict
         lock = find_lock(args[0]) if args else None
-        obs = FaultObservation(scheduler, strict=strict, raise_=False, lock=lock, warn=False)
+        obs = FaultObservation(
+            scheduler, strict=strict, raise_=False, lock=lock, warn=False, timeout=getattr(plugin, "timeout", None)
+        )
         try:
             with obs:
                 result = func(*args, **kwargs)
