@@ -101,15 +101,21 @@ def test_child_processes_report_to_the_test_that_ran_them(pytester, vllm_ready):
     assert "DP rank unknown)" in out  # the single-engine children: no data parallelism
 
 
-def test_no_variable_set_nothing_is_wrapped(vllm_ready):
+WRAPPED = (
+    "from ftlint.runtime import vllm_cpu as h; h.setup()\n"
+    "from vllm.plugins import load_general_plugins; load_general_plugins()\n"
+    "from vllm.v1.fault_tolerance.engine_core_sentinel import EngineCoreSentinel as S\n"
+    "import ftlint.runtime.procs as p, ftlint.runtime.wrap as w\n"
+    "print(getattr(S.on_fault, '__ftlint_wrapped__', False), p._RECORDER is not None, len(w.ACTIVE))\n"
+)
+
+
+@pytest.mark.parametrize("sink", [False, True], ids=["no-variable", "variable-set"])
+def test_general_plugin_wraps_only_when_the_variable_is_set(vllm_ready, tmp_path, sink):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FTLINT_VERIFY")}
-    code = (
-        "from ftlint.runtime import vllm_cpu as h; h.setup()\n"
-        "from vllm.plugins import load_general_plugins; load_general_plugins()\n"
-        "from vllm.v1.fault_tolerance.engine_core_sentinel import EngineCoreSentinel as S\n"
-        "import ftlint.runtime.procs as p, ftlint.runtime.wrap as w\n"
-        "print(getattr(S.on_fault, '__ftlint_wrapped__', False), p._RECORDER, w.ACTIVE)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    if sink:
+        env["FTLINT_VERIFY_SINK"] = str(tmp_path)
+    proc = subprocess.run([sys.executable, "-c", WRAPPED], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split("\n")[-2] == "False None []"
+    assert proc.stdout.split("\n")[-2] == ("True True 1" if sink else "False False 0")
+    assert list(tmp_path.iterdir()) == []  # nothing to report: no file is even created
