@@ -119,3 +119,45 @@ def test_general_plugin_wraps_only_when_the_variable_is_set(vllm_ready, tmp_path
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[-2] == ("True True 1" if sink else "False False 0")
     assert list(tmp_path.iterdir()) == []  # nothing to report: no file is even created
+
+
+TEARDOWN = """
+import multiprocessing
+import os
+import time
+
+import pytest
+
+import childft
+
+def after_go(go):
+    while not os.path.exists(go):  # reports only once the test body is over
+        time.sleep(0.05)
+    childft.run("bad")
+
+@pytest.fixture
+def engine(tmp_path):
+    go = str(tmp_path / "go")
+    p = multiprocessing.get_context("spawn").Process(target=after_go, args=(go,))
+    p.start()
+    yield
+    open(go, "w").close()
+    p.join(120)
+
+def test_fault_handled_while_tearing_down(engine):
+    pass
+"""
+
+
+def test_record_written_during_teardown_fails_the_teardown(pytester, vllm_ready):
+    pytester.makepyfile(test_inner=TEARDOWN, childft=CHILD)
+    pytester.syspathinsert()
+    result = pytester.runpytest("--ftlint-verify", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR at teardown of test_fault_handled_while_tearing_down*",
+            "*a fault handler in another process broke an invariant during teardown*",
+            "*FTR01 dirty-block-cached*",
+        ]
+    )
