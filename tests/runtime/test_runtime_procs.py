@@ -161,3 +161,42 @@ def test_record_written_during_teardown_fails_the_teardown(pytester, vllm_ready)
             "*FTR01 dirty-block-cached*",
         ]
     )
+
+
+LATE_CONFTEST = """
+import multiprocessing
+import os
+
+GO = os.path.abspath("go")
+
+def pytest_sessionfinish(session):  # runs before ftlint's (trylast): the child outlives the tests
+    open(GO, "w").close()
+    for p in multiprocessing.active_children():
+        p.join(120)
+"""
+
+LATE = """
+import multiprocessing
+
+from test_inner_teardown import after_go
+from conftest import GO
+
+def test_starts_an_engine_and_leaves():
+    multiprocessing.get_context("spawn").Process(target=after_go, args=(GO,)).start()
+"""
+
+
+def test_record_written_after_the_last_test_fails_the_session(pytester, vllm_ready):
+    pytester.makepyfile(test_inner_teardown=TEARDOWN, childft=CHILD, test_late=LATE)
+    pytester.makeconftest(LATE_CONFTEST)
+    pytester.syspathinsert()
+    result = pytester.runpytest("--ftlint-verify", "-p", "no:cacheprovider", "test_late.py")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*ftlint: fault-handler violations reported after the last test*",
+            "*EngineCoreSentinel.on_fault (process * on *, DP rank unknown)*",
+            "*FTR01 dirty-block-cached*",
+        ]
+    )
