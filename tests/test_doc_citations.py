@@ -32,6 +32,8 @@ NOT_CITATIONS = {
     # vLLM's test paths, in the PR description template `ftlint review` checks
     ("ftlint/review/pr_checks.py", "tests/v1/fault_tolerance"),
     ("ftlint/review/pr_checks.py", "tests/v1/fault_tolerance/test_resume_evicts_tail.py"),
+    # vLLM's own fault-tolerance e2e test, which docs/runtime.md shows how to verify
+    ("docs/runtime.md", "tests/v1/fault_tolerance/test_fault_tolerance_e2e.py"),
     # git's `diff.external` setting, and vLLM's `engine.scheduler` (not ftlint's modules)
     ("docs/review.md", "diff.external"),
     ("ftlint/core/vocabulary.py", "engine.scheduler"),

@@ -157,3 +157,6 @@ REQUEST_BOOKKEEPING_FIELDS = ("num_preemptions", "spec_token_ids", "num_tokens",
 SENTINEL_HANDLER = "vllm.v1.fault_tolerance.engine_core_sentinel:EngineCoreSentinel.on_fault"
 # Where a fault handler's object keeps the scheduler: itself, .scheduler, .engine.scheduler.
 SCHEDULER_PATHS = ((), ("scheduler",), ("engine", "scheduler"))
+# Scheduler methods an engine's busy loop calls: one called from another thread during a
+# verified fault-handler call means the engine was not paused (the verifier reports it).
+SCHEDULER_MUTATORS = ("add_request", "schedule", "update_from_output", "finish_requests")

@@ -16,20 +16,21 @@ unraisable-exception handling).
 
 from __future__ import annotations
 
-import functools
-import importlib
-import inspect
+import os
+import shutil
+import tempfile
 import threading
 from typing import Any, cast
 
 import pytest
 
-from ftlint.core import vocabulary as V
+from .wrap import ACTIVE, DEFAULT_TARGET, Patch, find_lock, find_scheduler, resolve_target
 
-DEFAULT_TARGET = V.SENTINEL_HANDLER
+__all__ = ["DEFAULT_TARGET", "find_lock", "find_scheduler", "resolve_target"]
+
 PLUGIN_NAME = "ftlint-verifier"
 MARKER = "ftlint_verify"
-_LOCK_ATTRS = ("_fault_lock", "fault_lock", "_lock", "lock")
+DEFAULT_TIMEOUT = 300.0  # longer than vLLM's engine_recovery_timeout_sec default (120 s)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -57,11 +58,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="ftlint_verify_strict",
         help="also fail on FTR02 (clean cached blocks evicted).",
     )
+    group.addoption(
+        "--ftlint-verify-timeout",
+        type=float,
+        default=None,
+        dest="ftlint_verify_timeout",
+        metavar="SECONDS",
+        help=f"a verified fault handler still running after SECONDS is interrupted and fails the test "
+        f"(default {DEFAULT_TIMEOUT:g}; 0: no limit).",
+    )
     parser.addini("ftlint_verify", "verify every vLLM fault handler (like --ftlint-verify)", type="bool", default=False)
     parser.addini(
         "ftlint_verify_targets", "extra fault handlers to verify, one dotted name a line", type="linelist", default=[]
     )
     parser.addini("ftlint_verify_strict", "fail on FTR02 too", type="bool", default=False)
+    parser.addini("ftlint_verify_timeout", "seconds a verified fault handler may run (0: no limit)", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,117 +85,20 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     plugin = _Plugin(config)
     config.pluginmanager.register(plugin, PLUGIN_NAME)
-    _ACTIVE.append(plugin)  # innermost session last (pytester runs nest)
+    ACTIVE.append(plugin)  # innermost session last (pytester runs nest)
 
 
-# -- resolving and wrapping targets ---------------------------------------
-
-
-def resolve_target(dotted: str) -> tuple[Any, str]:
-    """``pkg.mod:Cls.meth`` or ``pkg.mod.Cls.meth`` -> (owner, attribute)."""
-    if ":" in dotted:
-        module_name, _, qual = dotted.partition(":")
-        obj: Any = importlib.import_module(module_name)
-        parts = qual.split(".")
-    else:
-        parts = dotted.split(".")
-        obj, i, error = None, len(parts) - 1, None
-        while i > 0:
-            try:
-                obj = importlib.import_module(".".join(parts[:i]))
-                break
-            except ModuleNotFoundError as exc:
-                error = exc
-                i -= 1
-        if obj is None:
-            raise error or ModuleNotFoundError(dotted)
-        parts = parts[i:]
-    for name in parts[:-1]:
-        obj = getattr(obj, name)
-    if not parts or not hasattr(obj, parts[-1]):
-        raise AttributeError(f"{dotted}: no attribute {parts[-1]!r}")
-    return obj, parts[-1]
-
-
-def _looks_like_scheduler(obj: Any) -> bool:
-    return hasattr(obj, V.SCHEDULER_KV_CACHE_MANAGER) and hasattr(obj, V.SCHEDULER_RUNNING)
-
-
-def find_scheduler(*candidates: Any) -> Any:
-    for obj in candidates:
-        for path in V.SCHEDULER_PATHS:
-            cur = obj
-            for name in path:
-                cur = getattr(cur, name, None)
-            if cur is not None and _looks_like_scheduler(cur):
-                return cur
-    return None
-
-
-def find_lock(obj: Any) -> Any:
-    for name in _LOCK_ATTRS:
-        lock = getattr(obj, name, None)
-        if lock is not None and hasattr(lock, "acquire") and hasattr(lock, "release"):
-            return lock
-    return None
-
-
-class _Patch:
-    def __init__(self, plugin: _Plugin, dotted: str) -> None:
-        self.dotted = dotted
-        self.owner, self.attr = resolve_target(dotted)
-        self.raw = inspect.getattr_static(self.owner, self.attr)
-        self.own = self.attr in vars(self.owner)
-
-    def install(self) -> None:
-        raw = self.raw
-        func: Any = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
-        if getattr(func, "__ftlint_wrapped__", False):  # wrapped by an outer session
-            func = func.__wrapped__
-        wrapped = _make_wrapper(func, self.dotted)
-        if isinstance(raw, staticmethod):
-            wrapped = staticmethod(wrapped)
-        elif isinstance(raw, classmethod):
-            wrapped = classmethod(wrapped)
-        setattr(self.owner, self.attr, wrapped)
-
-    def uninstall(self) -> None:
-        if self.own:
-            setattr(self.owner, self.attr, self.raw)
-        else:
-            delattr(self.owner, self.attr)
-
-
-_ACTIVE: list[_Plugin] = []  # one per configured session; the last one verifies
-
-
-def _make_wrapper(func: Any, dotted: str) -> Any:
-    @functools.wraps(func)
-    def ftlint_verified(*args: Any, **kwargs: Any) -> Any:
-        plugin = _ACTIVE[-1] if _ACTIVE else None
-        if plugin is None or not plugin.patches:
-            return func(*args, **kwargs)
-        scheduler = find_scheduler(*args)
-        if scheduler is None:
-            plugin.note_unverifiable(dotted)
-            return func(*args, **kwargs)
-        from .report import FaultInvariantError
-        from .verify import FaultObservation
-
-        strict = plugin.strict
-        lock = find_lock(args[0]) if args else None
-        obs = FaultObservation(scheduler, strict=strict, raise_=False, lock=lock, warn=False)
+def _timeout(config: pytest.Config) -> float | None:
+    value = config.getoption("ftlint_verify_timeout")
+    if value is None:
+        ini = str(config.getini("ftlint_verify_timeout")).strip()
         try:
-            with obs:
-                result = func(*args, **kwargs)
-        finally:
-            plugin.record(dotted, obs.report)
-        if obs.report.failing(strict):
-            raise FaultInvariantError(obs.report, strict=strict)
-        return result
-
-    ftlint_verified.__ftlint_wrapped__ = True  # type: ignore[attr-defined]
-    return ftlint_verified
+            value = float(ini) if ini else DEFAULT_TIMEOUT
+        except ValueError as exc:
+            raise pytest.UsageError(f"ftlint_verify_timeout = {ini!r}: not a number of seconds") from exc
+    if value < 0:
+        raise pytest.UsageError(f"--ftlint-verify-timeout {value:g}: must be 0 (no limit) or more")
+    return value or None
 
 
 # -- the plugin object --------------------------------------------------------
@@ -201,12 +115,19 @@ class _Plugin:
         sopt = config.getoption("ftlint_verify_strict")
         self.default_strict = bool(sopt if sopt is not None else config.getini("ftlint_verify_strict"))
         self.strict = self.default_strict
-        self.patches: list[_Patch] = []
+        self.timeout = _timeout(config)
+        self.patches: list[Patch] = []
         self.status: str | None = None
         self._lock = threading.Lock()
         self._pending: list[tuple[str, Any]] = []
         self._unverifiable: list[str] = []
         self.test_reports: list[Any] = []
+        self.pid = os.getpid()  # a forked child holds a copy: ftlint.runtime.procs tells them apart
+        # child processes (vLLM engine cores, Ray tasks) report to this directory
+        self.sink: str | None = None
+        self._sink_offsets: dict[str, int] = {}
+        self._saved_env: dict[str, str | None] | None = None
+        self._late: list[str] = []
 
     # -- installing ---------------------------------------------------
     def install(self) -> bool:
@@ -214,19 +135,20 @@ class _Plugin:
             return True
         patches = []
         try:
-            patches.append(_Patch(self, DEFAULT_TARGET))
+            patches.append(Patch(self, DEFAULT_TARGET))
         except ImportError as exc:
             self.status = (
                 f"ftlint: --ftlint-verify: vLLM is not importable ({exc}); EngineCoreSentinel.on_fault is not verified"
             )
         for dotted in self.extra_targets:
             try:
-                patches.append(_Patch(self, dotted))
+                patches.append(Patch(self, dotted))
             except (ImportError, AttributeError) as exc:
                 raise pytest.UsageError(f"--ftlint-verify-target {dotted}: cannot resolve: {exc}") from exc
         for p in patches:
             p.install()
         self.patches = patches
+        self._export_env()
         if patches and self.status is None:
             names = ", ".join(p.dotted for p in patches)
             self.status = f"ftlint: verifying fault handlers: {names}"
@@ -236,13 +158,44 @@ class _Plugin:
         for p in reversed(self.patches):
             p.uninstall()
         self.patches = []
+        self._restore_env()
+
+    # -- child processes (ftlint.runtime.procs) -----------------------------
+    def _export_env(self) -> None:
+        from . import procs
+
+        if self._saved_env is not None:
+            return
+        if self.sink is None:
+            self.sink = tempfile.mkdtemp(prefix="ftlint-verify-")
+        values = {
+            procs.ENV_SINK: self.sink,
+            procs.ENV_TARGETS: ",".join(self.extra_targets),
+            procs.ENV_STRICT: "1" if self.strict else "0",
+            procs.ENV_TIMEOUT: f"{self.timeout or 0:g}",
+        }
+        self._saved_env = {k: os.environ.get(k) for k in values}
+        os.environ.update(values)
+
+    def _restore_env(self) -> None:
+        saved, self._saved_env = self._saved_env, None
+        for key, value in (saved or {}).items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+    def child_records(self) -> list[dict[str, Any]]:
+        from . import procs
+
+        return procs.read_records(self.sink, self._sink_offsets) if self.sink else []
 
     # -- recording ----------------------------------------------------
-    def record(self, target: str, report: Any) -> None:
+    def record(self, target: str, report: Any, owner: Any = None) -> None:
         with self._lock:
             self._pending.append((target, report))
 
-    def note_unverifiable(self, target: str) -> None:
+    def note_unverifiable(self, target: str, owner: Any = None) -> None:
         with self._lock:
             self._unverifiable.append(target)
 
@@ -260,8 +213,28 @@ class _Plugin:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self.uninstall()
-        if self in _ACTIVE:
-            _ACTIVE.remove(self)
+        if self.sink is not None:
+            shutil.rmtree(self.sink, ignore_errors=True)
+        if self in ACTIVE:
+            ACTIVE.remove(self)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Records written after the last test's teardown (a child that outlived its test)."""
+        from .procs import FAILING_KINDS, describe
+
+        late = [describe(r) for r in self.child_records() if r.get("kind") in FAILING_KINDS]
+        if not late:
+            return
+        self._late = late
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        late = self._late
+        if late:
+            terminalreporter.section("ftlint: fault-handler violations reported after the last test", red=True)
+            for text in late:
+                terminalreporter.line(text)
 
     def pytest_report_header(self, config: pytest.Config) -> str | None:
         if not self.session_wide:
@@ -286,9 +259,17 @@ class _Plugin:
             if not self.patches:
                 installed_here = self.install()
         self.test_reports = []
+        from .procs import ENV_TEST
+
+        previous_test = os.environ.get(ENV_TEST)
+        os.environ[ENV_TEST] = item.nodeid
         try:
             return (yield)
         finally:
+            if previous_test is None:
+                os.environ.pop(ENV_TEST, None)
+            else:
+                os.environ[ENV_TEST] = previous_test
             if installed_here:
                 self.uninstall()
             if removed_here:
@@ -301,7 +282,7 @@ class _Plugin:
         pending, unverifiable = self.take()
         self.test_reports.extend(r for _, r in pending)
         strict = self.strict
-        failing = [(t, r) for t, r in pending if r.failing(strict)]
+        failing = [(t, r) for t, r in pending if r.failing(strict) or r.timed_out]
         from .report import FaultInvariantError, FaultVerificationWarning
 
         for target, r in pending:
@@ -309,9 +290,26 @@ class _Plugin:
                 item.warn(FaultVerificationWarning(f"{target}: cannot verify: " + "; ".join(r.cannot_verify)))
         for target in unverifiable:
             item.warn(FaultVerificationWarning(f"{target}: cannot verify: no scheduler found on the handler"))
-        if not failing:
+        from . import procs
+        from .procs import describe
+
+        child_failing = []
+        for rec in self.child_records():
+            if rec.get("kind") in procs.FAILING_KINDS:
+                child_failing.append(describe(rec))
+            else:
+                item.warn(FaultVerificationWarning(describe(rec).replace("\n  ", ": ")))
+        if not failing and not child_failing:
             return rep
-        text = "\n".join(f"{t}:\n{r.format(strict)}" for t, r in failing)
+        text = "\n".join([*(f"{t}:\n{r.format(strict)}" for t, r in failing), *child_failing])
+        if child_failing and not failing:
+            header = f"ftlint: a fault handler in another process broke an invariant during {call.when}"
+            if rep.passed:
+                rep.outcome = "failed"
+                rep.longrepr = f"{header}:\n{text}"
+            else:
+                rep.sections.append((f"ftlint fault-handler violations in child processes ({call.when})", text))
+            return rep
         already = call.excinfo is not None and isinstance(call.excinfo.value, FaultInvariantError)
         if rep.passed:
             rep.outcome = "failed"

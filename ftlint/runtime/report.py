@@ -89,6 +89,7 @@ class FaultReport:
     requests: int = 0
     handler_exception: BaseException | None = None
     complete: bool = False  # set once the exit checks ran
+    timed_out: bool = False  # the handler did not return within the observation's timeout
 
     @property
     def dirty_left_cached(self) -> int:
@@ -139,6 +140,11 @@ class FaultInvariantError(AssertionError):
         self.violations = list(report.violations)
         self.strict = strict
         super().__init__(report.format(strict))
+
+
+class FaultHandlerTimeout(TimeoutError):
+    """Raised inside a verified fault handler that ran past the verifier's timeout
+    (``--ftlint-verify-timeout``); the report says so as "cannot verify"."""
 
 
 class FaultVerificationWarning(UserWarning):

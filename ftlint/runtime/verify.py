@@ -2,17 +2,98 @@
 
 from __future__ import annotations
 
+import ctypes
 import inspect
+import threading
 import warnings
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Literal
 
+from ftlint.core import vocabulary as V
+
 from .checks import run_checks
-from .report import FaultInvariantError, FaultReport, FaultVerificationWarning
+from .report import FaultHandlerTimeout, FaultInvariantError, FaultReport, FaultVerificationWarning
 from .snapshot import Snapshot, take_snapshot
 
 DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+class _Tripwire:
+    """Notes a call of one of the scheduler's busy-loop methods from a thread other than
+    the observing one, between ``arm`` and ``disarm`` (instance attributes that shadow the
+    class's methods, removed afterwards; a scheduler whose methods cannot be shadowed is
+    simply not watched)."""
+
+    def __init__(self, scheduler: Any) -> None:
+        self.scheduler = scheduler
+        self.owner = threading.get_ident()
+        self.calls: list[str] = []
+        self._installed: list[str] = []
+
+    def arm(self) -> None:
+        own = getattr(self.scheduler, "__dict__", None)
+        if own is None:
+            return
+        for name in V.SCHEDULER_MUTATORS:
+            method = getattr(self.scheduler, name, None)
+            if method is None or name in own:
+                continue
+            try:
+                setattr(self.scheduler, name, self._watch(name, method))
+            except (AttributeError, TypeError):
+                continue
+            self._installed.append(name)
+
+    def _watch(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            thread = threading.current_thread()
+            if thread.ident != self.owner:
+                self.calls.append(f"{name}() from thread {thread.name!r}")
+            return method(*args, **kwargs)
+
+        return watched
+
+    def disarm(self) -> None:
+        own = self.scheduler.__dict__ if self._installed else {}
+        for name in self._installed:
+            own.pop(name, None)
+        self._installed = []
+
+
+class _Watchdog:
+    """After ``timeout`` seconds, raise FaultHandlerTimeout in the observing thread (at its
+    next Python instruction: a handler blocked inside one C call is interrupted when it
+    returns to Python)."""
+
+    def __init__(self, report: FaultReport, timeout: float) -> None:
+        self.report = report
+        self.timeout = timeout
+        self.thread = threading.get_ident()
+        self._lock = threading.Lock()
+        self._running = True
+        self._timer = threading.Timer(timeout, self._fire)
+        self._timer.daemon = True
+
+    def start(self) -> None:
+        self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            if not self._running:
+                return
+            self.report.timed_out = True
+            self.report.cannot_verify.append(
+                f"the fault handler did not return within {self.timeout:g}s (a hang?): interrupted"
+            )
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(self.thread), ctypes.py_object(FaultHandlerTimeout)
+            )
+
+    def stop(self) -> None:
+        with self._lock:
+            self._running = False
+        self._timer.cancel()
 
 
 class FaultObservation:
@@ -41,8 +122,10 @@ class FaultObservation:
         lock: Any = None,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
         warn: bool | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.scheduler = scheduler
+        self.timeout = timeout if timeout else None
         self.strict = strict
         self.raise_ = raise_
         self.lock = lock
@@ -51,6 +134,8 @@ class FaultObservation:
         self.report = FaultReport()
         self._snap: Snapshot | None = None
         self._lock_failed = False
+        self._tripwire: _Tripwire | None = None
+        self._watchdog: _Watchdog | None = None
 
     # -- locking ---------------------------------------------------------
     def _locked(self, what: str, fn: Callable[[], None]) -> None:
@@ -118,13 +203,38 @@ class FaultObservation:
 
     # -- context manager -------------------------------------------------
     def __enter__(self) -> FaultReport:
+        self._tripwire = _Tripwire(self.scheduler)
+        self._tripwire.arm()
         self._locked("snapshot", self._take)
+        if self.timeout is not None:
+            self._watchdog = _Watchdog(self.report, self.timeout)
+            self._watchdog.start()
         return self.report
+
+    def _stop_watching(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.stop()
+            self._watchdog = None
+        tripwire, self._tripwire = self._tripwire, None
+        if tripwire is None:
+            return
+        tripwire.disarm()
+        if tripwire.calls:
+            shown = ", ".join(tripwire.calls[:3]) + (
+                f" and {len(tripwire.calls) - 3} more" if len(tripwire.calls) > 3 else ""
+            )
+            self.report.cannot_verify.append(
+                f"the scheduler was changed by another thread during the verified call ({shown}): "
+                "pause the engine while its fault handler runs"
+            )
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> Literal[False]:
+        if self._watchdog is not None:
+            self._watchdog.stop()
         self._locked("checks", self._check)
+        self._stop_watching()
         self._snap = None  # drop references to vLLM objects
         report = self.report
         if self.warn and report.cannot_verify:
