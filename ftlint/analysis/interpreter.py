@@ -652,7 +652,9 @@ class _Walk:
     def _try(self, node, states: list) -> Flow:
         raised = list(states)  # an exception may leave the body before any statement
         body = Flow(normal=states)
-        for statement in getattr(node.body, "body", ()):
+        # `try: x()` on one line: its body is a SimpleStatementSuite, one statement
+        statements = [node.body] if isinstance(node.body, cst.SimpleStatementSuite) else node.body.body
+        for statement in statements:
             if not body.normal:
                 break
             step = self.statement(statement, body.normal)
