@@ -77,6 +77,8 @@ class FileLinter:
 
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store, probe=probe)
         self._loaded: set[Path] = set()
+        self._statement_starts: dict[int, int] = {}  # the file being linted's (see _statement_ranges)
+        self._lines: list[str] | None = None
         self.fault_paths = FaultPaths(
             self.project,
             handler_matcher(config.handler_patterns()),
@@ -217,10 +219,11 @@ class FileLinter:
                 parent = context.parent_of(parent)
         if self._lines is None:
             self._lines = split_lines(trees[0].text, keepends=True)
+        lines = self._lines
         edits: list = []
         for statement, replacements in groups.values():
             start = self._statement_starts.get(id(statement))
-            found = None if start is None else textedits.statement_edits(self._lines, statement, start, replacements)
+            found = None if start is None else textedits.statement_edits(lines, statement, start, replacements)
             if found is None:
                 return None
             edits.extend(found)
@@ -228,8 +231,8 @@ class FileLinter:
 
     def _statement_ranges(self, context: FileContext, reports: list) -> None:
         """The start lines of the statements that hold the fixes' nodes, in one pass."""
-        self._statement_starts: dict[int, int] = {}
-        self._lines: list[str] | None = None
+        self._statement_starts = {}
+        self._lines = None
         trees = context.trees()
         if len(trees) != 1 or trees[0].line_offset or not any(report.fix for report in reports):
             return
