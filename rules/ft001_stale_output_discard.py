@@ -152,6 +152,39 @@ class StaleOutputDiscard(Rule):
             name="new-api-preempt-argument",
         ),
         Invalid(
+            with_methods(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        self.scheduler._preempt_request(
+                            req,
+                            0.0,
+                            drop_stale_output=True,
+                        )
+            """,
+                EVICT_TAIL,
+            ),
+            expect=((5, 13),),
+            fixed=with_methods(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        self.scheduler._preempt_request(
+                            req,
+                            0.0,
+                        )
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+            """,
+                EVICT_TAIL,
+            ),
+            name="multi-line-call-keeps-its-trailing-comma",
+        ),
+        Invalid(
             """
             class Sentinel:
                 def on_fault(self, exc):
@@ -358,9 +391,13 @@ def resume_all(scheduler):
         drop = next((a for a in args if a.keyword is not None and a.keyword.value == V.DROP_STALE_OUTPUT), None)
         if drop is None and len(positional) >= 3:
             drop = positional[2]
-        args.remove(cast(cst.Arg, drop))  # visit_Call asked preempt_drops_output: the argument is there
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        drop = cast(cst.Arg, drop)  # visit_Call asked preempt_drops_output: the argument is there
+        was_last = args[-1] is drop
+        args.remove(drop)
+        if args and was_last:
+            # the new last argument ends as the removed one did: a trailing comma and the
+            # line break before `)` stay (one argument per line keeps its shape)
+            args[-1] = args[-1].with_changes(comma=drop.comma)
         new_call = call.with_changes(args=args)
         line = cstedits.enclosing_statement(call, parent_of)
         request = ir.request_argument(call)
