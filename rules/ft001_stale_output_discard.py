@@ -152,6 +152,39 @@ class StaleOutputDiscard(Rule):
             name="new-api-preempt-argument",
         ),
         Invalid(
+            with_methods(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        self.scheduler._preempt_request(
+                            req,
+                            0.0,
+                            drop_stale_output=True,
+                        )
+            """,
+                EVICT_TAIL,
+            ),
+            expect=((5, 13),),
+            fixed=with_methods(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in list(self.scheduler.running):
+                        self._evict_tail(req)
+                        self.scheduler._preempt_request(
+                            req,
+                            0.0,
+                        )
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+            """,
+                EVICT_TAIL,
+            ),
+            name="multi-line-call-keeps-its-trailing-comma",
+        ),
+        Invalid(
             """
             class Sentinel:
                 def on_fault(self, exc):
@@ -303,7 +336,7 @@ def resume_all(scheduler):
             and not m.matches(node.value, _FALSY)
             and self.in_fault_path(node)
         ):
-            self._report_assignment(node)
+            self._report_assignment(node, cast(cst.Attribute, node.target), node.value)
 
     def _check_assignment(
         self, node: cst.BaseSmallStatement, target: cst.BaseExpression, value: cst.BaseExpression
@@ -311,12 +344,13 @@ def resume_all(scheduler):
         if not isinstance(target, cst.Attribute) or m.matches(value, _FALSY):
             return
         if target.attr.value in (V.ASYNC_DISCARD_FIELD, V.DROP_STALE_OUTPUT):
-            self._report_assignment(node)
+            self._report_assignment(node, target, value)
 
-    def _report_assignment(self, node: cst.BaseSmallStatement) -> None:
-        parent_of = self.parent
-        fix = cstedits.remove_small_statement(node, parent_of)
-        self.report(node, fix=[fix] if fix else (), fix_title="Remove the discard assignment")
+    def _report_assignment(
+        self, node: cst.BaseSmallStatement, target: cst.Attribute, value: cst.BaseExpression
+    ) -> None:
+        fix = _assignment_fix(node, target, value, self.parent)
+        self.report(node, fix=fix or (), fix_title="Remove the discard assignment")
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         # Drops the interpreter finds that are not a preempt call spelt with the flag
@@ -357,9 +391,13 @@ def resume_all(scheduler):
         drop = next((a for a in args if a.keyword is not None and a.keyword.value == V.DROP_STALE_OUTPUT), None)
         if drop is None and len(positional) >= 3:
             drop = positional[2]
-        args.remove(cast(cst.Arg, drop))  # visit_Call asked preempt_drops_output: the argument is there
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        drop = cast(cst.Arg, drop)  # visit_Call asked preempt_drops_output: the argument is there
+        was_last = args[-1] is drop
+        args.remove(drop)
+        if args and was_last:
+            # the new last argument ends as the removed one did: a trailing comma and the
+            # line break before `)` stay (one argument per line keeps its shape)
+            args[-1] = args[-1].with_changes(comma=drop.comma)
         new_call = call.with_changes(args=args)
         line = cstedits.enclosing_statement(call, parent_of)
         request = ir.request_argument(call)
@@ -381,6 +419,25 @@ def resume_all(scheduler):
             if cast(cst.Attribute, cast(cst.Assign, s.body[0]).targets[0].target).attr.value in missing
         ]
         return [cstedits.insert_after(line, new_line, resets)], False
+
+
+def _assignment_fix(
+    node: cst.BaseSmallStatement, target: cst.Attribute, value: cst.BaseExpression, parent_of
+) -> list[Replacement] | None:
+    """Remove the discard write and nothing else: a chained assignment keeps its other
+    targets; a value or a target base that acts (`audit_log(r)`, `running.pop()`) stays as
+    an expression statement; both acting: no fix (their order would need a name)."""
+    if isinstance(node, cst.Assign) and len(node.targets) > 1:
+        rest = [t for t in node.targets if t.target is not target]
+        return [Replacement(node, node.with_changes(targets=rest))]
+    effects = [e for e in (value, target.value) if not cstedits.side_effect_free(e)]
+    if isinstance(node, cst.AugAssign) and effects:
+        return None  # `x.f += v` also reads the field: leave it to the reader
+    if len(effects) > 1:
+        return None
+    if effects:
+        return [Replacement(node, cst.Expr(effects[0]))]
+    return cstedits.remove_small_statement(node, parent_of)
 
 
 def _spelt_drop(node: cst.CSTNode) -> bool:

@@ -282,6 +282,50 @@ class StaleCountersNotReset(Rule):
             expect=((4, 9),),
             name="no-fix-where-the-request-is-not-a-plain-name",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    s = self.scheduler
+                    for r in list(s.running):
+                        self._evict_tail(r)
+                        try: s._preempt_request(r, 0)
+                        except Exception: pass
+
+                def _evict_tail(self, r):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            expect=((6, 18),),
+            name="one-line-try-body",
+        ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    s = self.scheduler
+                    for r in list(s.running):
+                        self._evict_tail(r)
+                        s.preempt_request(preempted_req=r, timestamp=0)
+
+                def _evict_tail(self, r):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            expect=((6, 13),),
+            fixed="""
+            class Sentinel:
+                def on_fault(self, exc):
+                    s = self.scheduler
+                    for r in list(s.running):
+                        self._evict_tail(r)
+                        s.preempt_request(preempted_req=r, timestamp=0)
+                        r.num_in_flight_tokens = 0
+                        r.num_stale_output_tokens = 0
+
+                def _evict_tail(self, r):
+                    self.scheduler.kv_cache_manager.evict_blocks(set())
+            """,
+            name="request-passed-by-keyword",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

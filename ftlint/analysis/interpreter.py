@@ -652,7 +652,9 @@ class _Walk:
     def _try(self, node, states: list) -> Flow:
         raised = list(states)  # an exception may leave the body before any statement
         body = Flow(normal=states)
-        for statement in getattr(node.body, "body", ()):
+        # `try: x()` on one line: its body is a SimpleStatementSuite, one statement
+        statements = [node.body] if isinstance(node.body, cst.SimpleStatementSuite) else node.body.body
+        for statement in statements:
             if not body.normal:
                 break
             step = self.statement(statement, body.normal)
@@ -940,7 +942,8 @@ class _Walk:
                 )
             return Val.NONE, state
         if kind == "preempt":
-            request = keywords.get("request", keywords.get("req", args[0] if args else None))
+            named = [keywords[k] for k in ir.REQUEST_KEYWORDS if k in keywords]
+            request = named[0] if named else (args[0] if args else None)
             drop = keywords.get(V.DROP_STALE_OUTPUT, args[2] if len(args) > 2 else None) == ("bool", True)
             return Val.NONE, self.preempt(request, drop, node, state)
         if kind == "finish":

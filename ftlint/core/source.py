@@ -292,6 +292,24 @@ def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:
 _ERROR_AT = re.compile(r"^(?:parser error: )?error at (?P<line>\d+):(?P<column>\d+): (?P<rest>.*)$")
 
 
+def _python_position(text: str) -> tuple[int, int] | None:
+    """(line, column) where `compile()` reports the syntax error, as Python (and ruff) show
+    it (LibCST's parser stops later: a missing `:` is found on the next line)."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<ftlint>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:
+        if err.lineno is not None and err.lineno > 0:
+            return err.lineno, max(err.offset or 1, 1)
+    except Exception:  # noqa: BLE001 - null bytes, too deep: LibCST's position stands
+        return None
+    return None
+
+
 def parse(text: str) -> cst.Module | ParseFailure:
     """Parse with LibCST; returns a Module or a ParseFailure (imported lazily: cached runs skip it)."""
     import libcst as cst
@@ -314,6 +332,7 @@ def parse(text: str) -> cst.Module | ParseFailure:
                 message = f"unexpected end of file: {message}"
                 line = max(len(lines), 1)
                 column = len(lines[-1]) + 1 if lines else 1
+        line, column = _python_position(text) or (line, column)
         return ParseFailure(f"syntax error: {message}", line, column)
     except RecursionError:
         return ParseFailure("too deeply nested to parse")

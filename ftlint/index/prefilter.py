@@ -34,7 +34,8 @@ _UTF8_NAMES = {b"utf-8", b"utf8", b"utf_8", b"utf-8-sig", b"utf_8_sig"}
 
 
 def _tokens(glob: str) -> list[tuple[str, str]]:
-    """("lit", char) / ("wild", "*" | "?" | "[") tokens of an fnmatch pattern."""
+    """("lit", char) / ("wild", "*" | "?" | "[...]") tokens of an fnmatch pattern (a class
+    token holds its text)."""
     out = []
     i = 0
     while i < len(glob):
@@ -51,7 +52,7 @@ def _tokens(glob: str) -> list[tuple[str, str]]:
             if j == -1:  # fnmatch treats an unclosed '[' as a literal
                 out.append(("lit", c))
             else:
-                out.append(("wild", "["))
+                out.append(("wild", glob[i : j + 1]))
                 i = j
         else:
             out.append(("lit", c))
@@ -94,11 +95,42 @@ def name_alternatives(pattern: str) -> list[list[tuple[str, str]]]:
     return alternatives
 
 
+_DEF = rb"\bdef(?:\s|\\(?:\r\n?|\n))+"
+_NAME_END = rb"(?![\w\x80-\xff])"
+#: a defined name, whatever it is (for the globs checked on the name itself)
+_ANY_DEF = re.compile(_DEF + rb"([\w\x80-\xff]+)" + _NAME_END)
+
+
+def _backtracks(tokens) -> bool:
+    """Whether a regex of these tokens could backtrack more than linearly: a `*` with another
+    wildcard (`*a*b` tries every split of a name; `?`'s run of non-ASCII bytes overlaps a `*`)."""
+    wild = [value for kind, value in tokens if kind == "wild"]
+    return "*" in wild and len(wild) > 1
+
+
+def _glob_of(tokens) -> str:
+    return "".join(value for _, value in tokens)
+
+
 def handler_regex(patterns) -> re.Pattern[bytes]:
-    """One regex for all handler patterns (the part after the last '.' names the function)."""
-    names = sorted({_regex_of(alt) for p in patterns for alt in name_alternatives(p)})
+    """One regex for the handler patterns' names (the part after the last '.' names the
+    function) that cannot backtrack badly; the others are `name_globs`."""
+    alternatives = [alt for p in patterns for alt in name_alternatives(p)]
+    names = sorted({_regex_of(alt) for alt in alternatives if not _backtracks(alt)})
     body = b"|".join(names) if names else b"(?!x)x"
-    return re.compile(rb"\bdef(?:\s|\\(?:\r\n?|\n))+(?:" + body + rb")(?![\w\x80-\xff])")
+    return re.compile(_DEF + b"(?:" + body + b")" + _NAME_END)
+
+
+def name_globs(patterns) -> re.Pattern[str] | None:
+    """The names (one regex, linear: core.gitignore's globs commit to the leftmost place of
+    the text between two `*`) that patterns with several wildcards, one a `*`, match: each
+    defined name is tested with it, instead of one regex trying every split of the file."""
+    from ftlint.core.gitignore import glob_to_regex
+
+    globs = sorted({_glob_of(alt) for p in patterns for alt in name_alternatives(p) if _backtracks(alt)})
+    if not globs:
+        return None
+    return re.compile("|".join("(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in globs), re.DOTALL)
 
 
 def literal_anchors(patterns) -> tuple[bytes, ...]:
@@ -128,6 +160,7 @@ class Prefilter:
     def __init__(self, patterns) -> None:
         patterns = tuple(patterns)
         self.regex = handler_regex(patterns)
+        self.globs = name_globs(patterns)
         self.anchors = literal_anchors(patterns) if patterns else ()
 
     def matches(self, data: bytes) -> bool:
@@ -136,7 +169,21 @@ class Prefilter:
                 break
         else:
             return other_encoding(data)
-        return self.regex.search(data) is not None or other_encoding(data)
+        return self.regex.search(data) is not None or self._glob_defined(data) or other_encoding(data)
+
+    def _glob_defined(self, data: bytes) -> bool:
+        """Whether a defined name matches one of the globs with several wildcards (a name
+        that is not UTF-8 counts: the parser decides)."""
+        if self.globs is None:
+            return False
+        for match in _ANY_DEF.finditer(data):
+            try:
+                name = match.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                return True
+            if self.globs.fullmatch(name):
+                return True
+        return False
 
 
 class SubclassPattern:

@@ -85,6 +85,8 @@ class FileLinter:
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store, probe=probe)
         self._loaded: set[Path] = set()
         self._in_fault_path_file = in_fault_path_file
+        self._statement_starts: dict[int, int] = {}  # the file being linted's (see _statement_ranges)
+        self._lines: list[str] | None = None
         self.fault_paths = self._new_fault_paths()
 
     def _new_fault_paths(self) -> FaultPaths:
@@ -186,6 +188,7 @@ class FileLinter:
 
                         traceback.print_exc()
         self._positions = self._ranges(context, [report.node for rule in rules for report in rule.reports])
+        self._statement_ranges(context, [report for rule in rules for report in rule.reports])
         return [(rule, report) for rule in rules for report in rule.reports], errors
 
     def _ranges(self, context: FileContext, nodes: list[cst.CSTNode]) -> dict[int, CodeRange]:
@@ -197,6 +200,9 @@ class FileLinter:
         return found
 
     def _fix_edits(self, context: FileContext, fix: Sequence[Replacement]) -> tuple[Edit, ...]:
+        fast = self._statement_fix_edits(context, fix)
+        if fast is not None:
+            return fast
         trees = context.trees()
         edits: list[Edit] = []
         for tree in trees:
@@ -206,6 +212,55 @@ class FileLinter:
                     textedits.shift(e, tree.line_offset) for e in textedits.fix_edits(tree.text, tree.module, mine)
                 )
         return tuple(edits)
+
+    def _statement_fix_edits(self, context: FileContext, fix) -> tuple | None:
+        """A fix inside one statement of a whole-module tree, from that statement alone
+        (textedits.statement_edits; None: the whole-module way)."""
+        trees = context.trees()
+        if not self._statement_starts:
+            return None
+        groups: dict[int, tuple[cst.CSTNode, list]] = {}
+        for replacement in fix:
+            statement = _statement_of(replacement.node, context.parent_of)
+            if statement is None:
+                return None
+            groups.setdefault(id(statement), (statement, []))[1].append(replacement)
+        nested = {id(n) for n, _ in groups.values()}
+        for statement, _ in groups.values():  # one statement inside another: the whole-module way
+            parent = context.parent_of(statement)
+            while parent is not None:
+                if id(parent) in nested:
+                    return None
+                parent = context.parent_of(parent)
+        if self._lines is None:
+            self._lines = split_lines(trees[0].text, keepends=True)
+        lines = self._lines
+        edits: list = []
+        for statement, replacements in groups.values():
+            start = self._statement_starts.get(id(statement))
+            found = None if start is None else textedits.statement_edits(lines, statement, start, replacements)
+            if found is None:
+                return None
+            edits.extend(found)
+        return tuple(sorted(edits, key=lambda e: (e.line, e.column)))
+
+    def _statement_ranges(self, context: FileContext, reports: list) -> None:
+        """The start lines of the statements that hold the fixes' nodes, in one pass."""
+        self._statement_starts = {}
+        self._lines = None
+        trees = context.trees()
+        if len(trees) != 1 or trees[0].line_offset or not any(report.fix for report in reports):
+            return
+        if trees[0].text != trees[0].module.code:  # LibCST renders it otherwise: the whole-module way
+            return
+        wanted = [
+            s
+            for report in reports
+            for r in (report.fix or ())
+            if (s := _statement_of(r.node, context.parent_of)) is not None
+        ]
+        for key, code_range in ranges_of(trees[0].module, wanted).items():
+            self._statement_starts[key] = code_range.start.line
 
     def _visit(self, context: FileContext, rules: list[Rule]) -> None:
         """One batched visit (ScopeTracker first, then the rules) over the file's fault-path
@@ -270,6 +325,15 @@ class FileLinter:
             return findings
         noqa = parse_suppressions(text)
         return [f for f in findings if not noqa.suppresses(f.code, f.line)]
+
+
+def _statement_of(node, parent_of) -> cst.CSTNode | None:
+    """The statement line or compound statement of a block that holds `node` (itself
+    when it is one)."""
+    current = node
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        current = parent_of(current)
+    return current
 
 
 def _shifted(code_range: CodeRange, lines: int) -> CodeRange:

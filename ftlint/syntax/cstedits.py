@@ -21,21 +21,33 @@ def enclosing_statement(node: cst.CSTNode, parent_of: GetParent) -> cst.CSTNode 
     return current
 
 
-def remove_small_statement(small: cst.BaseSmallStatement, parent_of: GetParent) -> Replacement | None:
-    """Delete one small statement; the line if it is alone there; `pass` if the block would be empty."""
+def remove_small_statement(small: cst.BaseSmallStatement, parent_of: GetParent) -> list[Replacement] | None:
+    """Delete one small statement; the line if it is alone there; `pass` if the block would
+    be empty. The comment lines above a deleted line stay (they go to the next statement,
+    or the line becomes `pass`), and the statement before a deleted last one on its line
+    loses its `;`."""
     line = parent_of(small)
-    if isinstance(line, cst.SimpleStatementLine) and len(line.body) > 1:
-        return Replacement(small, cst.RemovalSentinel.REMOVE)
+    if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and len(line.body) > 1:
+        body = [s for s in line.body if s is not small]
+        if line.body[-1] is small:
+            body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return [Replacement(line, line.with_changes(body=body))]
     if isinstance(line, cst.SimpleStatementSuite):
-        if len(line.body) > 1:
-            return Replacement(small, cst.RemovalSentinel.REMOVE)
-        return Replacement(small, cst.Pass())
+        return [Replacement(small, cst.Pass())]
     if not isinstance(line, cst.SimpleStatementLine):
         return None
     block = parent_of(line)
     if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
-        return Replacement(small, cst.Pass())
-    return Replacement(line, cst.RemovalSentinel.REMOVE)
+        return [Replacement(small, cst.Pass())]
+    if not any(empty.comment is not None for empty in line.leading_lines):
+        return [Replacement(line, cst.RemovalSentinel.REMOVE)]
+    siblings: Sequence[cst.CSTNode] = getattr(block, "body", ())
+    index = next((i for i, s in enumerate(siblings) if s is line), None)
+    after = siblings[index + 1] if index is not None and index + 1 < len(siblings) else None
+    if isinstance(after, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and hasattr(after, "leading_lines"):
+        moved = after.with_changes(leading_lines=[*line.leading_lines, *after.leading_lines])
+        return [Replacement(line, cst.RemovalSentinel.REMOVE), Replacement(after, moved)]
+    return [Replacement(small, cst.Pass())]  # the last statement: its comment stays above a `pass`
 
 
 def counter_resets(var: str, counters: Sequence[str] = V.COUNTER_FIELDS) -> list[cst.SimpleStatementLine]:

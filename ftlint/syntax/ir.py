@@ -123,9 +123,14 @@ def preempt_drops_output(call: cst.Call) -> bool:
     return len(positional) >= 3 and is_true(positional[2].value)
 
 
+#: keyword names a preempt's request is passed by (vLLM's `request`; forks' helpers
+#: `req`, `preempted_req`): a keyword argument counts like the positional one
+REQUEST_KEYWORDS = ("request", "req", "preempted_req", "preempted_request")
+
+
 def request_argument(call: cst.Call) -> cst.Arg | None:
     for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value in ("request", "req"):
+        if arg.keyword is not None and arg.keyword.value in REQUEST_KEYWORDS:
             return arg
     for arg in call.args:
         if arg.keyword is None and arg.star == "":

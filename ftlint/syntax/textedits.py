@@ -63,6 +63,44 @@ def fix_edits(text: str, module: cst.Module, replacements: Sequence[Replacement]
     return tuple(edits)
 
 
+def _standalone(nodes: Sequence[cst.CSTNode], indent: str) -> str | None:
+    """Statements rendered on their own, each non-blank line indented by `indent`."""
+    code = "".join(cst.Module(body=[n]).code for n in nodes)  # type: ignore[list-item]
+    return "".join(indent + line if line.strip() else line for line in split_lines(code, keepends=True))
+
+
+def statement_edits(
+    lines: Sequence[str], statement: cst.CSTNode, start_line: int, replacements: Sequence[Replacement]
+) -> tuple[Edit, ...] | None:
+    """The edits of `replacements` (nodes inside `statement`, a statement of the file that
+    starts, after its leading comment lines, on `start_line` of `lines`), rendering only
+    that statement: linear in the file's fixes, where `fix_edits` generates the whole
+    module per fix. None when the statement does not render alone as the exact text it
+    was parsed from (the caller then takes `fix_edits`)."""
+    leading = getattr(statement, "leading_lines", ())
+    first = start_line - len(leading)
+    if first < 1 or start_line > len(lines):
+        return None
+    line = lines[start_line - 1]
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    try:
+        old = _standalone([statement], indent)
+    except Exception:  # noqa: BLE001 - a node that renders only in its context
+        return None
+    if old is None:
+        return None
+    count = len(split_lines(old, keepends=True))
+    if "".join(lines[first - 1 : first - 1 + count]) != old:
+        return None
+    new = statement.visit(_Replacer(replacements))
+    if isinstance(new, cst.RemovalSentinel):
+        rendered = ""
+    else:
+        nodes = list(new.nodes) if isinstance(new, cst.FlattenSentinel) else [new]
+        rendered = _standalone(nodes, indent) or ""
+    return tuple(shift(e, first - 1) for e in edits_between(old, rendered))
+
+
 def edits_between(before: str, after: str) -> tuple[Edit, ...]:
     """Whole-line edits that turn `before` into `after` (columns are 1 = line start)."""
     old = split_lines(before, keepends=True)

@@ -34,25 +34,25 @@ FT005 = (
 BAD_FILES = {
     "py2_print.py": (
         b'def on_fault(self, exc):\n    print "failed"\n',
-        (
+        (  # where compile() reports it
             2,
-            19,
+            5,
             "syntax error: expected one of !=, %, &, (, *, **, +, ,, -, ., /, //, :, "
             ";, <, <<, <=, =, ==, >, >=, >>, @, NEWLINE, [, ^, and, if, in, is, not, or, |",
         ),
     ),
     "unfinished_edit.py": (
         b"def on_fault(self, exc):\n    self.scheduler.finish_requests(\n",
-        (
+        (  # where compile() reports it
             2,
-            36,
+            35,
             "syntax error: unexpected end of file: expected one of ), *, **, +, -, ..., AWAIT, False, NAME, "
             "NUMBER, None, True, lambda, not, ~",
         ),
     ),
     "missing_colon.py": (
         b"def on_fault(self, exc)\n    pass\n",
-        (2, 5, "syntax error: expected one of ->, :"),
+        (1, 24, "syntax error: expected one of ->, :"),  # where compile() reports it
     ),
     "latin1_undeclared.py": (
         b'def on_fault(self, exc):\n    msg = "\xe9chec"\n',
@@ -85,7 +85,7 @@ BAD_FILES = {
     ),
     "tabs_inconsistent.py": (
         b"def on_fault(self, exc):\n    if exc:\n\treturn\n",
-        (1, 1, "syntax error: tokenizer error: inconsistent mixing of tabs and spaces"),
+        (3, 1, "syntax error: tokenizer error: inconsistent mixing of tabs and spaces"),
     ),
     "too_many_brackets.py": (
         b"x = " + b"(" * (MAX_BRACKET_DEPTH + 1) + b"1" + b")" * (MAX_BRACKET_DEPTH + 1) + b"\n",
