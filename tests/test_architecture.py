@@ -233,6 +233,8 @@ def test_every_engine_module_sits_in_a_layer():
         "stdin",
         "settings_view",
         "testing",
+        "matchers",
+        "vocabulary",
         "examples",
         "core",
         "syntax",
