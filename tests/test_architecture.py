@@ -235,6 +235,7 @@ def test_every_engine_module_sits_in_a_layer():
         "testing",
         "matchers",
         "vocabulary",
+        "docs",
         "examples",
         "core",
         "syntax",
