@@ -1,5 +1,5 @@
 # The two set-up commands (see README): both build or reuse the environment first.
-.PHONY: demo test test-static lint
+.PHONY: demo test test-static lint docs
 
 # Main job on an embedded default: lint the bundled bad fault handler, then run the
 # runtime verifier's demo on vLLM's real scheduler (CPU).
@@ -35,3 +35,9 @@ lint:
 	"$$venv/bin/python" -m mypy ftlint rules || status=1; \
 	"$$venv/bin/python" -m ftlint check . || status=1; \
 	exit $$status
+
+# The generated docs (README's rule table, docs/rules.md) from the rule registry; a test
+# fails with this command's name when they are stale.
+docs:
+	@venv=$$(bash scripts/bootstrap-env --static) || exit 2; \
+	"$$venv/bin/python" -m ftlint.docs

@@ -12,6 +12,8 @@ import importlib.util
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import findings_json, run_ftlint
 
 HEADER = "class Sentinel:\n    def on_fault(self, exc):\n"
@@ -113,6 +115,7 @@ def test_add_noqa_cannot_combine_with_fix(tmp_path):
     assert proc.returncode == 2 and "--add-noqa cannot be combined with --fix" in proc.stderr
 
 
+@pytest.mark.vllm  # copies the installed vLLM package: not in the static venv
 def test_add_noqa_on_a_copy_of_vllm_fault_tolerance(tmp_path):
     """Issue 14's done-when, on the installed vLLM's fault-tolerance package: afterwards
     `ftlint check` exits 0, only comments were added, and a second run changes nothing."""

@@ -141,6 +141,7 @@ def vllm_copy(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.vllm  # copies the installed vLLM tree (vllm_copy): not in the static venv
 def test_vllm_tree_explicit_batched_walk_and_exhaustive_agree(vllm_copy):
     files = sorted(p.relative_to(vllm_copy).as_posix() for p in (vllm_copy / "vllm").rglob("*.py"))
     assert len(files) > 3000
