@@ -83,7 +83,7 @@ class FrameParser:
         if inner is not None:
             self.buffer[:0] = body[inner.start() :]
 
-    def _skip_all(self) -> Malformed | None:
+    def _skip_all(self) -> Frame | Malformed | None:
         buffer = self.buffer
         if not buffer.strip():
             return None
@@ -92,7 +92,7 @@ class FrameParser:
         del buffer[:-_KEEP]
         return self._report("data outside a frame (no Content-Length header before it)")
 
-    def _report(self, reason: str) -> Malformed | None:
+    def _report(self, reason: str) -> Frame | Malformed | None:
         if self._skipping:
             return self.next_event()
         self._skipping = True
