@@ -338,6 +338,26 @@ def _outermost(fn: Function, outlined: Outline) -> Function:
     return best
 
 
+def _units(outlined: Outline) -> dict[Function, list[Function]]:
+    """Each outermost function -> the functions within its lines (itself first), in
+    module order: one sorted interval walk (O(functions log functions)), the same
+    grouping as _outermost and _inside give one function at a time."""
+    order = sorted(outlined.spans.items(), key=lambda item: (item[1][0], -item[1][1]))
+    units: dict[Function, list[Function]] = {}
+    outer: Function | None = None
+    outer_span = (0, -1)
+    for fn, span in order:
+        if outer is not None and _within(span, outer_span):
+            units[outer].append(fn)
+        else:
+            outer, outer_span = fn, span
+            units[fn] = [fn]
+    position = {fn: n for n, fn in enumerate(outlined.spans)}
+    for inside in units.values():
+        inside.sort(key=position.__getitem__)
+    return units
+
+
 def _parse_unit(fn: Function, outlined: Outline) -> tuple[Segment, list[cst.FunctionDef]] | None:
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
@@ -423,20 +443,21 @@ def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
     was, now = old.outline, new.outline
     if was is None or now is None:
         return 0
+    old_units, new_units = _units(was), _units(now)
     parsed: dict = {}
     for fn in old.functions:
-        if fn.cst_node is not None and was.segment(fn) is not None and _outermost(fn, was) is fn:
+        if fn in old_units and fn.cst_node is not None and was.segment(fn) is not None:
             parsed.setdefault((fn.qualname, was.text_of(fn)), fn)
     carried = 0
     for fn in new.functions:
-        if fn.cst_node is not None or _outermost(fn, now) is not fn:
+        if fn.cst_node is not None or fn not in new_units:
             continue
         before = parsed.get((fn.qualname, now.text_of(fn)))
         if before is None:
             continue
         unit = was.segments[before]
-        inner_old = _inside(before, was)
-        inner_new = _inside(fn, now)
+        inner_old = old_units[before]
+        inner_new = new_units[fn]
         if len(inner_old) != len(inner_new) or any(f.cst_node is None or was.segment(f) is not unit for f in inner_old):
             continue
         segment = Segment(unit.module, unit.text, unit.line_offset + now.span(fn)[0] - was.span(before)[0])

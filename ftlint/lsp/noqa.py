@@ -3,6 +3,7 @@ keeping what the line holds (code, other comments, codes already listed)."""
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -17,7 +18,7 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
     """An edit adding `code` to the `# noqa` of `line` (1-based), or of the first line of
     the statement holding it when a comment cannot end `line` (inside a string, after a
     backslash). None when the code is suppressed there already or no line can take it."""
-    lines = split_lines(text)
+    lines = _lines(text)
     try:
         ends, comments, starts = _layout(text)
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -28,8 +29,10 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
     return None
 
 
+@functools.lru_cache(maxsize=4)
 def _layout(text: str):
-    """(lines a comment may end, {line: its comment token}, {line: first line of its statement})."""
+    """Tokenized once per text (a document version): every finding's action reuses it.
+    (lines a comment may end, {line: its comment token}, {line: first line of its statement})."""
     ends: set[int] = set()
     comments: dict[int, tokenize.TokenInfo] = {}
     starts: dict[int, int] = {}
@@ -46,6 +49,11 @@ def _layout(text: str):
                     starts[number] = first
                 first = None
     return ends, comments, starts
+
+
+@functools.lru_cache(maxsize=4)
+def _lines(text: str) -> list[str]:
+    return split_lines(text)
 
 
 def _edit(lines: list[str], number: int, comment: tokenize.TokenInfo | None, code: str) -> Edit | None:

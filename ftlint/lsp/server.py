@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Sequence
+import sys
+import threading
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -25,6 +28,7 @@ from ftlint.core.finding import Edit, Finding, Severity
 from ftlint.lint.workspace import Workspace
 from ftlint.lsp import positions
 from ftlint.lsp.noqa import noqa_edit
+from ftlint.lsp.transport import MessageLoop
 
 if TYPE_CHECKING:
     from ftlint.core.config import Config
@@ -61,7 +65,25 @@ class FtlintLanguageServer(LanguageServer):
         self._pending: dict[str, None] = {}  # uris to lint, in order
         self._changed: dict[str, None] = {}  # paths changed since the last flush
         self._scheduled = False
+        self._round: Generator[None, None, None] | None = None  # the lint round under way
+        self._io: MessageLoop | None = None
         self._config_errors_shown: set[str] = set()
+
+    # -- transport --------------------------------------------------------------------
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with ftlint's message loop (transport.py): robust framing,
+        cancellation of waiting requests, and linting only when no message waits."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self._io = MessageLoop(self.protocol, stdin or sys.stdin.buffer, self.lint_step)
+        try:
+            asyncio.run(self._io.run())
+        except BrokenPipeError:
+            log.error("the connection to the client is lost: stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     # -- configuration ----------------------------------------------------------------
     def workspace_for(self, path: str) -> Workspace | None:
@@ -150,20 +172,43 @@ class FtlintLanguageServer(LanguageServer):
         self._schedule()
 
     def _schedule(self) -> None:
-        if not self._scheduled:
+        if self._io is not None:
+            self._io.schedule()  # linted when no message waits (lint_step)
+        elif not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
 
     # -- linting ----------------------------------------------------------------------
+    def lint_step(self) -> bool:
+        """Lint one document of the current round (starting one when something changed);
+        returns whether work is left. The message loop calls it only when no message
+        waits, so an edit that arrives meanwhile is applied before the next document."""
+        if self._round is None:
+            if not self._pending and not self._changed:
+                return False
+            self._round = self._lint_round()
+        try:
+            next(self._round)
+            return True
+        except StopIteration:
+            self._round = None
+            return bool(self._pending or self._changed)
+
     def flush(self) -> None:
         """Lint what changed (published first), then the open files that depend on it."""
         self._scheduled = False
+        for _ in self._lint_round():
+            pass
+
+    def _lint_round(self) -> Generator[None, None, None]:
         pending, self._pending = list(self._pending), {}
         changed, self._changed = list(self._changed), {}
         before = {uri: linted.reached for uri, linted in self.linted.items()}
         done = set()
         for uri in pending:
-            self.lint_and_publish(uri)
+            if uri not in self._pending:  # else a newer version came: the next round lints it
+                self.lint_and_publish(uri)
+                yield
             done.add(uri)
         if not changed:
             return
@@ -180,8 +225,11 @@ class FtlintLanguageServer(LanguageServer):
                 continue
             open_path = _path_of(uri)
             reached = before.get(uri, set()) | self._reached_path(open_path)
+            if uri in self._pending:
+                continue  # edited meanwhile: linted (once) in the next round
             if (changed_set & reached) - {open_path} or open_path in reverse:
                 self.lint_and_publish(uri)
+                yield
 
     def _reached_path(self, path: str | None) -> set[str]:
         workspace = self.workspace_for(path) if path else None

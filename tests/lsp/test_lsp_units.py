@@ -68,3 +68,22 @@ def test_a_diagnostic_links_to_a_rule_page_only_when_a_docs_url_is_configured():
     assert plain.code_description is None and plain.code == "FT007" and plain.source == "ftlint"
     linked = to_diagnostic(finding, lines, docs_url="https://docs.example.org/rules/{code}-{name}")
     assert linked.code_description.href == "https://docs.example.org/rules/FT007-missing-dirty-eviction"
+
+
+def test_noqa_edits_of_one_text_tokenize_it_once(monkeypatch):
+    """Code actions on a big buffer: one tokenization per document version, not one per
+    finding (issue 23: 8 MB, 90 s for the next code action)."""
+    import tokenize
+
+    calls = []
+    real = tokenize.generate_tokens
+
+    def counting(readline):
+        calls.append(1)
+        return real(readline)
+
+    monkeypatch.setattr(tokenize, "generate_tokens", counting)
+    text = "".join(f"free(x{n})\n" for n in range(200)) + "# one of a kind\n"
+    edits = [noqa_edit(text, n + 1, "FT007") for n in range(200)]
+    assert all(e is not None for e in edits)
+    assert len(calls) == 1
