@@ -99,6 +99,17 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix: exit 1 when anything was fixed, even if no finding is left",
+    )
+    check.add_argument(
+        "--quiet", "-q", action="store_true", help="print the findings and errors, no summary messages (ruff's -q)"
+    )
+    check.add_argument(
+        "--silent", "-s", action="store_true", help="print nothing but errors; the exit code says it (ruff's -s)"
+    )
+    check.add_argument(
         "--exhaustive", action="store_true", help="parse every file instead of prefiltering (slow; same findings)"
     )
     check.add_argument(
@@ -349,9 +360,9 @@ def run_check(args) -> int:
     if args.verbose:
         for note in result.notes:
             print(f"ftlint: note: {note}", file=sys.stderr)
-    if not args.diff or args.fix:
+    if (not args.diff or args.fix) and not args.silent:
         emit(args, result.findings, config)
-    if args.fix and result.fixes_applied:
+    if args.fix and result.fixes_applied and not (args.quiet or args.silent):
         print(f"ftlint: fixed {result.fixes_applied} finding(s)", file=sys.stderr)
     if outcome is not None:
         if args.show_fixes:
@@ -364,6 +375,8 @@ def run_check(args) -> int:
         return EXIT_ERROR
     if args.diff and not args.fix:
         return EXIT_FINDINGS if result.fixed else EXIT_CLEAN
+    if args.fix and args.exit_non_zero_on_fix and result.fixes_applied:
+        return EXIT_FINDINGS
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

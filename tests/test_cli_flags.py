@@ -1,0 +1,38 @@
+"""ruff's flags on `check` (issue 23 item 1): --exit-non-zero-on-fix, -q/--quiet, -s/--silent."""
+
+from tests.helpers import run_ftlint, write_project
+
+FIXABLE = """
+class Sentinel:
+    def on_fault(self, exc):
+        self._evict_tails()  # tail only
+        for req in list(self.scheduler.running):
+            self.scheduler._preempt_request(req, 0.0, drop_stale_output=True)
+        for r in self.scheduler.waiting:
+            self.scheduler.preempt_request(r, 1.0)
+
+    def _evict_tails(self):
+        self.kv.evict_blocks(set())
+"""
+HANDLER = "class S:\n    def on_fault(self, exc):\n        self.scheduler.reset_prefix_cache()\n"
+
+
+def test_exit_non_zero_on_fix_exits_1_when_something_was_fixed(tmp_path):
+    write_project(tmp_path, {"s.py": FIXABLE})
+    fixed = run_ftlint("check", "--fix", "--exit-non-zero-on-fix", "s.py", cwd=tmp_path)
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "drop_stale_output" not in (tmp_path / "s.py").read_text()
+    again = run_ftlint("check", "--fix", "--exit-non-zero-on-fix", "s.py", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr  # nothing left to fix
+
+
+def test_quiet_drops_the_fixed_message_and_silent_prints_nothing(tmp_path):
+    write_project(tmp_path, {"s.py": FIXABLE, "t.py": FIXABLE, "m.py": HANDLER})
+    plain = run_ftlint("check", "--fix", "t.py", cwd=tmp_path)
+    assert "fixed" in plain.stderr, plain.stderr
+    quiet = run_ftlint("check", "-q", "--fix", "s.py", cwd=tmp_path)
+    assert quiet.returncode == 0 and "fixed" not in quiet.stderr, quiet.stderr
+    silent = run_ftlint("check", "-s", "m.py", cwd=tmp_path)
+    assert silent.returncode == 1 and silent.stdout == "" and silent.stderr == ""
+    loud = run_ftlint("check", "--silent", "m.py", cwd=tmp_path)
+    assert loud.returncode == 1 and loud.stdout == ""
