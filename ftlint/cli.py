@@ -153,6 +153,10 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         help="with `-` (or no PATH): lint stdin as if it were the file PATH; --fix writes the fixed text to stdout",
     )
 
+    clean = sub.add_parser("clean", help="remove the result cache ftlint wrote (ruff clean)")
+    clean.add_argument("--config", type=Path, help="pyproject.toml to read [tool.ftlint] from")
+    clean.add_argument("--cache-dir", type=Path, help="the cache to remove (default: cache-dir in the config)")
+
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
     rule.add_argument("code", nargs="?", help="e.g. FT004")
     rule.add_argument("--all", action="store_true", help="list every rule")
@@ -504,7 +508,62 @@ def run_verify(args) -> int:
     return demo_main(list(args.rest))
 
 
-COMMANDS = {"check": run_check, "rule": run_rule, "review": run_review, "verify": run_verify, "server": run_server}
+def run_clean(args) -> int:
+    """Remove the result cache: only a directory ftlint tagged as its own (CACHEDIR.TAG)."""
+    import shutil
+
+    from ftlint.core.cache import _TAG
+    from ftlint.core.config import ConfigError, load_config
+
+    if args.cache_dir is not None:
+        top = Path(os.path.abspath(args.cache_dir))
+    else:
+        try:
+            top = load_config(Path.cwd(), args.config).cache_path
+        except ConfigError as err:
+            raise UsageError(str(err)) from None
+    if not os.path.lexists(top):
+        print(f"ftlint: no cache at {escape_name(str(top))}", file=sys.stderr)
+        return EXIT_CLEAN
+    try:
+        with open(os.path.join(top, "CACHEDIR.TAG"), encoding="utf-8") as fh:
+            ours = fh.read(len(_TAG) + 1) == _TAG
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if os.path.islink(top) or not ours:
+        raise UsageError(
+            f"{escape_name(str(top))}: not a cache ftlint wrote (no CACHEDIR.TAG of ftlint's); not removed"
+        )
+    try:
+        shutil.rmtree(top)
+    except OSError as err:
+        raise UsageError(f"{escape_name(str(top))}: {err.strerror or err}") from None
+    print(f"ftlint: removed {escape_name(str(top))}", file=sys.stderr)
+    return EXIT_CLEAN
+
+
+def escape_name(name: str) -> str:
+    """A file name for a message: control characters and undecodable bytes escaped."""
+    out = []
+    for ch in name:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code < 0x20 or code == 0x7F:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+COMMANDS = {
+    "clean": run_clean,
+    "check": run_check,
+    "rule": run_rule,
+    "review": run_review,
+    "verify": run_verify,
+    "server": run_server,
+}
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,3 +36,18 @@ def test_quiet_drops_the_fixed_message_and_silent_prints_nothing(tmp_path):
     assert silent.returncode == 1 and silent.stdout == "" and silent.stderr == ""
     loud = run_ftlint("check", "--silent", "m.py", cwd=tmp_path)
     assert loud.returncode == 1 and loud.stdout == ""
+
+
+def test_clean_removes_the_cache_ftlint_wrote_and_nothing_else(tmp_path):
+    write_project(tmp_path, {"m.py": HANDLER})
+    run_ftlint("check", "m.py", cwd=tmp_path, env={"FTLINT_NO_CACHE": None})
+    cache = tmp_path / ".ftlint_cache"
+    assert (cache / "CACHEDIR.TAG").is_file()
+    proc = run_ftlint("clean", cwd=tmp_path)
+    assert proc.returncode == 0 and not cache.exists(), proc.stderr
+    mine = tmp_path / "mine"
+    (mine / "keep.txt").parent.mkdir()
+    (mine / "keep.txt").write_text("data")
+    proc = run_ftlint("clean", "--cache-dir", "mine", cwd=tmp_path)
+    assert proc.returncode == 2 and "not a cache ftlint wrote" in proc.stderr
+    assert (mine / "keep.txt").read_text() == "data"
