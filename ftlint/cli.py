@@ -512,7 +512,6 @@ def run_clean(args) -> int:
     """Remove the result cache: only a directory ftlint tagged as its own (CACHEDIR.TAG)."""
     import shutil
 
-    from ftlint.core.cache import _TAG
     from ftlint.core.config import ConfigError, load_config
 
     if args.cache_dir is not None:
@@ -527,7 +526,8 @@ def run_clean(args) -> int:
         return EXIT_CLEAN
     try:
         with open(os.path.join(top, "CACHEDIR.TAG"), encoding="utf-8") as fh:
-            ours = fh.read(len(_TAG) + 1) == _TAG
+            tag = fh.read(4096)
+        ours = tag.startswith("Signature: 8a477f597d28d172789f06886806bc55\n") and "created by ftlint" in tag
     except (OSError, UnicodeDecodeError):
         ours = False
     if os.path.islink(top) or not ours:
