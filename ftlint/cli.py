@@ -360,7 +360,7 @@ def run_check(args) -> int:
             file=sys.stderr,
         )
     for skipped in result.skipped:
-        print(f"ftlint: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+        print(f"ftlint: skipped {escape_name(str(skipped.path))}: {skipped.reason}", file=sys.stderr)
     if args.verbose:
         for note in result.notes:
             print(f"ftlint: note: {note}", file=sys.stderr)
@@ -413,7 +413,7 @@ def fixed_summary(findings, *, written: bool) -> str:
     n = len(findings)
     lines = [f"{'Fixed' if written else 'Would fix'} {n} error{'' if n == 1 else 's'}:"]
     for path in sorted(by_file):
-        lines.append(f"- {path}:")
+        lines.append(f"- {escape_name(str(path))}:")
         for (code, name), count in sorted(by_file[path].items()):
             lines.append(f"    {count} x {code} ({name})")
     return "\n".join(lines) + "\n"

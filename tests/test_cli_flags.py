@@ -51,3 +51,17 @@ def test_clean_removes_the_cache_ftlint_wrote_and_nothing_else(tmp_path):
     proc = run_ftlint("clean", "--cache-dir", "mine", cwd=tmp_path)
     assert proc.returncode == 2 and "not a cache ftlint wrote" in proc.stderr
     assert (mine / "keep.txt").read_text() == "data"
+
+
+def test_show_fixes_names_files_escaped(tmp_path):
+    """A file name with ESC, BEL and a latin-1 byte: --show-fixes prints it escaped."""
+    import os
+
+    write_project(tmp_path, {})
+    name = b"a\x1bb\x07c\xe9.py"
+    with open(os.path.join(os.fsencode(tmp_path), name), "w") as fh:
+        fh.write(FIXABLE)
+    proc = run_ftlint("check", "--fix", "--show-fixes", ".", cwd=tmp_path, binary=True)
+    err = proc.stderr.decode("utf-8", "replace")
+    assert "a\\x1bb\\x07c\\xe9.py" in err, err
+    assert "\x1b" not in err and "\x07" not in err and "udce9" not in err
