@@ -290,17 +290,7 @@ def run() -> None:
 
 
 def run_check(args) -> int:
-    reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
-    start = None
-    if reads_stdin or args.stdin_filename is not None:
-        if not reads_stdin or len(args.paths) > 1:
-            raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
-        if args.add_noqa:
-            raise UsageError("--add-noqa edits files: it cannot read stdin")
-        if (
-            args.stdin_filename is not None
-        ):  # the configuration that applies to PATH: the nearest [tool.ftlint] above it
-            start = Path.cwd().joinpath(args.stdin_filename).parent
+    reads_stdin, start = _stdin_route(args)
     config, selected = load_settings(args, start)
     if args.show_settings:
         from ftlint.settings_view import render_settings
@@ -313,19 +303,45 @@ def run_check(args) -> int:
         from ftlint.stdin import run_stdin_check
 
         return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
-    from ftlint.lint.engine import lint_paths
-
-    if args.exhaustive_max_mb is not None:
-        if not args.exhaustive_max_mb > 0:
-            raise UsageError("--exhaustive-max-mb: expected a positive number")
-        import dataclasses
-
-        config = dataclasses.replace(config, exhaustive_max_mb=args.exhaustive_max_mb)
+    config = _with_exhaustive_max_mb(args, config)
     if args.add_noqa:
         if args.fix or args.diff:
             raise UsageError("--add-noqa cannot be combined with --fix or --diff")
         return run_add_noqa(args, config, selected)
-    outcome = None
+    result, outcome = _lint_or_fix(args, config, selected)
+    _print_notes(args, result)
+    if (not args.diff or args.fix) and not args.silent:
+        emit(args, result.findings, config)
+    _print_fix_notes(args, result, outcome)
+    return _check_exit_code(args, result, outcome)
+
+
+def _stdin_route(args) -> tuple[bool, Path | None]:
+    """(whether stdin is linted, where the configuration search starts)."""
+    reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
+    start = None
+    if reads_stdin or args.stdin_filename is not None:
+        if not reads_stdin or len(args.paths) > 1:
+            raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
+        if args.add_noqa:
+            raise UsageError("--add-noqa edits files: it cannot read stdin")
+        if args.stdin_filename is not None:  # the configuration that applies to PATH: the nearest [tool.ftlint]
+            start = Path.cwd().joinpath(args.stdin_filename).parent
+    return reads_stdin, start
+
+
+def _with_exhaustive_max_mb(args, config):
+    if args.exhaustive_max_mb is None:
+        return config
+    if not args.exhaustive_max_mb > 0:
+        raise UsageError("--exhaustive-max-mb: expected a positive number")
+    import dataclasses
+
+    return dataclasses.replace(config, exhaustive_max_mb=args.exhaustive_max_mb)
+
+
+def _lint_or_fix(args, config, selected):
+    """(the lint result, the fix outcome or None)."""
     if args.fix or args.diff:
         from ftlint.lint.fix_runner import FixOutcome, fix_paths  # imports LibCST: only when fixing
 
@@ -342,18 +358,24 @@ def run_check(args) -> int:
         )
         if args.diff and diff_text:
             sys.stdout.write(diff_text)
-    else:
-        cache_dir = None
-        if not args.no_cache and not args.verbose:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
-            cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
-        result = lint_paths(
-            args.paths,
-            config,
-            selected,
-            exhaustive=args.exhaustive,
-            force_exclude=args.force_exclude,
-            cache_dir=cache_dir,
-        )
+        return result, outcome
+    from ftlint.lint.engine import lint_paths
+
+    cache_dir = None
+    if not args.no_cache and not args.verbose:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
+        cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
+    result = lint_paths(
+        args.paths,
+        config,
+        selected,
+        exhaustive=args.exhaustive,
+        force_exclude=args.force_exclude,
+        cache_dir=cache_dir,
+    )
+    return result, None
+
+
+def _print_notes(args, result) -> None:
     if args.scan_stats:
         print(
             f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed",
@@ -364,8 +386,9 @@ def run_check(args) -> int:
     if args.verbose:
         for note in result.notes:
             print(f"ftlint: note: {note}", file=sys.stderr)
-    if (not args.diff or args.fix) and not args.silent:
-        emit(args, result.findings, config)
+
+
+def _print_fix_notes(args, result, outcome) -> None:
     if args.fix and result.fixes_applied and not (args.quiet or args.silent):
         print(f"ftlint: fixed {result.fixes_applied} finding(s)", file=sys.stderr)
     if outcome is not None:
@@ -375,6 +398,9 @@ def run_check(args) -> int:
             print(f"ftlint: {problem}", file=sys.stderr)
     for error in result.internal_errors:
         print(f"ftlint: {error}", file=sys.stderr)
+
+
+def _check_exit_code(args, result, outcome) -> int:
     if result.internal_errors or (outcome is not None and outcome.failed):
         return EXIT_ERROR
     if args.diff and not args.fix:
