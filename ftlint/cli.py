@@ -120,6 +120,12 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         help="with --exhaustive, files larger than this are FT000 instead of parsed whole with LibCST "
         "(default: exhaustive-max-mb in the config, 2)",
     )
+    check.add_argument(
+        "--exclude", type=_codes, metavar="PATTERNS", help="comma-separated globs: replace `exclude` of the config"
+    )
+    check.add_argument(
+        "--extend-exclude", type=_codes, default=[], metavar="PATTERNS", help="comma-separated globs to exclude too"
+    )
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths passed explicitly")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     check.add_argument(
@@ -292,6 +298,7 @@ def run() -> None:
 def run_check(args) -> int:
     reads_stdin, start = _stdin_route(args)
     config, selected = load_settings(args, start)
+    config = _with_cli_excludes(args, config)
     if args.show_settings:
         from ftlint.settings_view import render_settings
 
@@ -328,6 +335,16 @@ def _stdin_route(args) -> tuple[bool, Path | None]:
         if args.stdin_filename is not None:  # the configuration that applies to PATH: the nearest [tool.ftlint]
             start = Path.cwd().joinpath(args.stdin_filename).parent
     return reads_stdin, start
+
+
+def _with_cli_excludes(args, config):
+    """--exclude replaces the config's `exclude`; --extend-exclude adds to `extend-exclude` (ruff's)."""
+    if args.exclude is None and not args.extend_exclude:
+        return config
+    import dataclasses
+
+    exclude = config.exclude if args.exclude is None else tuple(args.exclude)
+    return dataclasses.replace(config, exclude=exclude, extend_exclude=(*config.extend_exclude, *args.extend_exclude))
 
 
 def _with_exhaustive_max_mb(args, config):

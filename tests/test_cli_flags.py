@@ -65,3 +65,14 @@ def test_show_fixes_names_files_escaped(tmp_path):
     err = proc.stderr.decode("utf-8", "replace")
     assert "a\\x1bb\\x07c\\xe9.py" in err, err
     assert "\x1b" not in err and "\x07" not in err and "udce9" not in err
+
+
+def test_exclude_and_extend_exclude_on_the_command_line(tmp_path):
+    write_project(tmp_path, {"a.py": HANDLER, "b.py": "x = 1\n"})
+    assert run_ftlint("check", ".", cwd=tmp_path).returncode == 1
+    extend = run_ftlint("check", "--extend-exclude", "a.py", ".", cwd=tmp_path)
+    assert extend.returncode == 0, extend.stdout + extend.stderr
+    replaced = run_ftlint("check", "--exclude", "b.py,a.py", ".", cwd=tmp_path)
+    assert replaced.returncode == 0, replaced.stdout + replaced.stderr
+    other = run_ftlint("check", "--exclude", "b.py", ".", cwd=tmp_path)
+    assert other.returncode == 1, other.stdout + other.stderr
