@@ -126,6 +126,7 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     check.add_argument(
         "--extend-exclude", type=_codes, default=[], metavar="PATTERNS", help="comma-separated globs to exclude too"
     )
+    check.add_argument("--show-files", action="store_true", help="print the files that would be linted and exit")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths passed explicitly")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     check.add_argument(
@@ -310,6 +311,8 @@ def run_check(args) -> int:
         from ftlint.stdin import run_stdin_check
 
         return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
+    if args.show_files:
+        return _show_files(args, config)
     config = _with_exhaustive_max_mb(args, config)
     if args.add_noqa:
         if args.fix or args.diff:
@@ -345,6 +348,17 @@ def _with_cli_excludes(args, config):
 
     exclude = config.exclude if args.exclude is None else tuple(args.exclude)
     return dataclasses.replace(config, exclude=exclude, extend_exclude=(*config.extend_exclude, *args.extend_exclude))
+
+
+def _show_files(args, config) -> int:
+    """--show-files: the files a run would lint, absolute and sorted (ruff's), one a line."""
+    from ftlint.index.discovery import discover
+
+    found = discover(args.paths, config, force_exclude=args.force_exclude)
+    write_stdout("".join(f"{escape_name(path)}\n" for path in sorted(found.absolute)))
+    for error in found.errors:
+        print(f"ftlint: {error}", file=sys.stderr)
+    return EXIT_ERROR if found.errors else EXIT_CLEAN
 
 
 def _with_exhaustive_max_mb(args, config):

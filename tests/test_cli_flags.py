@@ -76,3 +76,10 @@ def test_exclude_and_extend_exclude_on_the_command_line(tmp_path):
     assert replaced.returncode == 0, replaced.stdout + replaced.stderr
     other = run_ftlint("check", "--exclude", "b.py", ".", cwd=tmp_path)
     assert other.returncode == 1, other.stdout + other.stderr
+
+
+def test_show_files_lists_what_would_be_linted(tmp_path):
+    write_project(tmp_path, {"a.py": HANDLER, "sub/b.py": "x = 1\n", "notes.txt": "no"}, 'extend-exclude = ["sub"]\n')
+    proc = run_ftlint("check", "--show-files", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [str(tmp_path / "a.py")]
