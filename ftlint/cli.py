@@ -85,6 +85,9 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     add_output_options(check)
     add_selection_options(check)
     check.add_argument("--fix", action="store_true", help="apply safe fixes (FT001, FT008) in place")
+    check.add_argument(
+        "--fix-only", action="store_true", help="apply the fixes and report nothing that is left (ruff's; exit 0)"
+    )
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
     check.add_argument(
         "--unsafe-fixes",
@@ -297,6 +300,8 @@ def run() -> None:
 
 
 def run_check(args) -> int:
+    if args.fix_only:
+        args.fix = True
     reads_stdin, start = _stdin_route(args)
     config, selected = load_settings(args, start)
     config = _with_cli_excludes(args, config)
@@ -320,7 +325,7 @@ def run_check(args) -> int:
         return run_add_noqa(args, config, selected)
     result, outcome = _lint_or_fix(args, config, selected)
     _print_notes(args, result)
-    if (not args.diff or args.fix) and not args.silent:
+    if (not args.diff or args.fix) and not (args.silent or args.fix_only):
         emit(args, result.findings, config)
     _print_fix_notes(args, result, outcome)
     return _check_exit_code(args, result, outcome)
@@ -438,7 +443,7 @@ def _check_exit_code(args, result, outcome) -> int:
         return EXIT_FINDINGS if result.fixed else EXIT_CLEAN
     if args.fix and args.exit_non_zero_on_fix and result.fixes_applied:
         return EXIT_FINDINGS
-    if result.findings and not args.exit_zero:
+    if result.findings and not (args.exit_zero or args.fix_only):
         return EXIT_FINDINGS
     return EXIT_CLEAN
 

@@ -83,3 +83,11 @@ def test_show_files_lists_what_would_be_linted(tmp_path):
     proc = run_ftlint("check", "--show-files", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [str(tmp_path / "a.py")]
+
+
+def test_fix_only_fixes_and_reports_nothing_left(tmp_path):
+    write_project(tmp_path, {"s.py": FIXABLE, "m.py": HANDLER})
+    proc = run_ftlint("check", "--fix-only", ".", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+    assert "drop_stale_output" not in (tmp_path / "s.py").read_text()
+    assert run_ftlint("check", "m.py", cwd=tmp_path).returncode == 1  # its finding is left, unreported
