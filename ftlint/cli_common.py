@@ -135,7 +135,7 @@ def write_report(path: Path, text: str) -> None:
         return
     directory = os.path.dirname(target)
     if not os.path.isdir(directory):
-        raise UsageError(f"--output-file {path}: directory {directory} does not exist")
+        raise UsageError(f"--output-file {path}: directory {directory} does not exist: No such file or directory")
     _replace_atomically(path, target, data)
 
 
