@@ -85,6 +85,9 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     add_output_options(check)
     add_selection_options(check)
     check.add_argument("--fix", action="store_true", help="apply safe fixes (FT001, FT008) in place")
+    check.add_argument(
+        "--fix-only", action="store_true", help="apply the fixes and report nothing that is left (ruff's; exit 0)"
+    )
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
     check.add_argument(
         "--unsafe-fixes",
@@ -99,6 +102,17 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     )
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="with --fix: exit 1 when anything was fixed, even if no finding is left",
+    )
+    check.add_argument(
+        "--quiet", "-q", action="store_true", help="print the findings and errors, no summary messages (ruff's -q)"
+    )
+    check.add_argument(
+        "--silent", "-s", action="store_true", help="print nothing but errors; the exit code says it (ruff's -s)"
+    )
+    check.add_argument(
         "--exhaustive", action="store_true", help="parse every file instead of prefiltering (slow; same findings)"
     )
     check.add_argument(
@@ -109,6 +123,13 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         help="with --exhaustive, files larger than this are FT000 instead of parsed whole with LibCST "
         "(default: exhaustive-max-mb in the config, 2)",
     )
+    check.add_argument(
+        "--exclude", type=_codes, metavar="PATTERNS", help="comma-separated globs: replace `exclude` of the config"
+    )
+    check.add_argument(
+        "--extend-exclude", type=_codes, default=[], metavar="PATTERNS", help="comma-separated globs to exclude too"
+    )
+    check.add_argument("--show-files", action="store_true", help="print the files that would be linted and exit")
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths passed explicitly")
     check.add_argument("--no-cache", action="store_true", help="do not read or write the result cache")
     check.add_argument(
@@ -141,6 +162,10 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         metavar="PATH",
         help="with `-` (or no PATH): lint stdin as if it were the file PATH; --fix writes the fixed text to stdout",
     )
+
+    clean = sub.add_parser("clean", help="remove the result cache ftlint wrote (ruff clean)")
+    clean.add_argument("--config", type=Path, help="pyproject.toml to read [tool.ftlint] from")
+    clean.add_argument("--cache-dir", type=Path, help="the cache to remove (default: cache-dir in the config)")
 
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
     rule.add_argument("code", nargs="?", help="e.g. FT004")
@@ -277,18 +302,11 @@ def run() -> None:
 
 
 def run_check(args) -> int:
-    reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
-    start = None
-    if reads_stdin or args.stdin_filename is not None:
-        if not reads_stdin or len(args.paths) > 1:
-            raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
-        if args.add_noqa:
-            raise UsageError("--add-noqa edits files: it cannot read stdin")
-        if (
-            args.stdin_filename is not None
-        ):  # the configuration that applies to PATH: the nearest [tool.ftlint] above it
-            start = Path.cwd().joinpath(args.stdin_filename).parent
+    if args.fix_only:
+        args.fix = True
+    reads_stdin, start = _stdin_route(args)
     config, selected = load_settings(args, start)
+    config = _with_cli_excludes(args, config)
     if args.show_settings:
         from ftlint.settings_view import render_settings
 
@@ -300,19 +318,68 @@ def run_check(args) -> int:
         from ftlint.stdin import run_stdin_check
 
         return run_stdin_check(args, config, selected, emit=emit, stdin_filename=args.stdin_filename)
-    from ftlint.lint.engine import lint_paths
-
-    if args.exhaustive_max_mb is not None:
-        if not args.exhaustive_max_mb > 0:
-            raise UsageError("--exhaustive-max-mb: expected a positive number")
-        import dataclasses
-
-        config = dataclasses.replace(config, exhaustive_max_mb=args.exhaustive_max_mb)
+    if args.show_files:
+        return _show_files(args, config)
+    config = _with_exhaustive_max_mb(args, config)
     if args.add_noqa:
         if args.fix or args.diff:
             raise UsageError("--add-noqa cannot be combined with --fix or --diff")
         return run_add_noqa(args, config, selected)
-    outcome = None
+    result, outcome = _lint_or_fix(args, config, selected)
+    _print_notes(args, result)
+    if (not args.diff or args.fix) and not (args.silent or args.fix_only):
+        emit(args, result.findings, config)
+    _print_fix_notes(args, result, outcome)
+    return _check_exit_code(args, result, outcome)
+
+
+def _stdin_route(args) -> tuple[bool, Path | None]:
+    """(whether stdin is linted, where the configuration search starts)."""
+    reads_stdin = any(os.fspath(p) == "-" for p in args.paths) or (args.stdin_filename is not None and not args.paths)
+    start = None
+    if reads_stdin or args.stdin_filename is not None:
+        if not reads_stdin or len(args.paths) > 1:
+            raise UsageError("`-` (stdin) and --stdin-filename take no other PATH: pass `-` alone")
+        if args.add_noqa:
+            raise UsageError("--add-noqa edits files: it cannot read stdin")
+        if args.stdin_filename is not None:  # the configuration that applies to PATH: the nearest [tool.ftlint]
+            start = Path.cwd().joinpath(args.stdin_filename).parent
+    return reads_stdin, start
+
+
+def _with_cli_excludes(args, config):
+    """--exclude replaces the config's `exclude`; --extend-exclude adds to `extend-exclude` (ruff's)."""
+    if args.exclude is None and not args.extend_exclude:
+        return config
+    import dataclasses
+
+    exclude = config.exclude if args.exclude is None else tuple(args.exclude)
+    return dataclasses.replace(config, exclude=exclude, extend_exclude=(*config.extend_exclude, *args.extend_exclude))
+
+
+def _show_files(args, config) -> int:
+    """--show-files: the files a run would lint, absolute and sorted (ruff's), one a line."""
+    from ftlint.index.discovery import discover
+
+    found = discover(args.paths, config, force_exclude=args.force_exclude)
+    write_stdout("".join(f"{escape_name(path)}\n" for path in sorted(found.absolute)))
+    for error in found.errors:
+        print(f"ftlint: {error}", file=sys.stderr)
+    return EXIT_ERROR if found.errors else EXIT_CLEAN
+
+
+def _with_exhaustive_max_mb(args, config):
+    if args.exhaustive_max_mb is None:
+        return config
+    if not args.exhaustive_max_mb > 0:
+        raise UsageError("--exhaustive-max-mb: expected a positive number")
+    import dataclasses
+
+    return dataclasses.replace(config, exhaustive_max_mb=args.exhaustive_max_mb)
+
+
+def _lint_or_fix(args, config, selected):
+    """(the lint result, the fix outcome or None)."""
     if args.fix or args.diff:
         from ftlint.lint.fix_runner import FixOutcome, fix_paths  # imports LibCST: only when fixing
 
@@ -329,31 +396,38 @@ def run_check(args) -> int:
         )
         if args.diff and diff_text:
             sys.stdout.write(diff_text)
-    else:
-        cache_dir = None
-        if not args.no_cache and not args.verbose:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
-            cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
-        result = lint_paths(
-            args.paths,
-            config,
-            selected,
-            exhaustive=args.exhaustive,
-            force_exclude=args.force_exclude,
-            cache_dir=cache_dir,
-        )
+        return result, outcome
+    from ftlint.lint.engine import lint_paths
+
+    cache_dir = None
+    if not args.no_cache and not args.verbose:  # FTLINT_NO_CACHE=1 disables it too (checked by the engine)
+        cache_dir = Path(os.path.abspath(args.cache_dir)) if args.cache_dir is not None else config.cache_path
+    result = lint_paths(
+        args.paths,
+        config,
+        selected,
+        exhaustive=args.exhaustive,
+        force_exclude=args.force_exclude,
+        cache_dir=cache_dir,
+    )
+    return result, None
+
+
+def _print_notes(args, result) -> None:
     if args.scan_stats:
         print(
             f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed",
             file=sys.stderr,
         )
     for skipped in result.skipped:
-        print(f"ftlint: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+        print(f"ftlint: skipped {escape_name(str(skipped.path))}: {skipped.reason}", file=sys.stderr)
     if args.verbose:
         for note in result.notes:
             print(f"ftlint: note: {note}", file=sys.stderr)
-    if not args.diff or args.fix:
-        emit(args, result.findings, config)
-    if args.fix and result.fixes_applied:
+
+
+def _print_fix_notes(args, result, outcome) -> None:
+    if args.fix and result.fixes_applied and not (args.quiet or args.silent):
         print(f"ftlint: fixed {result.fixes_applied} finding(s)", file=sys.stderr)
     if outcome is not None:
         if args.show_fixes:
@@ -362,11 +436,16 @@ def run_check(args) -> int:
             print(f"ftlint: {problem}", file=sys.stderr)
     for error in result.internal_errors:
         print(f"ftlint: {error}", file=sys.stderr)
+
+
+def _check_exit_code(args, result, outcome) -> int:
     if result.internal_errors or (outcome is not None and outcome.failed):
         return EXIT_ERROR
     if args.diff and not args.fix:
         return EXIT_FINDINGS if result.fixed else EXIT_CLEAN
-    if result.findings and not args.exit_zero:
+    if args.fix and args.exit_non_zero_on_fix and result.fixes_applied:
+        return EXIT_FINDINGS
+    if result.findings and not (args.exit_zero or args.fix_only):
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
@@ -398,7 +477,7 @@ def fixed_summary(findings, *, written: bool) -> str:
     n = len(findings)
     lines = [f"{'Fixed' if written else 'Would fix'} {n} error{'' if n == 1 else 's'}:"]
     for path in sorted(by_file):
-        lines.append(f"- {path}:")
+        lines.append(f"- {escape_name(str(path))}:")
         for (code, name), count in sorted(by_file[path].items()):
             lines.append(f"    {count} x {code} ({name})")
     return "\n".join(lines) + "\n"
@@ -488,7 +567,62 @@ def run_verify(args) -> int:
     return demo_main(kv + list(args.rest))
 
 
-COMMANDS = {"check": run_check, "rule": run_rule, "review": run_review, "verify": run_verify, "server": run_server}
+def run_clean(args) -> int:
+    """Remove the result cache: only a directory ftlint tagged as its own (CACHEDIR.TAG)."""
+    import shutil
+
+    from ftlint.core.config import ConfigError, load_config
+
+    if args.cache_dir is not None:
+        top = Path(os.path.abspath(args.cache_dir))
+    else:
+        try:
+            top = load_config(Path.cwd(), args.config).cache_path
+        except ConfigError as err:
+            raise UsageError(str(err)) from None
+    if not os.path.lexists(top):
+        print(f"ftlint: no cache at {escape_name(str(top))}", file=sys.stderr)
+        return EXIT_CLEAN
+    try:
+        with open(os.path.join(top, "CACHEDIR.TAG"), encoding="utf-8") as fh:
+            tag = fh.read(4096)
+        ours = tag.startswith("Signature: 8a477f597d28d172789f06886806bc55\n") and "created by ftlint" in tag
+    except (OSError, UnicodeDecodeError):
+        ours = False
+    if os.path.islink(top) or not ours:
+        raise UsageError(
+            f"{escape_name(str(top))}: not a cache ftlint wrote (no CACHEDIR.TAG of ftlint's); not removed"
+        )
+    try:
+        shutil.rmtree(top)
+    except OSError as err:
+        raise UsageError(f"{escape_name(str(top))}: {err.strerror or err}") from None
+    print(f"ftlint: removed {escape_name(str(top))}", file=sys.stderr)
+    return EXIT_CLEAN
+
+
+def escape_name(name: str) -> str:
+    """A file name for a message: control characters and undecodable bytes escaped."""
+    out = []
+    for ch in name:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code < 0x20 or code == 0x7F:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+COMMANDS = {
+    "clean": run_clean,
+    "check": run_check,
+    "rule": run_rule,
+    "review": run_review,
+    "verify": run_verify,
+    "server": run_server,
+}
 
 
 if __name__ == "__main__":  # pragma: no cover

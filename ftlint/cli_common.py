@@ -114,12 +114,44 @@ def write_stdout(text: str) -> None:
 
 
 def write_report(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically: a temporary file in the same directory,
-    renamed over it, so a reader (or a failed run) never sees a partial or empty report."""
-    import tempfile
+    """Write the report to ``path``. A regular file (or a new one) is replaced atomically: a
+    temporary file in the same directory, renamed over it, so a reader (or a failed run) never
+    sees a partial or empty report. A symlink's target gets the report (the link stays); a FIFO
+    or a device is written to, never replaced."""
+    import stat
 
     data = text.encode("utf-8", "backslashreplace")
-    target = os.path.abspath(path)
+    target = os.path.realpath(path)  # through symlinks: the link stays, its target gets the report
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as err:
+        raise UsageError(f"--output-file {path}: {err.strerror or err}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"--output-file {path}: is a directory")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        _write_through(path, target, data)
+        return
+    directory = os.path.dirname(target)
+    if not os.path.isdir(directory):
+        raise UsageError(f"--output-file {path}: directory {directory} does not exist: No such file or directory")
+    _replace_atomically(path, target, data)
+
+
+def _write_through(path: Path, target: str, data: bytes) -> None:
+    """A FIFO, a device: open it for writing (no truncation of anything else) and write."""
+    try:
+        fd = os.open(target, os.O_WRONLY)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except OSError as err:
+        raise UsageError(f"--output-file {path}: {err.strerror or err}") from None
+
+
+def _replace_atomically(path: Path, target: str, data: bytes) -> None:
+    import tempfile
+
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=".ftlint-report-", dir=os.path.dirname(target))

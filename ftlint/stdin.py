@@ -22,11 +22,21 @@ from ftlint.core.source import ParseFailure, decode, display_path
 PLACEHOLDER = "-"
 
 
-def read_stdin() -> bytes:
+#: the most stdin read (bytes); past it the run stops with a clear error, exit 2, instead of
+#: reading an endless stream (`< /dev/zero`) into memory
+STDIN_LIMIT = 64 * 1024 * 1024
+
+
+def read_stdin(limit: int = STDIN_LIMIT) -> bytes:
     stream = sys.stdin
     if stream is None:
         return b""
-    return stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+    data = stream.buffer.read(limit + 1) if hasattr(stream, "buffer") else stream.read(limit + 1).encode("utf-8")
+    if len(data) > limit:
+        from ftlint.cli_common import UsageError
+
+        raise UsageError(f"stdin: more than {limit // (1024 * 1024)} MiB; lint a file this large by its path")
+    return data
 
 
 def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None) -> int:

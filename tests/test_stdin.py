@@ -129,3 +129,12 @@ def test_the_configuration_is_the_nearest_one_above_the_name(tmp_path):
     # --config overrides the search
     chosen = check_stdin(SENTINEL_DROPS_FRAME, "--config", "pyproject.toml", name="sub/x.py", cwd=tmp_path)
     assert chosen.returncode == 1 and b"sub/x.py:6:13: FT001" in chosen.stdout
+
+
+def test_stdin_past_the_cap_is_a_clear_error(tmp_path):
+    """An endless stdin (/dev/zero) stops at 64 MiB with exit 2 and a message, no traceback."""
+    write_project(tmp_path, {})
+    with open("/dev/zero", "rb") as zero:
+        proc = run_ftlint("check", "--stdin-filename", "m.py", cwd=tmp_path, stdin=zero, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "stdin: more than 64 MiB" in proc.stderr and "Traceback" not in proc.stderr
