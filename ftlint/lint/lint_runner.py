@@ -213,13 +213,13 @@ class FileLinter:
                 )
         return tuple(edits)
 
-    def _statement_fix_edits(self, context: FileContext, fix) -> tuple | None:
+    def _statement_fix_edits(self, context: FileContext, fix: Sequence[Replacement]) -> tuple[Edit, ...] | None:
         """A fix inside one statement of a whole-module tree, from that statement alone
         (textedits.statement_edits; None: the whole-module way)."""
         trees = context.trees()
         if not self._statement_starts:
             return None
-        groups: dict[int, tuple[cst.CSTNode, list]] = {}
+        groups: dict[int, tuple[cst.CSTNode, list[Replacement]]] = {}
         for replacement in fix:
             statement = _statement_of(replacement.node, context.parent_of)
             if statement is None:
@@ -235,7 +235,7 @@ class FileLinter:
         if self._lines is None:
             self._lines = split_lines(trees[0].text, keepends=True)
         lines = self._lines
-        edits: list = []
+        edits: list[Edit] = []
         for statement, replacements in groups.values():
             start = self._statement_starts.get(id(statement))
             found = None if start is None else textedits.statement_edits(lines, statement, start, replacements)
@@ -244,7 +244,7 @@ class FileLinter:
             edits.extend(found)
         return tuple(sorted(edits, key=lambda e: (e.line, e.column)))
 
-    def _statement_ranges(self, context: FileContext, reports: list) -> None:
+    def _statement_ranges(self, context: FileContext, reports: list[Report]) -> None:
         """The start lines of the statements that hold the fixes' nodes, in one pass."""
         self._statement_starts = {}
         self._lines = None
@@ -327,10 +327,10 @@ class FileLinter:
         return [f for f in findings if not noqa.suppresses(f.code, f.line)]
 
 
-def _statement_of(node, parent_of) -> cst.CSTNode | None:
+def _statement_of(node: cst.CSTNode, parent_of: Callable[[cst.CSTNode], cst.CSTNode | None]) -> cst.CSTNode | None:
     """The statement line or compound statement of a block that holds `node` (itself
     when it is one)."""
-    current = node
+    current: cst.CSTNode | None = node
     while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         current = parent_of(current)
     return current

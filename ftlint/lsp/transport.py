@@ -48,7 +48,7 @@ class MessageLoop:
         self.stdin = stdin
         self.idle_work = idle_work
         self.parser = FrameParser()
-        self.inbox: deque[dict] = deque()
+        self.inbox: deque[dict[str, Any]] = deque()
         self.cancelled: set[object] = set()
         self._chunks: deque[bytes] = deque()
         self._eof = False
