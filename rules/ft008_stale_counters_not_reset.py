@@ -305,7 +305,7 @@ class StaleCountersNotReset(Rule):
                     s = self.scheduler
                     for r in list(s.running):
                         self._evict_tail(r)
-                        s.preempt_request(preempted_req=r, timestamp=0)
+                        s._preempt_request(request=r, timestamp=0)
 
                 def _evict_tail(self, r):
                     self.scheduler.kv_cache_manager.evict_blocks(set())
@@ -317,7 +317,7 @@ class StaleCountersNotReset(Rule):
                     s = self.scheduler
                     for r in list(s.running):
                         self._evict_tail(r)
-                        s.preempt_request(preempted_req=r, timestamp=0)
+                        s._preempt_request(request=r, timestamp=0)
                         r.num_in_flight_tokens = 0
                         r.num_stale_output_tokens = 0
 

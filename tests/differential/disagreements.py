@@ -58,7 +58,7 @@ EXAMPLES_CANNOT_RUN: dict[str, str] = {}
 EXAMPLE_DIFFERENCES: dict[str, str] = {
     "FT001-INVALID-1-old-api-discard": "sets the discard counter on requests that stay running (nothing is "
     "preempted or freed): the runtime checks stale-output bookkeeping on requests back in the waiting queue only",
-    "FT001-INVALID-3-helper-in-same-class": "sets drop_stale_output on requests that stay running (nothing is "
+    "FT001-INVALID-4-helper-in-same-class": "sets drop_stale_output on requests that stay running (nothing is "
     "preempted or freed): the runtime checks stale-output bookkeeping on requests back in the waiting queue only",
     "FT004-VALID-3-kv-load-failure-path-is-not-a-fault-path": "its handler aborts without evicting, FT007's "
     "finding, suppressed in the example with `# noqa: FT007` (the example shows that FT004 leaves the "
