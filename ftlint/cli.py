@@ -602,17 +602,11 @@ def run_clean(args) -> int:
 
 
 def escape_name(name: str) -> str:
-    """A file name for a message: control characters and undecodable bytes escaped."""
-    out = []
-    for ch in name:
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif code < 0x20 or code == 0x7F:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-        else:
-            out.append(ch)
-    return "".join(out)
+    """A file name for a message, escaped as the reporters escape it (imported when a name is
+    shown: the report package stays out of a run's start-up)."""
+    from ftlint.report import escape_path
+
+    return escape_path(name)
 
 
 COMMANDS = {

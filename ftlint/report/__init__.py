@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from ftlint.core.finding import Finding
 
-from ._common import ReportContext, code_span
+from ._common import ReportContext, code_span, escape_path
 
 Renderer = Callable[[Sequence[Finding], ReportContext], str]
 
@@ -71,6 +71,7 @@ __all__ = [
     "Renderer",
     "ReportContext",
     "code_span",
+    "escape_path",
     "format_names",
     "register_format",
     "render",
