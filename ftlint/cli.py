@@ -176,6 +176,10 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
         default="text",
         help="table: the README's markdown rule table (with --all)",
     )
+    rule.add_argument("--config", type=Path, help="pyproject.toml whose local `rules` are shown too")
+    rule.add_argument("--new", nargs=2, metavar=("CODE", "NAME"), help="write a new rule file (see --dir, --fix)")
+    rule.add_argument("--fix", action="store_true", help="with --new: the rule offers a fix")
+    rule.add_argument("--dir", type=Path, help="with --new: where (default: ./rules if it exists, else .)")
 
     review = sub.add_parser("review", help="lint the lines a change touched (PR bot output)")
     if with_review_options:
@@ -261,7 +265,12 @@ def _dispatch(argv: Sequence[str] | None) -> tuple[int, str | None]:
     except BrokenPipeError:
         return EXIT_CLEAN, None
     except Exception as err:  # noqa: BLE001 - anything unforeseen is exit 2, never "findings" (1)
-        _report_internal_error(err)
+        from ftlint.core.config import ConfigError  # a local rule failing to import while linting
+
+        if isinstance(err, ConfigError):
+            print(f"ftlint: error: {err}", file=sys.stderr)
+        else:
+            _report_internal_error(err)
         return EXIT_ERROR, None
 
 
@@ -486,9 +495,26 @@ def fixed_summary(findings, *, written: bool) -> str:
 def run_rule(args) -> int:
     import json
 
+    from ftlint.core.config import ConfigError, load_config
     from ftlint.lint.registry import all_docs
 
-    docs = all_docs()
+    if args.new:
+        from ftlint.lint.scaffold import ScaffoldError, write_rule
+
+        try:
+            print(f"wrote {write_rule(*args.new, fix=args.fix, directory=args.dir)}")
+        except ScaffoldError as err:
+            raise UsageError(f"rule --new: {err}") from None
+        return EXIT_CLEAN
+    if args.config is not None and not args.config.is_file():
+        raise UsageError(f"--config {args.config}: no such file")
+    try:
+        config = load_config(Path.cwd(), args.config)
+        docs = all_docs(config=config)
+        if args.all or args.code:  # a local rule that cannot be used is an error here too
+            docs = {code: docs[code] for code in docs}
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
     if args.all:
         if args.format == "json":
             print(json.dumps([{"code": d.code, "name": d.name, "summary": d.summary} for d in docs.values()], indent=2))

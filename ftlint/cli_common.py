@@ -28,7 +28,7 @@ def load_settings(args, start: Path | None = None):
         if args.config is not None and not args.config.is_file():
             raise UsageError(f"--config {args.config}: no such file")
         config = load_config(start if start is not None and args.config is None else cwd, args.config)
-        known = known_codes()
+        known = known_codes(config)  # with the project's local rules (LocalRuleError: a ConfigError)
         config.validate_codes(known)
         if args.select:
             selected = select_codes(
@@ -45,7 +45,7 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
     from ftlint.lint.registry import all_docs
     from ftlint.report import ReportContext, render
 
-    docs = linked_docs(all_docs(extra_docs), config.docs_url)
+    docs = linked_docs(all_docs(extra_docs, config), config.docs_url)
     color = args.output_file is None and use_color(sys.stdout)
     ctx = ReportContext(
         docs=docs,

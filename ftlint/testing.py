@@ -1,5 +1,5 @@
 """Every rule's VALID/INVALID examples as pytest cases, run through the real engine
-(Fixit's idea), so a rule's examples are its tests and a plugin rule gets the same checks.
+(Fixit's idea), so a rule's examples are its tests and a local rule gets the same checks.
 
     import pytest
     from ftlint.testing import check_example, example_params
@@ -7,6 +7,11 @@
     @pytest.mark.parametrize("example", example_params())
     def test_rule_example(example, tmp_path):
         check_example(example, tmp_path)
+
+`example_params()` gives the built-in rules' examples; a project's test suite passes its
+own rule module (or a list of rule classes, or a code -> class mapping):
+`example_params(myproject.lint_rules)`. An example of a local rule is linted with its
+module named in the example project's `rules` setting (see docs/local-rules.md).
 
 A VALID example must draw no finding of its rule. An INVALID example must draw at least
 one; when it gives `expect`, the findings' positions (and, from a trailing string in an
@@ -17,16 +22,18 @@ pytest is imported only by `example_params` (the linter itself needs only libcst
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
 from ftlint.core.config import load_config
 from ftlint.core.source import parse
 from ftlint.lint.engine import lint_paths
-from ftlint.lint.registry import all_rules, known_codes
+from ftlint.lint.registry import all_rules, known_codes, rules_in
 from ftlint.syntax import textedits
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,16 +60,33 @@ class Example:
         return label + (f"-{self.case.name}" if self.case.name else "")
 
 
-def examples(rules: Mapping[str, type[Rule]] | None = None) -> list[Example]:
-    """Every example of `rules` (default: every registered rule), in code order."""
+#: what `examples` and `example_params` take: a rule module, rule classes, code -> class
+Rules = Mapping[str, "type[Rule]"] | ModuleType | Iterable["type[Rule]"] | None
+
+
+def _as_mapping(rules: Rules) -> Mapping[str, type[Rule]]:
+    if rules is None:
+        return all_rules()
+    if isinstance(rules, Mapping):
+        return rules
+    if isinstance(rules, ModuleType):
+        found = {rule.CODE: rule for rule in rules_in(rules)}
+        if not found:
+            raise ValueError(f"module {rules.__name__} holds no Rule subclass")
+        return found
+    return {rule.CODE: rule for rule in cast("Iterable[type[Rule]]", rules)}
+
+
+def examples(rules: Rules = None) -> list[Example]:
+    """Every example of `rules` (default: every built-in rule), in code order."""
     found: list[Example] = []
-    for _code, rule in sorted((rules if rules is not None else all_rules()).items()):
+    for _code, rule in sorted(_as_mapping(rules).items()):
         for kind, cases in (("VALID", rule.VALID), ("INVALID", rule.INVALID)):
             found.extend(Example(rule, kind, index, case) for index, case in enumerate(cases, 1))
     return found
 
 
-def example_params(rules: Mapping[str, type[Rule]] | None = None) -> list[Any]:
+def example_params(rules: Rules = None) -> list[Any]:
     """`examples(rules)` as pytest parameters with readable ids."""
     import pytest
 
@@ -97,9 +121,12 @@ class Expected:
         )
 
 
-def write_example(case: Case, directory: Path) -> list[Path]:
-    """Write the example's project into `directory`; returns the files to lint (relative)."""
-    (directory / "pyproject.toml").write_text("[tool.ftlint]\n" + textwrap.dedent(case.config))
+def write_example(case: Case, directory: Path, rule: type[Rule] | None = None) -> list[Path]:
+    """Write the example's project into `directory`; returns the files to lint (relative).
+    A local `rule` (not built in) is enabled by naming its module in the `rules` setting."""
+    local = rule is not None and all_rules().get(rule.CODE) is not rule
+    enable = f"rules = [{json.dumps(rule.__module__)}]\n" if local and rule is not None else ""
+    (directory / "pyproject.toml").write_text("[tool.ftlint]\n" + enable + textwrap.dedent(case.config))
     (directory / MAIN).write_text(case.code)
     for name, text in case.files.items():
         target = directory / name
@@ -110,7 +137,8 @@ def write_example(case: Case, directory: Path) -> list[Path]:
 
 def lint_example(directory: Path, files: Iterable[Path]) -> list[Finding]:
     """Lint as `ftlint check` does, every rule selected; an internal error fails the case."""
-    result = lint_paths(list(files), load_config(directory), set(known_codes()), cwd=directory)
+    config = load_config(directory)
+    result = lint_paths(list(files), config, set(known_codes(config)), cwd=directory)
     assert not result.internal_errors, result.internal_errors
     return list(result.findings)
 
@@ -118,7 +146,7 @@ def lint_example(directory: Path, files: Iterable[Path]) -> list[Finding]:
 def check_example(example: Example, directory: Path) -> None:
     """Run one example in the empty directory `directory`; AssertionError says what differs."""
     code, case = example.rule.CODE, example.case
-    mine = [f for f in lint_example(directory, write_example(case, directory)) if f.code == code]
+    mine = [f for f in lint_example(directory, write_example(case, directory, example.rule)) if f.code == code]
     shown = [f"{f.path}:{f.line}:{f.column} {f.message}" for f in mine]
     if example.kind == "VALID":
         assert mine == [], f"{code} flagged a VALID example: {shown}"

@@ -54,6 +54,19 @@ class StaleOutputDiscard(Rule):
             request.num_in_flight_tokens = 0
             request.num_stale_output_tokens = 0
     ```
+
+    ## Fix safety
+    Removing a discard assignment is a safe fix: a chained assignment keeps its other
+    targets, and a value or target base that acts (`audit_log(r)`, `running.pop()`)
+    stays as an expression statement; when both act, or an augmented assignment's acts,
+    no fix is offered. Removing `drop_stale_output=True` from a preempt also adds the
+    counter resets missing after it when the preempt is part of a simple statement line
+    (elsewhere only the flag is removed); that is safe when the request argument is a
+    name or an attribute chain (writing it again evaluates nothing). When the request is
+    an expression that acts (`running.pop()`), the fix first binds it to a fresh name:
+    that fix is unsafe (the call's callee is then looked up after its argument) and is
+    applied only with `--unsafe-fixes`. A drop found through an alias, a
+    `functools.partial` or `reset_prefix_cache` has no fix.
     """
 
     CODE = "FT001"

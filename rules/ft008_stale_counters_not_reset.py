@@ -70,8 +70,7 @@ class StaleCountersNotReset(Rule):
     defines, else the counter fields the handler and its helpers name, else the
     installed vLLM. On a path where `num_in_flight_tokens` is tested to be 0 after the
     preempt, the preempt copied that 0: nothing is left to reset there. A handler class that inherits the handler method is walked as
-    itself: `self.method()` is its most-derived override. The fix inserts the missing resets after the preempt, only where
-    the request is a plain name.
+    itself: `self.method()` is its most-derived override.
 
     ## Why is this bad?
     `_preempt_request` copies `num_in_flight_tokens` into `num_stale_output_tokens`
@@ -96,6 +95,16 @@ class StaleCountersNotReset(Rule):
             request.num_in_flight_tokens = 0
             request.num_stale_output_tokens = 0
     ```
+
+    ## Fix safety
+    The fix inserts the missing resets right after the preempt's statement, and only
+    when that statement is a line in an indented block or the module (not a one-line
+    `try:` body). It is safe when the request argument is a name or an
+    attribute chain (writing it again evaluates nothing). When the request is an
+    expression that acts (`running.pop()`) and the preempt call is the whole statement,
+    the fix first binds it to a fresh name: that fix is unsafe (the call's callee is
+    then looked up after its argument) and is applied only with `--unsafe-fixes`.
+    Otherwise no fix is offered.
     """
 
     CODE = "FT008"

@@ -254,6 +254,9 @@ class Config:
     #: `Request` class, else the installed vLLM's source), "0.26" (async_tokens_to_discard,
     #: num_output_placeholders) or "0.27" (num_stale_output_tokens, drop_stale_output)
     vllm_api: str = "auto"
+    #: the project's own rule modules (dotted module or package names, importable from the
+    #: root or sys.path), registered beside the built-in rules (ftlint.lint.registry)
+    rules: tuple[str, ...] = ()
     #: the TOML table the settings came from ("tool.ftlint"; "" for a standalone ftlint.toml),
     #: used to word error messages
     table: str = field(default=TABLE, compare=False, repr=False)
@@ -273,6 +276,7 @@ class Config:
             "fault_handlers",
             "extend_fault_handlers",
             "fault_paths",
+            "rules",
         ):
             set_(self, name, tuple(getattr(self, name)))
         pfi: Iterable[tuple[object, Iterable[str]]] = self.per_file_ignores  # or a Mapping, as given
@@ -542,11 +546,13 @@ CONFIG_KEYS: tuple[str, ...] = (
     "docs-url",
     "exhaustive-max-mb",
     "vllm-api",
+    "rules",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
 _GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
 _BOOL_KEYS = ("force-exclude", "respect-gitignore")
 VLLM_API_CHOICES = ("auto", "0.26", "0.27")
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def _type_name(value: object) -> str:
@@ -586,6 +592,13 @@ class _Validator:
             if not item:
                 raise self.error(key, "empty string is not a rule code or prefix")
         return items
+
+    def module_names(self, key: str, value: object) -> tuple[str, ...]:
+        items = self.str_list(key, value)
+        for item in items:
+            if not _MODULE_NAME.fullmatch(item):
+                raise self.error(key, f"expected a dotted module name such as 'myproject.lint_rules', got {item!r}")
+        return tuple(dict.fromkeys(items))
 
     def glob(self, key: str, pattern: str) -> None:
         if not pattern:
@@ -649,6 +662,8 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
             if value not in VLLM_API_CHOICES:
                 raise v.error(key, f"expected one of {', '.join(map(repr, VLLM_API_CHOICES))}, got {value!r}")
             kwargs[attr] = value
+        elif key == "rules":
+            kwargs[attr] = v.module_names(key, value)
         elif key == "per-file-ignores":
             if not isinstance(value, dict):
                 raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")

@@ -19,7 +19,7 @@ from ftlint.core.finding import Finding
 from ftlint.core.source import failure_finding, split_lines
 from ftlint.core.suppressions import parse_suppressions
 from ftlint.index.project import FileProbe, Function, Project
-from ftlint.lint.registry import all_rules
+from ftlint.lint.registry import rules_for
 from ftlint.lint.rule import FileContext, Report, Rule, ScopeTracker
 from ftlint.syntax import textedits
 from ftlint.syntax.positions import ranges_of
@@ -59,7 +59,7 @@ class FileLinter:
         file-existence tests (project.FileProbe; one that records them for the cache)."""
         self.config = config
         self.selected = selected
-        self.rules: list[type[Rule]] = [r for code, r in all_rules().items() if code in selected]
+        self.rules: list[type[Rule]] = [r for code, r in rules_for(config).items() if code in selected]
         # Files in the lint set are outlined too (only their fault-path functions parsed)
         # when every rule reports only in fault-path code and asks for no metadata
         # provider, and the file is not a `fault-paths` file (whole file in scope).

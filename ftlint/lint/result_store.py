@@ -22,6 +22,7 @@ from ftlint.core.finding import Finding
 from ftlint.core.source import decode
 from ftlint.index.listing import signature
 from ftlint.index.prefilter import Prefilter, files_matching, subclass_pattern
+from ftlint.lint.registry import local_fingerprint
 
 
 def open_cache(cache_dir: Path | None, exhaustive: bool) -> Cache | None:
@@ -59,6 +60,7 @@ def _run_key(config: Config, selected: Iterable[str], cwd: str, lint_files: list
     return digest(
         cachemod.code_fingerprint(),
         config.hash(),
+        local_fingerprint(config),  # the project's own rules, by content
         sorted(selected),
         cwd,
         os.fspath(config.root),
