@@ -7,6 +7,7 @@ a fix documents its **Fix safety**.
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 import textwrap
@@ -20,70 +21,18 @@ from ftlint.lint.scaffold import file_name
 from ftlint.testing import check_example, example_params, examples
 from tests.helpers import ftlint_env, run_ftlint, run_in_process, write_project
 
-#: One local rule, a module of its own: `time.sleep()` in fault-path code.
-SLEEP_RULE = '''
-import libcst as cst
-
-from ftlint.lint.rule import Invalid, Rule, Valid
-
-
-class SleepInFaultPath(Rule):
-    """
-    ## What it does
-    Flags `time.sleep()` in fault-path code.
-
-    ## Why is this bad?
-    The engine loop stalls while its fault handler sleeps.
-
-    ## Example
-    ```python
-    def on_fault(self, exc):
-        time.sleep(1)
-    ```
-
-    Use instead:
-    ```python
-    def on_fault(self, exc):
-        self.retry_later()
-    ```
-    """
-
-    CODE = "FT101"
-    NAME = "sleep-in-fault-path"
-    MESSAGE = "Fault path sleeps"
-
-    VALID = [
-        Valid(
-            """
-            import time
-
-            def warm_up(self):
-                time.sleep(1)
-            """
-        )
-    ]
-    INVALID = [
-        Invalid(
-            """
-            import time
-
-            def on_fault(self, exc):
-                time.sleep(1)
-            """,
-            expect=((4, 5),),
-        )
-    ]
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and (func.value.value, func.attr.value) == ("time", "sleep")
-            and self.in_fault_path(node)
-        ):
-            self.report(node)
-'''
+ROOT = Path(__file__).resolve().parent.parent
+#: docs/local-rules.md's example project: path (the fence's info string) -> text
+DOC_FILES = {
+    m["path"]: m["body"]
+    for m in re.finditer(
+        r"^```\w+(?: no-run)? (?P<path>\S+)\n(?P<body>.*?)^```$",
+        (ROOT / "docs" / "local-rules.md").read_text(encoding="utf-8"),
+        re.M | re.S,
+    )
+}
+#: One local rule, a module of its own: `time.sleep()` in fault-path code (the documented one).
+SLEEP_RULE = DOC_FILES["myproject/lint_rules.py"]
 
 HANDLER = """\
 import time
@@ -94,19 +43,6 @@ class Sentinel:
         time.sleep(0.5)
 """
 
-#: the project's own test of its rules, as docs/local-rules.md shows it
-USER_TEST = """\
-import pytest
-
-from ftlint.testing import check_example, example_params
-from myrules import sleep_rule
-
-
-@pytest.mark.parametrize("example", example_params(sleep_rule))
-def test_rule_example(example, tmp_path):
-    check_example(example, tmp_path)
-"""
-
 
 @pytest.fixture
 def forget_modules():
@@ -114,16 +50,15 @@ def forget_modules():
     before = set(sys.modules)
     yield
     for name in set(sys.modules) - before:
-        if name.split(".")[0] in ("myrules", "other_rules", "broken_rules", "scaffolded"):
+        if name.split(".")[0] in ("myproject", "myrules", "other_rules", "broken_rules", "scaffolded"):
             del sys.modules[name]
 
 
 def sleep_project(root: Path, extra_config: str = "") -> Path:
-    return write_project(
-        root,
-        {"myrules/__init__.py": "", "myrules/sleep_rule.py": SLEEP_RULE, "handler.py": HANDLER},
-        'rules = ["myrules.sleep_rule"]\n' + extra_config,
-    )
+    """docs/local-rules.md's project (its pyproject and rule module) and a handler that sleeps."""
+    write_project(root, {"myproject/lint_rules.py": SLEEP_RULE, "handler.py": HANDLER})
+    (root / "pyproject.toml").write_text(DOC_FILES["pyproject.toml"] + extra_config)
+    return root
 
 
 def test_a_rule_added_in_a_project_runs_with_its_examples_and_docs(tmp_path, forget_modules, monkeypatch):
@@ -139,9 +74,9 @@ def test_a_rule_added_in_a_project_runs_with_its_examples_and_docs(tmp_path, for
     listing = run_ftlint("rule", "--all", cwd=tmp_path)
     assert [line.split()[0] for line in listing.stdout.splitlines()] == [*known_codes(), "FT101"]
     monkeypatch.syspath_prepend(str(tmp_path))
-    import myrules.sleep_rule
+    import myproject.lint_rules
 
-    found = examples(myrules.sleep_rule)
+    found = examples(myproject.lint_rules)
     assert [e.id for e in found] == ["FT101-VALID-1", "FT101-INVALID-1"]
     for index, example in enumerate(found):
         (tmp_path / f"example{index}").mkdir()
@@ -152,7 +87,7 @@ def test_local_codes_select_ignore_and_read_without_import(tmp_path, forget_modu
     sleep_project(tmp_path)
     config = load_config(tmp_path)
     assert known_codes(config) == [*known_codes(), "FT101"]
-    assert "myrules.sleep_rule" not in sys.modules  # codes come from the source
+    assert "myproject.lint_rules" not in sys.modules  # codes come from the source
     assert run_in_process(monkeypatch, capsys, tmp_path, "--select", "FT101").findings == [
         ("handler.py", 6, 9, "FT101", "Fault path sleeps")
     ]
@@ -166,23 +101,23 @@ def test_a_prefix_of_its_own_is_selected_with_extend_select(tmp_path, forget_mod
     """The default selection is `FT`: a local rule with another prefix is enabled with
     `extend-select`, like any other code."""
     sleep_project(tmp_path)
-    (tmp_path / "myrules" / "sleep_rule.py").write_text(SLEEP_RULE.replace("FT101", "ACME1"))
+    (tmp_path / "myproject" / "lint_rules.py").write_text(SLEEP_RULE.replace("FT101", "ACME1"))
     assert run_in_process(monkeypatch, capsys, tmp_path).code == 0
     run = run_in_process(monkeypatch, capsys, tmp_path, "--extend-select", "ACME")
     assert (run.code, run.out.splitlines()[0]) == (1, "handler.py:6:9: ACME1 Fault path sleeps")
 
 
 def test_rules_from_a_package_and_a_standalone_ftlint_toml(tmp_path, forget_modules, monkeypatch, capsys):
-    """A package name loads the rules of its modules; `rules` also works in a standalone
-    ftlint.toml (`--config`)."""
-    write_project(tmp_path, {"myrules/__init__.py": "", "myrules/sleep.py": SLEEP_RULE, "handler.py": HANDLER})
+    """A package name (here a namespace package) loads the rules of its modules; `rules` also
+    works in a standalone ftlint.toml (`--config`)."""
+    write_project(tmp_path, {"myrules/sleep.py": SLEEP_RULE, "handler.py": HANDLER})
     (tmp_path / "ftlint.toml").write_text('rules = ["myrules"]\n')
     run = run_in_process(monkeypatch, capsys, tmp_path, "--config", "ftlint.toml", "handler.py")
     assert [f[3] for f in run.findings] == ["FT101"]
 
 
 BROKEN = [
-    ('rules = ["myrules.missing"]', {}, "rules: cannot find module 'myrules.missing' (looked in the project root"),
+    ('rules = ["myproject.missing"]', {}, "rules: cannot find module 'myproject.missing' (looked in the project root"),
     (
         'rules = ["broken_rules"]',
         {"broken_rules.py": SLEEP_RULE + "\nimport no_such_module\n"},
@@ -199,9 +134,9 @@ BROKEN = [
         "rules: module 'broken_rules': rule code FT004 is already used by a built-in rule",
     ),
     (
-        'rules = ["myrules.sleep_rule", "other_rules"]',
+        'rules = ["myproject.lint_rules", "other_rules"]',
         {"other_rules.py": SLEEP_RULE},
-        "rules: module 'other_rules': rule code FT101 is already used by module 'myrules.sleep_rule'",
+        "rules: module 'other_rules': rule code FT101 is already used by module 'myproject.lint_rules'",
     ),
     ('rules = ["other_rules"]', {"other_rules.py": "HELPERS = 1\n"}, "rules: module 'other_rules' holds no rule"),
     (
@@ -210,7 +145,7 @@ BROKEN = [
         "rules: module 'other_rules' holds no rule (no subclass of ftlint.lint.rule.Rule)",
     ),
     ('rules = ["bad name"]', {}, "rules: expected a dotted module name such as 'myproject.lint_rules', got 'bad name'"),
-    ('rules = "myrules"', {}, "rules: expected a list of strings, got str"),
+    ('rules = "myproject"', {}, "rules: expected a list of strings, got str"),
 ]
 
 
@@ -234,24 +169,24 @@ def test_editing_a_local_rule_invalidates_the_result_cache(tmp_path):
     env = {"FTLINT_NO_CACHE": ""}
     first = run_ftlint("check", "handler.py", cwd=tmp_path, env=env)
     assert "FT101 Fault path sleeps" in first.stdout
-    rule = tmp_path / "myrules" / "sleep_rule.py"
+    rule = tmp_path / "myproject" / "lint_rules.py"
     rule.write_text(SLEEP_RULE.replace('MESSAGE = "Fault path sleeps"', 'MESSAGE = "Fault path sleeps (edited)"'))
     second = run_ftlint("check", "handler.py", cwd=tmp_path, env=env)
     assert "FT101 Fault path sleeps (edited)" in second.stdout, second.stdout
 
 
 def test_the_projects_own_test_suite_runs_its_rule_examples(tmp_path):
-    """ftlint.testing from a user's test suite (pytest in a subprocess): the examples pass as
-    written; a wrong `expect` fails, naming the example."""
+    """docs/local-rules.md's project with its test file using ftlint.testing (pytest in a
+    subprocess): the examples pass as written; a wrong `expect` fails, naming the example."""
     sleep_project(tmp_path)
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_lint_rules.py").write_text(USER_TEST)
+    (tmp_path / "tests" / "test_lint_rules.py").write_text(DOC_FILES["tests/test_lint_rules.py"])
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
     env = ftlint_env()
     passed = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "2 passed" in passed.stdout
-    rule = tmp_path / "myrules" / "sleep_rule.py"
+    rule = tmp_path / "myproject" / "lint_rules.py"
     rule.write_text(SLEEP_RULE.replace("expect=((4, 5),)", "expect=((3, 5),)"))
     failed = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert failed.returncode == 1
@@ -340,7 +275,7 @@ def test_a_config_error_is_a_config_error(tmp_path):
 def test_example_params_take_a_module_classes_or_a_mapping(tmp_path, forget_modules, monkeypatch):
     sleep_project(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    import myrules.sleep_rule as module
+    import myproject.lint_rules as module
 
     ids = [p.id for p in example_params(module)]
     assert ids == [p.id for p in example_params([module.SleepInFaultPath])] == ["FT101-VALID-1", "FT101-INVALID-1"]

@@ -184,6 +184,7 @@ def _find_local(config: Config, name: str) -> LocalModule:
     """Where `name` lives: an imported module's file, else found like `import` would find it
     from the project root or sys.path (without running any package's `__init__`)."""
     loaded = sys.modules.get(name)
+    origin: Path | None
     if loaded is not None and getattr(loaded, "__file__", None):
         origin, folders = Path(cast(str, loaded.__file__)), list(getattr(loaded, "__path__", []) or [])
     else:
@@ -198,17 +199,19 @@ def _find_local(config: Config, name: str) -> LocalModule:
             if spec is None:
                 break
             path = list(spec.submodule_search_locations or []) or None
-        if spec is None or not spec.has_location or spec.origin is None:
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        if spec is None or ((spec.origin is None or not spec.has_location) and not folders):
             where = f"the project root {config.root} or sys.path"
             raise _error(config, f"cannot find module {name!r} (looked in {where})")
-        origin, folders = Path(spec.origin), list(spec.submodule_search_locations or [])
+        origin = Path(spec.origin) if spec.origin is not None and spec.has_location else None  # None: namespace
     rule_files: tuple[Path, ...]
     files: tuple[Path, ...]
     if not folders:
-        rule_files = files = (origin,)
+        rule_files = files = (cast(Path, origin),)  # a module is a file
     else:
-        rule_files = tuple([origin, *sorted(p for f in folders for p in Path(f).glob("*.py") if p != origin)])
-        files = tuple(sorted({origin, *(p for f in folders for p in Path(f).rglob("*.py"))}))
+        top = [origin] if origin is not None else []
+        rule_files = tuple([*top, *sorted(p for f in folders for p in Path(f).glob("*.py") if p != origin)])
+        files = tuple(sorted({*top, *(p for f in folders for p in Path(f).rglob("*.py"))}))
     codes: list[str] = []
     for rule_file in rule_files:
         try:
