@@ -97,7 +97,7 @@ class FtlintLanguageServer(LanguageServer):
         if config is None:
             try:
                 config = load_config(directory)
-                config.validate_codes(known_codes())
+                config.validate_codes(known_codes(config))  # with its local rules
             except ConfigError as err:
                 config = str(err)
             self.configs[directory] = config
@@ -111,7 +111,7 @@ class FtlintLanguageServer(LanguageServer):
         key = (os.fspath(config.path) if config.path else None, os.fspath(config.root))
         workspace = self.workspaces.get(key)
         if workspace is None:
-            selected = select_codes(config, [], known_codes())
+            selected = select_codes(config, [], known_codes(config))
             workspace = Workspace(config, selected, cwd=config.root)
             for other in self.workspace.text_documents.values():  # open buffers of its files
                 other_path = _path_of(other.uri)
