@@ -495,31 +495,16 @@ def fixed_summary(findings, *, written: bool) -> str:
 def run_rule(args) -> int:
     import json
 
-    from ftlint.core.config import ConfigError, load_config
-    from ftlint.lint.registry import all_docs
+    from ftlint.lint.registry import rules_for
 
     if args.new:
-        from ftlint.lint.scaffold import ScaffoldError, write_rule
-
-        try:
-            print(f"wrote {write_rule(*args.new, fix=args.fix, directory=args.dir)}")
-        except ScaffoldError as err:
-            raise UsageError(f"rule --new: {err}") from None
-        return EXIT_CLEAN
-    if args.config is not None and not args.config.is_file():
-        raise UsageError(f"--config {args.config}: no such file")
-    try:
-        config = load_config(Path.cwd(), args.config)
-        docs = all_docs(config=config)
-        if args.all or args.code:  # a local rule that cannot be used is an error here too
-            docs = {code: docs[code] for code in docs}
-    except ConfigError as err:
-        raise UsageError(str(err)) from None
+        return _new_rule(args)
+    config, docs = _rule_docs(args)
     if args.all:
         if args.format == "json":
             print(json.dumps([{"code": d.code, "name": d.name, "summary": d.summary} for d in docs.values()], indent=2))
         elif args.format == "table":
-            sys.stdout.write(rule_table(docs.values()))
+            sys.stdout.write(rule_table(docs.values(), rules_for(config)))
         elif args.format == "markdown":
             sys.stdout.write(rule_pages(docs.values()))
         else:
@@ -546,11 +531,42 @@ def run_rule(args) -> int:
     return EXIT_CLEAN
 
 
-def rule_table(docs) -> str:
+def _new_rule(args) -> int:
+    """`ftlint rule --new CODE NAME`: write the file, say where and what comes next."""
+    from ftlint.lint.scaffold import ScaffoldError, next_step, write_rule
+
+    try:
+        path = write_rule(*args.new, fix=args.fix, directory=args.dir)
+    except ScaffoldError as err:
+        raise UsageError(f"rule --new: {err}") from None
+    print(f"wrote {path}")
+    print(next_step(path))
+    return EXIT_CLEAN
+
+
+def _rule_docs(args):
+    """(config, code -> RuleDoc) for `ftlint rule`: the built-in rules and the local rules of
+    the configuration found from the current directory (or --config)."""
+    from ftlint.core.config import ConfigError, load_config
+    from ftlint.lint.registry import all_docs
+
+    if args.config is not None and not args.config.is_file():
+        raise UsageError(f"--config {args.config}: no such file")
+    try:
+        config = load_config(Path.cwd(), args.config)
+        docs = all_docs(config=config)
+        if args.all or args.code:  # a local rule that cannot be used is an error here too
+            docs = {code: docs[code] for code in docs}
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    return config, docs
+
+
+def rule_table(docs, rules=None) -> str:
     """The README's rule table (generated with the rest of the docs by `python -m ftlint.docs`)."""
     from ftlint.docs import rule_table as table
 
-    return table(docs)
+    return table(docs, rules)
 
 
 def rule_pages(docs) -> str:

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ftlint.core.finding import RuleDoc
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ftlint.lint.rule import Rule
 
 #: The command that regenerates every generated page (printed by the test when one is stale).
 COMMAND = "python -m ftlint.docs"
@@ -24,11 +28,12 @@ README_END = "<!-- rules:end -->"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def rule_table(docs: Iterable[RuleDoc]) -> str:
-    """The README's rule table: code, name, whether it has a fix, summary."""
+def rule_table(docs: Iterable[RuleDoc], rules: Mapping[str, type[Rule]] | None = None) -> str:
+    """The README's rule table: code, name, whether it has a fix, summary (`rules`: the
+    classes behind the docs, default the built-in ones)."""
     from ftlint.lint.registry import all_rules
 
-    rules = all_rules()
+    rules = all_rules() if rules is None else rules
     rows = ["| Code | Name | Fix | What it reports |", "|---|---|---|---|"]
     for doc in docs:
         fixable = "yes" if doc.code in rules and rules[doc.code].FIXABLE else ""

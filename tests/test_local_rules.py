@@ -212,7 +212,10 @@ def test_the_scaffold_writes_one_rule_file_whose_examples_pass(tmp_path, forget_
     args = ["--new", "FT109", "print-in-fault-path", "--dir", "scaffolded", *(["--fix"] if fix else [])]
     run = run_in_process(monkeypatch, capsys, tmp_path, *args, command="rule")
     path = tmp_path / "scaffolded" / "ft109_print_in_fault_path.py"
-    assert (run.code, run.out) == (0, f"wrote {Path('scaffolded') / path.name}\n")
+    assert run.code == 0
+    wrote, enable = run.out.splitlines()
+    assert wrote == f"wrote {Path('scaffolded') / path.name}"
+    assert enable.startswith('next: enable it in [tool.ftlint] with rules = ["scaffolded.ft109_print_in_fault_path"]')
     module = _import_file(path, "scaffolded.ft109_print_in_fault_path")
     rule = module.PrintInFaultPath
     assert rule.CODE == "FT109"
@@ -227,6 +230,12 @@ def test_the_scaffold_writes_one_rule_file_whose_examples_pass(tmp_path, forget_
     assert any(e.case.fixed for e in examples([rule])) == fix
     again = run_in_process(monkeypatch, capsys, tmp_path, *args, command="rule")
     assert again.code == 2 and "already exists (not overwritten)" in again.err
+    # enabled as the command said: `ftlint rule` shows it, its Fix column and Fix safety
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n" + enable.split(" with ")[1].split(";")[0] + "\n")
+    table = run_in_process(monkeypatch, capsys, tmp_path, "--all", "--format", "table", command="rule")
+    assert f"| FT109 | print-in-fault-path | {'yes' if fix else ''} | Fault path calls `print()`" in table.out
+    page = run_in_process(monkeypatch, capsys, tmp_path, "FT109", command="rule").out
+    assert page.startswith("# print-in-fault-path (FT109)\n") and ("## Fix safety" in page) == fix
 
 
 def test_the_scaffold_goes_to_rules_when_there_is_one(tmp_path, monkeypatch, capsys):
@@ -235,6 +244,16 @@ def test_the_scaffold_goes_to_rules_when_there_is_one(tmp_path, monkeypatch, cap
     (tmp_path / "rules").mkdir()
     assert run_in_process(monkeypatch, capsys, tmp_path, "--new", "FT109", "a-b", command="rule").code == 0
     assert (tmp_path / "rules" / "ft109_a_b.py").is_file()
+
+
+def test_a_rule_written_into_ftlints_rules_says_to_regenerate_the_docs(tmp_path, monkeypatch, capsys):
+    import ftlint.rules
+
+    monkeypatch.setattr(ftlint.rules, "__path__", [*ftlint.rules.__path__, str(tmp_path)])
+    run = run_in_process(monkeypatch, capsys, tmp_path, "--new", "FT109", "a-b", "--dir", ".", command="rule")
+    assert (
+        run.out.splitlines()[1] == "next: `python -m ftlint.docs` adds it to README.md's rule table and docs/rules.md"
+    )
 
 
 @pytest.mark.parametrize(

@@ -174,3 +174,18 @@ def write_rule(code: str, name: str, *, fix: bool = False, directory: Path | Non
     except OSError as err:
         raise ScaffoldError(f"cannot write {target}: {err.strerror or err}") from None
     return target
+
+
+def next_step(path: Path) -> str:
+    """What to do after writing `path`: regenerate the docs (a built-in rule, in the
+    `ftlint.rules` package), else enable it in the project's configuration."""
+    import ftlint.rules
+
+    folder = os.path.realpath(path.parent)
+    if any(os.path.realpath(entry) == folder for entry in ftlint.rules.__path__):
+        return "next: `python -m ftlint.docs` adds it to README.md's rule table and docs/rules.md"
+    relative = os.path.relpath(os.path.realpath(path.with_suffix("")), os.path.realpath(os.getcwd()))
+    parts = relative.split(os.sep)
+    if not all(part.isidentifier() for part in parts):  # outside the current directory
+        return "next: name its module in [tool.ftlint] rules = [...]; its examples run with ftlint.testing"
+    return f'next: enable it in [tool.ftlint] with rules = ["{".".join(parts)}"]; its examples run with ftlint.testing'
