@@ -19,7 +19,7 @@ from ftlint.core.config import ConfigError, load_config
 from ftlint.lint.registry import all_docs, all_rules, known_codes, rules_for
 from ftlint.lint.scaffold import file_name
 from ftlint.testing import check_example, example_params, examples
-from tests.helpers import ftlint_env, run_ftlint, run_in_process, write_project
+from tests.helpers import ftlint_env, run_ftlint, run_in_process, run_python, write_project
 
 ROOT = Path(__file__).resolve().parent.parent
 #: docs/local-rules.md's example project: path (the fence's info string) -> text
@@ -173,6 +173,22 @@ def test_editing_a_local_rule_invalidates_the_result_cache(tmp_path):
     rule.write_text(SLEEP_RULE.replace('MESSAGE = "Fault path sleeps"', 'MESSAGE = "Fault path sleeps (edited)"'))
     second = run_ftlint("check", "handler.py", cwd=tmp_path, env=env)
     assert "FT101 Fault path sleeps (edited)" in second.stdout, second.stdout
+
+
+def test_a_cached_run_with_local_rules_imports_neither_them_nor_libcst(tmp_path):
+    """The codes and the cache key come from the rule modules' sources: a warm run imports
+    nothing of them (nor LibCST, ~0.5 s)."""
+    sleep_project(tmp_path)
+    env = {"FTLINT_NO_CACHE": ""}
+    first = run_ftlint("check", "handler.py", cwd=tmp_path, env=env)
+    assert first.returncode == 1
+    probe = (
+        "import sys; from ftlint.cli import main; code = main(['check', 'handler.py']); "
+        "print('IMPORTED', 'libcst' in sys.modules, 'myproject.lint_rules' in sys.modules); sys.exit(code)"
+    )
+    proc = run_python(probe, cwd=tmp_path, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.splitlines() == [*first.stdout.splitlines(), "IMPORTED False False"]
 
 
 def test_the_projects_own_test_suite_runs_its_rule_examples(tmp_path):
