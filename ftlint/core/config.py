@@ -546,7 +546,7 @@ CONFIG_KEYS: tuple[str, ...] = (
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
 _GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
 _BOOL_KEYS = ("force-exclude", "respect-gitignore")
-VLLM_API_CHOICES = ("auto", "0.26", "0.27")
+VLLM_API_CHOICES = ("auto", "0.25", "0.26", "0.27")
 
 
 def _type_name(value: object) -> str:
