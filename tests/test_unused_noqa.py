@@ -98,6 +98,15 @@ def test_only_codes_checked_in_this_run_count(tmp_path, monkeypatch, capsys):
     assert len(ft100(tmp_path, "--select", "FT100,FT005", monkeypatch=monkeypatch, capsys=capsys)) == 1
 
 
+def test_a_per_file_ignores_prefix_counts_as_deselected(tmp_path, monkeypatch, capsys):
+    project(
+        tmp_path,
+        {"a.py": HANDLER + "        self._recover()  # noqa: FT005\n"},
+        '[tool.ftlint.per-file-ignores]\n"a.py" = ["FT00"]\n',
+    )
+    assert ft100(tmp_path, "--extend-select", "FT100", monkeypatch=monkeypatch, capsys=capsys) == []
+
+
 def test_unknown_codes_are_reported_with_their_own_message(tmp_path, monkeypatch, capsys):
     project(tmp_path, {"a.py": HANDLER + "        self._recover()  # noqa: FT999, FT005, E501\n"})
     found = ft100(tmp_path, "--extend-select", "FT100", monkeypatch=monkeypatch, capsys=capsys)

@@ -326,7 +326,7 @@ class FileLinter:
         """FT100 (unused_noqa.py): the `# noqa` codes of this file that suppressed none of
         `findings`, on the lines the rules visited, for the rules that ran without error."""
         ignored = self.config.ignored_codes_for(context.path)
-        checked = self._ran_codes - set(ignored)
+        checked = {code for code in self._ran_codes if code not in ignored}  # `in` knows prefixes
         text = context.info.text
         assert text is not None
         return unused_noqa_findings(
