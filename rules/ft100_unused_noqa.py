@@ -40,13 +40,15 @@ class UnusedNoqa(Rule):
     ```
 
     ## Fix safety
-    The fix is safe: it removes only the unused or unknown FT codes, with the separator
-    that stood after them (before them, for the last code kept), and keeps every other
-    byte of the line: other tools' codes, the words after the codes, spacing, the
-    newline (CRLF stays CRLF) and the file's encoding. With no code left it removes the
+    The fix is safe: it removes only the unused or unknown FT codes and their separators
+    (each code kept keeps the separator written before it), and keeps every other byte
+    of the line: other tools' codes, the words after the codes, spacing, the newline
+    (CRLF stays CRLF) and the file's encoding. With no code left it removes the
     directive: the whole comment and the blanks before it when the comment held nothing
-    else, only `noqa: ...` when words follow (`# noqa: FT005 reason` becomes `# reason`),
-    and `  # noqa: ...` when it ends a longer comment. `--add-noqa` never adds FT100.
+    else; the directive up to the next comment when one follows (`# noqa: FT005  # why`
+    becomes `# why`); `noqa: ...` when words follow (`# noqa: FT005 reason` becomes
+    `# reason`); and `  # noqa: ...` when it ends a longer comment (`# type: ignore`
+    stays). `--add-noqa` never adds FT100 (a suppression of an unused suppression).
 
     ## Known problems
     A noqa outside the fault path is not reported even when no rule could ever use it
