@@ -250,6 +250,9 @@ def test_stdin_reports_it(tmp_path):
         cwd=tmp_path,
     )
     assert [(f["code"], f["line"]) for f in json.loads(proc.stdout)] == [(CODE, 3)]
+    text = HANDLER + "        self._recover()  # noqa: FT005, E501\r\n"
+    fixed = check_stdin(text, "--extend-select", "FT100", "--fix", name="a.py", cwd=tmp_path)
+    assert fixed.returncode == 0 and fixed.stdout == text.replace("FT005, ", "").encode()
 
 
 def test_workspace_reports_it_when_selected(tmp_path):
