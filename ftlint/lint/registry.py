@@ -63,8 +63,9 @@ def all_rules() -> dict[str, type[Rule]]:
     return dict(sorted(rules.items()))
 
 
-@cache
 def _rule_sources() -> tuple[str, ...]:
+    """The rule modules' sources (not cached itself: rule_codes and opt_in_codes are, and
+    a test adding a rule module clears them)."""
     spec = cast("ModuleSpec", importlib.util.find_spec("ftlint.rules"))  # part of this package: always found
     sources = []
     for folder in spec.submodule_search_locations or ():
