@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ftlint.lint.rule import Rule
 
 _CODE_LINE = re.compile(r'^\s+CODE\s*=\s*["\'](FT\d+)["\']', re.M)
+_OPT_IN_LINE = re.compile(r"^\s+OPT_IN\s*=\s*True\b", re.M)
 
 PARSE_ERROR_DOC = RuleDoc(
     code=PARSE_ERROR_CODE,
@@ -62,18 +63,33 @@ def all_rules() -> dict[str, type[Rule]]:
     return dict(sorted(rules.items()))
 
 
+def _rule_sources() -> tuple[str, ...]:
+    """The rule modules' sources (not cached itself: rule_codes and opt_in_codes are, and
+    a test adding a rule module clears them)."""
+    spec = cast("ModuleSpec", importlib.util.find_spec("ftlint.rules"))  # part of this package: always found
+    sources = []
+    for folder in spec.submodule_search_locations or ():
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py") and not name.startswith("_"):
+                with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                    sources.append(fh.read())
+    return tuple(sources)
+
+
 @cache
 def rule_codes() -> tuple[str, ...]:
     """The rule codes, read from the rule modules' sources without importing them
     (tests/test_cli.py checks this equals `all_rules()`)."""
-    spec = cast("ModuleSpec", importlib.util.find_spec("ftlint.rules"))  # part of this package: always found
-    codes = set()
-    for folder in spec.submodule_search_locations or ():
-        for name in os.listdir(folder):
-            if name.endswith(".py") and not name.startswith("_"):
-                with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                    codes.update(_CODE_LINE.findall(fh.read()))
-    return tuple(sorted(codes))
+    return tuple(sorted({code for source in _rule_sources() for code in _CODE_LINE.findall(source)}))
+
+
+@cache
+def opt_in_codes() -> frozenset[str]:
+    """The codes of the rules that are off by default (`OPT_IN = True`, see rule.py), read
+    as rule_codes reads the codes (tests/test_unused_noqa.py checks it against the classes)."""
+    return frozenset(
+        code for source in _rule_sources() if _OPT_IN_LINE.search(source) for code in _CODE_LINE.findall(source)
+    )
 
 
 def known_codes() -> list[str]:
