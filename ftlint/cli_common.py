@@ -21,7 +21,7 @@ def load_settings(args, start: Path | None = None):
     """(config, selected codes) from pyproject.toml and the command line; errors exit 2.
     The pyproject is searched from `start` (default: the current directory) upwards."""
     from ftlint.core.config import ConfigError, load_config, select_codes
-    from ftlint.lint.registry import known_codes
+    from ftlint.lint.registry import known_codes, opt_in_codes
 
     cwd = Path.cwd()
     try:
@@ -32,10 +32,16 @@ def load_settings(args, start: Path | None = None):
         config.validate_codes(known)
         if args.select:
             selected = select_codes(
-                args.select, [*config.ignore, *args.ignore], known, extend_select=args.extend_select
+                args.select,
+                [*config.ignore, *args.ignore],
+                known,
+                extend_select=args.extend_select,
+                opt_in=opt_in_codes(config),
             )
         else:
-            selected = select_codes(config, args.ignore, known, extend_select=args.extend_select)
+            selected = select_codes(
+                config, args.ignore, known, extend_select=args.extend_select, opt_in=opt_in_codes(config)
+            )
     except ConfigError as err:
         raise UsageError(str(err)) from None
     return config, selected

@@ -61,7 +61,9 @@ class StaleCountersNotReset(Rule):
     `functools.partial` or a helper) and does not then set both counters of the
     request it preempted to 0 on every path: `num_in_flight_tokens` and
     `num_stale_output_tokens` (vLLM >= 0.27), or `num_in_flight_tokens` and
-    `num_output_placeholders` (vLLM <= 0.26 and forks on it). Resets count only on the
+    `num_output_placeholders` (vLLM 0.26 and forks on it; a `Request` without
+    `num_in_flight_tokens`, as in vLLM 0.25, has no counter to reset: no finding).
+    Resets count only on the
     preempted request object (assignments, `setattr(req, "num_in_flight_tokens", 0)`,
     a helper that resets its parameter), not on another variable or a request of
     another queue. Zeroing `num_in_flight_tokens` before the preempt is enough on the

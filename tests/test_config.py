@@ -286,7 +286,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
         ("respect-gitignore = 1", "[tool.ftlint] respect-gitignore: expected a boolean, got int"),
         ("cache-dir = 3", "[tool.ftlint] cache-dir: expected a string, got int"),
         ('cache-dir = ""', "[tool.ftlint] cache-dir: expected a non-empty path"),
-        ('vllm-api = "0.30"', "[tool.ftlint] vllm-api: expected one of 'auto', '0.26', '0.27', got '0.30'"),
+        ('vllm-api = "0.30"', "[tool.ftlint] vllm-api: expected one of 'auto', '0.25', '0.26', '0.27', got '0.30'"),
         ('per-file-ignores = ["x"]', "[tool.ftlint] per-file-ignores: expected a table of glob = [codes], got list"),
         (
             'per-file-ignores = {"tests/*.py" = "FT001"}',

@@ -28,14 +28,13 @@ MAX_STATES = 64
 class HandlerMatcher:
     """A predicate for entry points (the same pattern semantics as Config.is_fault_handler):
     a plain pattern matches the function name, a dotted one "Class.method" or the full
-    qualified name. Functions nested in other functions are never entry points."""
+    qualified name. A function nested in another one matches by its own name too (the
+    busy-loop wrapper's `run_with_fault_tolerance` is a closure)."""
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self._matches = handler_name_matcher(patterns)
 
     def __call__(self, fn: Function) -> bool:
-        if "<locals>" in fn.qualname:
-            return False
         return self._matches(fn.class_qualname) or self._matches(fn.qualname)
 
     def inherited(self, cls: ClassInfo, name: str) -> bool:

@@ -24,7 +24,7 @@ def from_text(text: str) -> V.Generation | None:
     if V.NUM_STALE_OUTPUT_TOKENS in text:
         return V.CURRENT
     if V.ASYNC_DISCARD_FIELD in text or V.NUM_OUTPUT_PLACEHOLDERS in text:
-        return V.LEGACY
+        return V.LEGACY if V.NUM_IN_FLIGHT_TOKENS in text else V.EARLY
     return None
 
 

@@ -327,6 +327,12 @@ class _Walk:
             current = current.caller
         return current or site
 
+    def _tail_hint(self) -> str:
+        """Where the unconfirmed tail starts, in the fields this API generation's Request has."""
+        if self.gen.in_flight:
+            return "blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on"
+        return "the blocks the failed step was writing"
+
     def _add(self, code: str, site: Site, message: str, request=None) -> None:
         self.found.append(Finding(code, site.fn, site.node, message, request, self.gen.counters))
 
@@ -349,7 +355,7 @@ class _Walk:
         self._add(
             "FT001",
             site,
-            f"{_describe(node)} {what} while `{self.gen.counters[0]}` is not 0: the failed step's frame never "
+            f"{_describe(node)} {what} while `{(self.gen.counters or V.COUNTER_FIELDS)[0]}` is not 0: the failed step's frame never "
             "arrives, so the first good frame after resume is dropped (zero the counter before the preempt, or "
             "preempt without the flag and reset both counters after it)",
         )
@@ -908,11 +914,11 @@ class _Walk:
                 "whole": "every block of the request",
                 "head": "the confirmed blocks before the unconfirmed tail, not the tail",
             }.get(start, "blocks before the unconfirmed tail (a block of margin)")
-            message = f"`{name}()` is given {what}; evict only the unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)"
+            message = f"`{name}()` is given {what}; evict only the unconfirmed tail ({self._tail_hint()})"
         else:
             message = (
                 f"Passes every block of a request (or token 0) to {_describe(where.node)}, which evicts them; evict only the "
-                "unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)"
+                f"unconfirmed tail ({self._tail_hint()})"
             )
         self._add("FT004", where, message)
 

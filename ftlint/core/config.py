@@ -475,6 +475,7 @@ def select_codes(
     select_key: str = "--select",
     ignore_key: str = "--ignore",
     extend_select_key: str = "--extend-select",
+    opt_in: Iterable[str] = (),
 ) -> frozenset[str]:
     """Resolve selectors (codes, prefixes such as ``FT``/``FT00``/``FT001``, or ``ALL``) against
     ``known_codes`` and return the enabled codes.
@@ -489,6 +490,10 @@ def select_codes(
     accepted). Like ruff, the most specific matching entry decides each code and an ``ignore``
     wins a tie: ``select=["FT"], ignore=["FT001"]`` drops FT001; ``select=["FT001"],
     ignore=["FT"]`` keeps it.
+
+    The ``opt_in`` codes (rules off by default, such as FT100) are selected only by ``ALL``
+    or an entry more specific than ``FT`` (``FT1``, ``FT100``): the default ``FT`` (or an
+    explicit one) leaves them off.
     """
     known = tuple(dict.fromkeys(known_codes))
     if isinstance(config_or_cli_select, Config):
@@ -516,8 +521,12 @@ def select_codes(
     selects = [e for _, entries in groups_select for e in entries]
     ignores = [e for _, entries in groups_ignore for e in entries]
     enabled = set()
+    off_by_default = frozenset(opt_in)
     for code in known:
-        best_select = max((_specificity(e) for e in selects if _selector_matches(e, code)), default=None)
+        selecting = [e for e in selects if _selector_matches(e, code)]
+        if code in off_by_default:
+            selecting = [e for e in selecting if e == "ALL" or len(e) > len("FT")]
+        best_select = max((_specificity(e) for e in selecting), default=None)
         if best_select is None:
             continue
         best_ignore = max((_specificity(e) for e in ignores if _selector_matches(e, code)), default=None)
@@ -551,7 +560,7 @@ CONFIG_KEYS: tuple[str, ...] = (
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
 _GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
 _BOOL_KEYS = ("force-exclude", "respect-gitignore")
-VLLM_API_CHOICES = ("auto", "0.26", "0.27")
+VLLM_API_CHOICES = ("auto", "0.25", "0.26", "0.27")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 

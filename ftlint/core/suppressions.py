@@ -86,3 +86,43 @@ def parse_suppressions(text: str) -> Suppressions:
                 result.by_line[number] = _codes(match.group("codes"))
     result.file_codes = frozenset(file_codes)
     return result
+
+
+@dataclass(frozen=True)
+class NoqaDirective:
+    """One line's `# noqa: CODES` directive as written (a bare `# noqa` has no codes).
+    Columns are 0-based code points in the line; `codes` holds each code as spelt with
+    its (start, end) columns."""
+
+    line: int
+    comment_start: int  # where the comment token starts
+    comment: str  # the comment token (to the end of the line)
+    start: int  # where `#\s*noqa` starts
+    end: int  # the end of the directive (after its last code)
+    codes: tuple[tuple[str, int, int], ...]
+
+
+def noqa_directives(text: str) -> list[NoqaDirective]:
+    """Every line `# noqa: CODES` directive of `text` with codes (file-level `# ftlint: noqa`
+    and bare `# noqa` left out), read from comment tokens; [] when tokenize fails."""
+    if "noqa" not in text.lower():
+        return []
+    noqa, file_noqa = re.compile(NOQA, re.I), re.compile(_FILE_NOQA, re.I)
+    found = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if tok.type != tokenize.COMMENT or file_noqa.match(tok.string):
+                continue
+            match = noqa.search(tok.string)
+            if match is None or match.group("codes") is None:
+                continue
+            base = tok.start[1]
+            codes_at = match.start("codes")
+            codes = tuple(
+                (code.group(), base + codes_at + code.start(), base + codes_at + code.end())
+                for code in re.finditer(r"[^\s,]+", match.group("codes"))
+            )
+            found.append(NoqaDirective(tok.start[0], base, tok.string, base + match.start(), base + match.end(), codes))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    return found

@@ -60,9 +60,17 @@ class Generation:
     """What a resumed request's bookkeeping looks like in one vLLM API generation."""
 
     def __init__(
-        self, name: str, counters: tuple[str, ...], preempt_copies_in_flight: bool, fields: frozenset[str]
+        self,
+        name: str,
+        counters: tuple[str, ...],
+        preempt_copies_in_flight: bool,
+        fields: frozenset[str],
+        *,
+        in_flight: bool = True,
     ) -> None:
         self.name = name
+        #: whether `Request` has num_in_flight_tokens (messages name only fields that exist)
+        self.in_flight = in_flight
         #: counters a request preempted for resume must have at 0 afterwards
         self.counters = counters
         #: `_preempt_request` sets num_stale_output_tokens = num_in_flight_tokens (and
@@ -90,7 +98,17 @@ LEGACY = Generation(
     preempt_copies_in_flight=False,
     fields=frozenset({ASYNC_DISCARD_FIELD}),
 )
-GENERATIONS = {"0.27": CURRENT, "0.26": LEGACY}
+# vLLM 0.25 and forks built on it (vllm/v1/request.py of 0.25.1, the fangyuchu/vllm fork's
+# busy-loop wrapper era): num_output_placeholders but no num_in_flight_tokens, so no in-flight
+# counter a resumed request must have reset; nothing for FT008 to ask.
+EARLY = Generation(
+    "0.25",
+    (),
+    preempt_copies_in_flight=False,
+    fields=frozenset({ASYNC_DISCARD_FIELD, "num_output_placeholders"}),
+    in_flight=False,
+)
+GENERATIONS = {"0.27": CURRENT, "0.26": LEGACY, "0.25": EARLY}
 # Every counter field of either generation (a reset of any is recognised; which ones
 # are required depends on the generation).
 ALL_COUNTER_FIELDS = frozenset(CURRENT.counters + LEGACY.counters)

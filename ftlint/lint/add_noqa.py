@@ -27,6 +27,7 @@ from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, parse, split_line
 from ftlint.core.suppressions import NOQA
 from ftlint.core.writeback import WriteProblem, read_source, write_back
 from ftlint.lint.engine import lint_paths
+from ftlint.lint.unused_noqa import CODE as UNUSED_NOQA
 
 
 @dataclass
@@ -52,7 +53,8 @@ def add_noqa_paths(
     result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for finding in result.findings:
-        if finding.code != PARSE_ERROR_CODE and finding.line > 0 and finding.path:
+        # never FT100: a noqa for an unused noqa would be the next unused one (ruff skips RUF100 too)
+        if finding.code not in (PARSE_ERROR_CODE, UNUSED_NOQA) and finding.line > 0 and finding.path:
             by_file[finding.path].append(finding)
     for path, findings in sorted(by_file.items()):
         source = read_source(Path(path))

@@ -18,9 +18,11 @@ from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import failure_finding, split_lines
 from ftlint.core.suppressions import parse_suppressions
-from ftlint.index.project import FileProbe, Function, Project
+from ftlint.index.project import FileProbe, Function, ModuleInfo, Project
 from ftlint.lint.registry import rules_for
 from ftlint.lint.rule import FileContext, Report, Rule, ScopeTracker
+from ftlint.lint.unused_noqa import CODE as UNUSED_NOQA
+from ftlint.lint.unused_noqa import unused_noqa_findings
 from ftlint.syntax import textedits
 from ftlint.syntax.positions import ranges_of
 
@@ -87,6 +89,7 @@ class FileLinter:
         self._in_fault_path_file = in_fault_path_file
         self._statement_starts: dict[int, int] = {}  # the file being linted's (see _statement_ranges)
         self._lines: list[str] | None = None
+        self._ran_codes: set[str] = set()
         self.fault_paths = self._new_fault_paths()
 
     def _new_fault_paths(self) -> FaultPaths:
@@ -162,6 +165,8 @@ class FileLinter:
         context = FileContext(path=key, info=info, fault_paths=self.fault_paths)
         reports, errors = self._run_rules(context, display)
         findings = [self._finding(context, display, rule, report) for rule, report in reports]
+        if UNUSED_NOQA in self.selected and info.text is not None:
+            findings.extend(self._unused_noqa(context, display, findings))
         return self._suppress(key, findings, info.text), errors
 
     # -- internals -----------------------------------------------------------
@@ -187,6 +192,7 @@ class FileLinter:
                         import traceback
 
                         traceback.print_exc()
+        self._ran_codes = {rule.CODE for rule in rules}  # the rules that ran without an internal error
         self._positions = self._ranges(context, [report.node for rule in rules for report in rule.reports])
         self._statement_ranges(context, [report for rule in rules for report in rule.reports])
         return [(rule, report) for rule in rules for report in rule.reports], errors
@@ -316,6 +322,22 @@ class FileLinter:
             fix_applicability=("unsafe" if report.unsafe_fix else "safe") if edits else "",
         )
 
+    def _unused_noqa(self, context: FileContext, display: str, findings: list[Finding]) -> list[Finding]:
+        """FT100 (unused_noqa.py): the `# noqa` codes of this file that suppressed none of
+        `findings`, on the lines the rules visited, for the rules that ran without error."""
+        ignored = self.config.ignored_codes_for(context.path)
+        checked = {code for code in self._ran_codes if code not in ignored}  # `in` knows prefixes
+        text = context.info.text
+        assert text is not None
+        return unused_noqa_findings(
+            text,
+            display,
+            [f for f in findings if f.code not in ignored],
+            checked_codes=checked,
+            known_codes=set(rules_for(self.config)),
+            checked_line=_visited_lines(context.info, self.fault_paths),
+        )
+
     def _suppress(self, path: Path, findings: list[Finding], text: str | None) -> list[Finding]:
         if not findings:
             return findings
@@ -325,6 +347,35 @@ class FileLinter:
             return findings
         noqa = parse_suppressions(text)
         return [f for f in findings if not noqa.suppresses(f.code, f.line)]
+
+
+def _visited_lines(info: ModuleInfo, fault_paths: FaultPaths) -> Callable[[int], bool]:
+    """Whether the rules looked at a line of the file: a `fault-paths` file's every line,
+    else the lines whose innermost function is in the fault path (line ranges asked only
+    of the fault-path functions and the functions nested in them)."""
+    if info in fault_paths.whole_modules:
+        return lambda line: True
+    spans: list[tuple[int, int, bool]] = []
+    for fn in info.functions:
+        outer: Function | None = fn
+        while outer is not None and outer not in fault_paths.in_scope:
+            outer = outer.parent
+        if outer is None:
+            continue
+        try:
+            where = fn.line_range()
+        except KeyError:  # pragma: no cover - an outline without this function's span
+            where = None
+        if where is not None:
+            spans.append((where[0], where[1], fn in fault_paths.in_scope))
+
+    def visited(line: int) -> bool:
+        holding = [s for s in spans if s[0] <= line <= s[1]]
+        if not holding:
+            return False
+        return max(holding, key=lambda s: (s[0], -s[1]))[2]  # the innermost function
+
+    return visited
 
 
 def _statement_of(node: cst.CSTNode, parent_of: Callable[[cst.CSTNode], cst.CSTNode | None]) -> cst.CSTNode | None:

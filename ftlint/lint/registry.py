@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ftlint.lint.rule import Rule
 
 _CODE_LINE = re.compile(r'^\s+CODE\s*=\s*["\'](FT\d+)["\']', re.M)
+_OPT_IN_LINE = re.compile(r"^\s+OPT_IN\s*=\s*True\b", re.M)
 #: a local rule's CODE: capital letters then digits (FT101, ACME001), a string literal in
 #: the class body so that it can be read without importing the module
 _LOCAL_CODE_LINE = re.compile(r'^\s+CODE\s*(?::[^=\n]*)?=\s*["\']([A-Z]+[0-9]+)["\']', re.M)
@@ -85,18 +86,39 @@ def all_rules() -> dict[str, type[Rule]]:
     return dict(sorted(rules.items()))
 
 
+def _rule_sources() -> tuple[str, ...]:
+    """The rule modules' sources (not cached itself: rule_codes and opt_in_codes are, and
+    a test adding a rule module clears them)."""
+    spec = cast("ModuleSpec", importlib.util.find_spec("ftlint.rules"))  # part of this package: always found
+    sources = []
+    for folder in spec.submodule_search_locations or ():
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py") and not name.startswith("_"):
+                with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                    sources.append(fh.read())
+    return tuple(sources)
+
+
 @cache
 def rule_codes() -> tuple[str, ...]:
     """The built-in rule codes, read from the rule modules' sources without importing them
     (tests/test_cli.py checks this equals `all_rules()`)."""
-    spec = cast("ModuleSpec", importlib.util.find_spec("ftlint.rules"))  # part of this package: always found
-    codes = set()
-    for folder in spec.submodule_search_locations or ():
-        for name in os.listdir(folder):
-            if name.endswith(".py") and not name.startswith("_"):
-                with open(os.path.join(folder, name), encoding="utf-8") as fh:
-                    codes.update(_CODE_LINE.findall(fh.read()))
-    return tuple(sorted(codes))
+    return tuple(sorted({code for source in _rule_sources() for code in _CODE_LINE.findall(source)}))
+
+
+@cache
+def _builtin_opt_in_codes() -> frozenset[str]:
+    return frozenset(
+        code for source in _rule_sources() if _OPT_IN_LINE.search(source) for code in _CODE_LINE.findall(source)
+    )
+
+
+def opt_in_codes(config: Config | None = None) -> frozenset[str]:
+    """The codes of the rules that are off by default (`OPT_IN = True`, see rule.py), read
+    as rule_codes reads the codes (tests/test_unused_noqa.py checks it against the classes);
+    with `config`, its local rules' too."""
+    local = [code for module in local_modules(config) for code in module.opt_in] if config is not None else []
+    return _builtin_opt_in_codes() | frozenset(local)
 
 
 def known_codes(config: Config | None = None) -> list[str]:
@@ -135,6 +157,7 @@ class LocalModule:
     rule_files: tuple[Path, ...]
     files: tuple[Path, ...]
     codes: tuple[str, ...]
+    opt_in: tuple[str, ...] = ()  # the codes of its rules that are off by default
 
 
 def local_modules(config: Config) -> list[LocalModule]:
@@ -213,15 +236,19 @@ def _find_local(config: Config, name: str) -> LocalModule:
         rule_files = tuple([*top, *sorted(p for f in folders for p in Path(f).glob("*.py") if p != origin)])
         files = tuple(sorted({*top, *(p for f in folders for p in Path(f).rglob("*.py"))}))
     codes: list[str] = []
+    opt_in: list[str] = []
     for rule_file in rule_files:
         try:
-            codes.extend(_LOCAL_CODE_LINE.findall(rule_file.read_text(encoding="utf-8")))
+            source = rule_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise _error(config, f"module {name!r}: cannot read {rule_file}: {err}") from None
+        codes.extend(_LOCAL_CODE_LINE.findall(source))
+        if _OPT_IN_LINE.search(source):
+            opt_in.extend(_LOCAL_CODE_LINE.findall(source))
     duplicates = sorted({code for code in codes if codes.count(code) > 1})
     if duplicates:
         raise _error(config, f"module {name!r}: rule code {duplicates[0]} is defined twice")
-    return LocalModule(name, rule_files, files, tuple(sorted(codes)))
+    return LocalModule(name, rule_files, files, tuple(sorted(codes)), tuple(sorted(opt_in)))
 
 
 def _import_local_rules(config: Config) -> dict[str, type[Rule]]:

@@ -201,6 +201,10 @@ class Rule(cst.BatchableCSTVisitor):
     #: `fault-paths` file). A rule that must see the whole module sets this False: the
     #: files of the lint set are then parsed whole, and `context.trees()` is their module.
     FAULT_PATH_ONLY: ClassVar[bool] = True
+    #: Off by default (as ruff's RUF100): enabled only by a selector more specific than
+    #: `FT` (`FT100`, `FT1`) or by `ALL`, in `select`/`extend-select` or on the command
+    #: line. The registry reads this line from the rule's source (write it literally).
+    OPT_IN: ClassVar[bool] = False
 
     def __init__(self, context: FileContext) -> None:
         super().__init__()

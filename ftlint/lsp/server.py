@@ -90,7 +90,7 @@ class FtlintLanguageServer(LanguageServer):
         """The workspace of the configuration that applies to `path` (the nearest
         `[tool.ftlint]` pyproject above it, as `ftlint check` run from its directory)."""
         from ftlint.core.config import ConfigError, load_config, select_codes
-        from ftlint.lint.registry import known_codes
+        from ftlint.lint.registry import known_codes, opt_in_codes
 
         directory = os.path.dirname(path)
         config = self.configs.get(directory)
@@ -111,7 +111,7 @@ class FtlintLanguageServer(LanguageServer):
         key = (os.fspath(config.path) if config.path else None, os.fspath(config.root))
         workspace = self.workspaces.get(key)
         if workspace is None:
-            selected = select_codes(config, [], known_codes(config))
+            selected = select_codes(config, [], known_codes(config), opt_in=opt_in_codes(config))
             workspace = Workspace(config, selected, cwd=config.root)
             for other in self.workspace.text_documents.values():  # open buffers of its files
                 other_path = _path_of(other.uri)
@@ -299,7 +299,7 @@ class FtlintLanguageServer(LanguageServer):
                         )
                     )
             for finding in selected:
-                if finding.code == "FT000":
+                if finding.code in ("FT000", "FT100"):  # a parse error; an unused noqa is fixed, not noqa'd
                     continue
                 edit = noqa_edit(linted.text, finding.line, finding.code)
                 if edit is not None:
