@@ -97,6 +97,15 @@ def test_local_codes_select_ignore_and_read_without_import(tmp_path, forget_modu
     assert all_docs(config=config)["FT101"].name == "sleep-in-fault-path"
 
 
+def test_unused_noqa_knows_local_codes(tmp_path, forget_modules, monkeypatch, capsys):
+    """FT100 (unused noqa) counts a local code as a known one, selected or not."""
+    sleep_project(tmp_path)
+    (tmp_path / "handler.py").write_text(HANDLER.replace("time.sleep(0.5)", "time.sleep(0.5)  # noqa: FT101, FT102"))
+    run = run_in_process(monkeypatch, capsys, tmp_path, "--select", "FT100", "handler.py")
+    assert [(f[1], f[3]) for f in run.findings] == [(6, "FT100")]
+    assert "unknown: `FT102`" in run.out and "FT101" not in run.out
+
+
 def test_a_prefix_of_its_own_is_selected_with_extend_select(tmp_path, forget_modules, monkeypatch, capsys):
     """The default selection is `FT`: a local rule with another prefix is enabled with
     `extend-select`, like any other code."""
