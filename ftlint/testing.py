@@ -104,13 +104,16 @@ class Expected:
     message: str
 
     @classmethod
-    def parse(cls, item: tuple) -> Expected:
+    def parse(cls, item: tuple[str | int, ...]) -> Expected:
         rest = list(item)
-        path = rest.pop(0) if len(rest) > 1 and isinstance(rest[0], str) and isinstance(rest[1], int) else MAIN
-        message = rest.pop() if rest and isinstance(rest[-1], str) else ""
-        if not rest or len(rest) > 2 or not all(isinstance(n, int) for n in rest):
+        first = rest[0] if len(rest) > 1 and isinstance(rest[1], int) else None
+        path = rest.pop(0) if isinstance(first, str) else MAIN
+        last = rest[-1] if rest else None
+        message = rest.pop() if isinstance(last, str) else ""
+        numbers = [n for n in rest if isinstance(n, int)]
+        if not numbers or len(numbers) > 2 or len(numbers) != len(rest):
             raise ValueError(f"bad expect entry {item!r}: use ([path,] line[, column][, message])")
-        return cls(path, rest[0], rest[1] if len(rest) == 2 else None, message)
+        return cls(str(path), numbers[0], numbers[1] if len(numbers) == 2 else None, str(message))
 
     def matches(self, finding: Finding) -> bool:
         return (
