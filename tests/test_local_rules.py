@@ -106,6 +106,16 @@ def test_unused_noqa_knows_local_codes(tmp_path, forget_modules, monkeypatch, ca
     assert "unknown: `FT102`" in run.out and "FT101" not in run.out
 
 
+def test_an_opt_in_local_rule_is_off_by_default(tmp_path, forget_modules, monkeypatch, capsys):
+    sleep_project(tmp_path)
+    (tmp_path / "myproject" / "lint_rules.py").write_text(
+        SLEEP_RULE.replace('    CODE = "FT101"', '    OPT_IN = True\n    CODE = "FT101"')
+    )
+    assert run_in_process(monkeypatch, capsys, tmp_path, "handler.py").code == 0
+    run = run_in_process(monkeypatch, capsys, tmp_path, "--extend-select", "FT101", "handler.py")
+    assert [f[3] for f in run.findings] == ["FT101"]
+
+
 def test_a_prefix_of_its_own_is_selected_with_extend_select(tmp_path, forget_modules, monkeypatch, capsys):
     """The default selection is `FT`: a local rule with another prefix is enabled with
     `extend-select`, like any other code."""
