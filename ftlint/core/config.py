@@ -31,6 +31,7 @@ __all__ = [
     "CONFIG_KEYS",
     "DEFAULT_EXCLUDES",
     "DEFAULT_FAULT_HANDLERS",
+    "DEFAULT_FAULT_STEPS",
     "DEFAULT_SELECT",
     "CodeSelectors",
     "Config",
@@ -75,6 +76,10 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
 )
 DEFAULT_SELECT: tuple[str, ...] = ("FT",)
 DEFAULT_FAULT_HANDLERS: tuple[str, ...] = ("on_fault",)
+#: Calls of an engine step: the `except` branches of a `try` around one are fault paths
+#: (vLLM's EngineCore.step / step_with_batch_queue, the executor's execute_model, and the
+#: busy loop, e.g. the fork's `fault_tolerant_wrapper` calling the wrapped `busy_loop_func`).
+DEFAULT_FAULT_STEPS: tuple[str, ...] = ("step", "step_with_batch_queue", "execute_model", "*busy_loop*")
 #: Accepted as selectors even when no registered rule starts with them.
 ALWAYS_VALID_SELECTORS = frozenset({"ALL", "FT"})
 
@@ -245,6 +250,8 @@ class Config:
     fault_handlers: tuple[str, ...] = DEFAULT_FAULT_HANDLERS
     extend_fault_handlers: tuple[str, ...] = ()
     fault_paths: tuple[str, ...] = ()
+    #: names of engine-step calls (globs on the called name): `except` branches around one are fault paths
+    fault_steps: tuple[str, ...] = DEFAULT_FAULT_STEPS
     cache_dir: str = ".ftlint_cache"
     #: template of a rule's documentation URL ("https://example.org/rules/{code}"); "" = no links
     docs_url: str = ""
@@ -273,6 +280,7 @@ class Config:
             "fault_handlers",
             "extend_fault_handlers",
             "fault_paths",
+            "fault_steps",
         ):
             set_(self, name, tuple(getattr(self, name)))
         pfi: Iterable[tuple[object, Iterable[str]]] = self.per_file_ignores  # or a Mapping, as given
@@ -547,13 +555,14 @@ CONFIG_KEYS: tuple[str, ...] = (
     "fault-handlers",
     "extend-fault-handlers",
     "fault-paths",
+    "fault-steps",
     "cache-dir",
     "docs-url",
     "exhaustive-max-mb",
     "vllm-api",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
-_GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
+_GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths", "fault-steps")
 _BOOL_KEYS = ("force-exclude", "respect-gitignore")
 VLLM_API_CHOICES = ("auto", "0.25", "0.26", "0.27")
 

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ftlint.core.cache import read_bytes
+from ftlint.index.step_scan import guarded_functions
 
 _IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
 _IDENT_RUN = rb"[\w\x80-\xff]*"
@@ -156,14 +157,104 @@ def other_encoding(data: bytes) -> bool:
     return False
 
 
+#: between a called name and its `(`: whitespace, line continuations, closing parentheses
+#: (`(self.step)()`)
+_TO_CALL = rb"(?:\s|\\(?:\r\n?|\n)|\))*\("
+
+
+class StepCalls:
+    """Finds, in bytes, a call of an engine step (`fault-steps` globs on the called name,
+    the last component of a dotted one) in a file that has an `except`: the files that may
+    hold a step guard (ftlint.analysis.steps). Exact as the handler test is: such a call is
+    `name` + optional whitespace, continuations or `)` + `(` in the bytes. A glob's `*` is
+    a run of identifier bytes, `?`/`[...]` one identifier character; a glob with several
+    wildcards tests each called name on its own (linear, as `name_globs`)."""
+
+    def __init__(self, steps: Iterable[str]) -> None:
+        from ftlint.core.config import handler_name_matcher
+
+        steps = tuple(steps)
+        self.is_step = handler_name_matcher(steps)
+        tokens = [_tokens(step) for step in steps]
+        # plain names (the defaults): found with bytes.find, each place checked by a short match
+        self.names = tuple(sorted({_glob_of(t).encode("utf-8") for t in tokens if all(k == "lit" for k, _ in t)}))
+        simple = sorted({_regex_of(t) for t in tokens if not _backtracks(t) and any(k == "wild" for k, _ in t)})
+        self.regex = None
+        if simple:
+            self.regex = re.compile(rb"(?<![\w\x80-\xff])(?:" + b"|".join(simple) + rb")" + _NAME_END + _TO_CALL)
+        globs = sorted({_glob_of(t) for t in tokens if _backtracks(t)})
+        # a call a glob matches spells the glob's longest literal: tested first, at memchr speed
+        self.glob_anchors = tuple(sorted({_longest_literal(t) for t in tokens if _backtracks(t)}))
+        self.globs = None
+        if globs:
+            from ftlint.core.gitignore import glob_to_regex
+
+            self.globs = re.compile(
+                "|".join("(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in globs), re.DOTALL
+            )
+
+    def search(self, data: bytes) -> bool:
+        """Whether a step guard may be in these bytes: a step call beside an `except`,
+        confirmed with `ast` (step_scan.py); a file `ast` cannot parse passes."""
+        if not self.calls_step(data):
+            return False
+        guarded = guarded_functions(data, self.is_step)
+        return guarded is None or bool(guarded)  # a file `ast` cannot read: LibCST decides
+
+    def calls_step(self, data: bytes) -> bool:
+        """The bytes test alone: `except` and a step call appear in `data`."""
+        if b"except" not in data:
+            return False
+        if any(_calls_name(data, name) for name in self.names):
+            return True
+        if self.regex is not None and self.regex.search(data) is not None:
+            return True
+        if self.globs is None or not any(anchor in data for anchor in self.glob_anchors):
+            return False
+        for match in _ANY_CALL.finditer(data):
+            try:
+                name = match.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                return True
+            if self.globs.fullmatch(name):
+                return True
+        return False
+
+
+_CALL_AFTER_NAME = re.compile(_NAME_END + _TO_CALL)
+_IDENT_BYTE = re.compile(rb"[\w\x80-\xff]")
+
+
+def _calls_name(data: bytes, name: bytes) -> bool:
+    """Whether `name(` (a whole name, then whitespace, continuations or `)`) is in `data`."""
+    at = data.find(name)
+    while at != -1:
+        before = data[at - 1 : at] if at else b""
+        if not (before and _IDENT_BYTE.match(before)) and _CALL_AFTER_NAME.match(data, at + len(name)):
+            return True
+        at = data.find(name, at + 1)
+    return False
+
+
+_ANY_CALL = re.compile(rb"(?<![\w\x80-\xff])([\w\x80-\xff]+)" + _TO_CALL)
+
+
 class Prefilter:
-    def __init__(self, patterns) -> None:
+    """Whether a file's bytes may define a fault handler (`patterns`) or hold a step guard
+    (`steps`, see StepCalls)."""
+
+    def __init__(self, patterns, steps: Iterable[str] = ()) -> None:
         patterns = tuple(patterns)
         self.regex = handler_regex(patterns)
         self.globs = name_globs(patterns)
         self.anchors = literal_anchors(patterns) if patterns else ()
+        steps = tuple(steps)
+        self.steps = StepCalls(steps) if steps else None
 
     def matches(self, data: bytes) -> bool:
+        return self._defines_handler(data) or (self.steps is not None and self.steps.search(data))
+
+    def _defines_handler(self, data: bytes) -> bool:
         for anchor in self.anchors:
             if anchor in data:
                 break

@@ -56,6 +56,29 @@ class ScopeTracker(cst.BatchableCSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.context._enclosing.pop()
 
+    # An `except` branch catching a failed engine step (ftlint.analysis.steps) is a fault
+    # path as a handler's body is, inside a function that is not one.
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._enter_branch(node)
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._leave_branch(original_node)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        self._enter_branch(node)
+
+    def leave_ExceptStarHandler(self, original_node: cst.ExceptStarHandler) -> None:
+        self._leave_branch(original_node)
+
+    def _enter_branch(self, node: cst.CSTNode) -> None:
+        if id(node) in self.context.fault_paths.guard_branches:
+            outer = self.context._enclosing[-1]
+            self.context._enclosing.append(Scope(function=outer.function, in_fault_path=True, is_handler=True))
+
+    def _leave_branch(self, node: cst.CSTNode) -> None:
+        if id(node) in self.context.fault_paths.guard_branches:
+            self.context._enclosing.pop()
+
 
 @dataclass
 class FileContext:
@@ -221,6 +244,12 @@ class Rule(cst.BatchableCSTVisitor):
 
     def in_fault_path(self, node: cst.CSTNode) -> bool:
         return self.scope(node).in_fault_path
+
+    def walked(self, node: cst.FunctionDef) -> bool:
+        """Whether the path walk (ftlint.analysis) reports in this function: a fault-path
+        function, or one holding a step guard's branch (only that branch is walked)."""
+        fn = self.scope(node).function
+        return self.in_fault_path(node) or (fn is not None and fn in self.context.fault_paths.guarded)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.context.parent_of(node)
