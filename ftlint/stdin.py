@@ -15,8 +15,8 @@ import tokenize
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ftlint.core.source import ParseFailure, decode, display_path
+from ftlint.frontend import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
 #: the name reported for stdin read without --stdin-filename (ruff's too)
 PLACEHOLDER = "-"
@@ -33,7 +33,7 @@ def read_stdin(limit: int = STDIN_LIMIT) -> bytes:
         return b""
     data = stream.buffer.read(limit + 1) if hasattr(stream, "buffer") else stream.read(limit + 1).encode("utf-8")
     if len(data) > limit:
-        from ftlint.cli_common import UsageError
+        from ftlint.frontend import UsageError
 
         raise UsageError(f"stdin: more than {limit // (1024 * 1024)} MiB; lint a file this large by its path")
     return data

@@ -1,6 +1,7 @@
-"""What every command shares, below ``ftlint.cli`` and the modules that run a command
-(``ftlint.review.command``, ``ftlint.stdin``): exit codes, :class:`UsageError`, loading
-the settings and writing the report. It imports none of them (no import cycle)."""
+"""What the commands share (``ftlint check`` in ``ftlint.cli`` and ``ftlint.stdin``,
+``ftlint review`` in ``ftlint.review.command``): exit codes, :class:`UsageError`, loading
+the settings and writing the report. It sits below all of them and imports none (its
+place in README's table: the CLI imports review, review imports this, never the CLI)."""
 
 from __future__ import annotations
 
