@@ -37,7 +37,7 @@ import tokenize
 import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ftlint.core.cache import Cache, code_fingerprint
 from ftlint.core.digests import blake2b, digest
@@ -49,10 +49,13 @@ if TYPE_CHECKING:  # pragma: no cover
 #: reads one, so it needs no import of the index (which imports it)
 Fn = TypeVar("Fn", bound=Hashable)
 
+#: an outline written down as plain data: [kind, ...] lists (JSON as they are; see _Outliner)
+OutlineOps = list[list[Any]]
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as Python numbers them
 
 
-def well_formed(ops, text: str) -> bool:
+def well_formed(ops: object, text: str) -> bool:
     """Whether stored outline ops have the shape outline_ops writes (the cache checks an
     outline before it is replayed): known ops with fields of their types, function lines
     within the text, every class and function closed."""
@@ -110,13 +113,13 @@ class OutlineStore:
 
     def __init__(self, cache: Cache | None = None) -> None:
         self.cache = cache
-        self._known: dict[str, object] = {}
+        self._known: dict[str, OutlineOps | Literal[False]] = {}
         self._salt = digest(code_fingerprint(), sys.version_info[:3]).encode()[:64] if cache is not None else b""
 
     def _key(self, text: str) -> str:
         return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20, key=self._salt).hexdigest()
 
-    def load(self, text: str):
+    def load(self, text: str) -> OutlineOps | Literal[False] | None:
         ops = self._known.get(text)
         if ops is None and self.cache is not None:
             ops = self.cache.load_outline(self._key(text))
@@ -124,18 +127,18 @@ class OutlineStore:
                 return None
         return ops
 
-    def save(self, text: str, ops) -> None:
+    def save(self, text: str, ops: OutlineOps | Literal[False]) -> None:
         """Keep an outline this process made (and write it to the cache)."""
         self._known[text] = ops
         if self.cache is not None:
             self.cache.save_outline(self._key(text), ops)
 
-    def remember(self, text: str, ops) -> None:
+    def remember(self, text: str, ops: OutlineOps | Literal[False]) -> None:
         """Keep an outline made elsewhere in this run (written to the cache there)."""
         self._known[text] = ops
 
 
-def outline_ops(text: str):
+def outline_ops(text: str) -> OutlineOps | Literal[False]:
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
     cache keeps), or False when Python's parser cannot read the text."""
     from ftlint.core.source import nesting_failure
@@ -148,7 +151,7 @@ def outline_ops(text: str):
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    ops: list = []
+    ops: OutlineOps = []
     _Outliner(ops).walk(tree.body)
     return ops
 
@@ -175,7 +178,7 @@ class _Outliner:
     """project._Indexer over an ast tree, written down as ops: the same functions,
     classes and imports, in the same order."""
 
-    def __init__(self, ops: list) -> None:
+    def __init__(self, ops: OutlineOps) -> None:
         self.ops = ops
         self.depth = 0  # open classes and functions (imports count at module level only)
 
@@ -370,7 +373,7 @@ def parse_unit(fn: Fn, name: str, outlined: Outline[Fn]) -> tuple[Segment, list[
     return Segment(module, text, first - 1 - levels), found
 
 
-def _function_defs(statements, found: list) -> None:
+def _function_defs(statements: Sequence[cst.CSTNode], found: list[cst.FunctionDef]) -> None:
     """FunctionDefs in the order project._Indexer meets them (definitions are statements)."""
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
