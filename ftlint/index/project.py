@@ -214,14 +214,26 @@ class _Indexer:
 
 
 # -- shared by _Indexer and outline._Outliner (the same rules over two syntax trees) ----
-def add_class(info: ModuleInfo, scopes: list, name: str, bases: tuple[str, ...]) -> ClassInfo:
+#: the classes and functions a definition is nested in, outermost first
+Scopes = list["ClassInfo | Function"]
+
+
+def add_class(info: ModuleInfo, scopes: Scopes, name: str, bases: tuple[str, ...]) -> ClassInfo:
     cls = ClassInfo(name, ".".join([s.name for s in scopes] + [name]), bases, info)
     if not scopes:
         info.classes[name] = cls
     return cls
 
 
-def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decorators: set, **node) -> Function:
+def add_function(
+    info: ModuleInfo,
+    scopes: Scopes,
+    name: str,
+    params: tuple[str, ...],
+    decorators: set[str | None],
+    *,
+    cst_node: cst.FunctionDef | None,
+) -> Function:
     """A function met inside the open `scopes` (classes and functions): its qualified
     name, class and enclosing function, and where it is listed (a class's methods, an
     enclosing function's nested defs, the module's top-level functions)."""
@@ -233,13 +245,13 @@ def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decor
         module=info,
         qualname=qual,
         name=name,
-        class_info=enclosing if is_method else (parent.class_info if parent else None),
+        class_info=enclosing if isinstance(enclosing, ClassInfo) else (parent.class_info if parent else None),
         params=params,
         is_method=is_method,
         is_static="staticmethod" in decorators,
         is_classmethod="classmethod" in decorators,
         parent=parent,
-        **node,
+        cst_node=cst_node,
     )
     info.functions.append(fn)
     if isinstance(enclosing, ClassInfo):  # is_method
@@ -266,7 +278,7 @@ def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     return info
 
 
-def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
+def outline_module(path: Path, text: str, *, store: outline.OutlineStore | None = None) -> ModuleInfo | None:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand, see
     outline.py), or None when Python's parser cannot read it (the caller parses it whole
     with LibCST). With `store` (outline.OutlineStore), an outline made before from the
@@ -283,7 +295,7 @@ def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
     return None if ops is False else replay(path, text, ops)
 
 
-def replay(path: Path, text: str, ops: list) -> ModuleInfo:
+def replay(path: Path, text: str, ops: outline.OutlineOps) -> ModuleInfo:
     """The ModuleInfo the outline `ops` (outline.outline_ops) describe: the same calls to
     add_class, add_function and add_import that the LibCST indexer makes."""
     outlined: Outline[Function] = Outline(text)
@@ -344,7 +356,7 @@ def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
     if was is None or now is None:
         return 0
     old_units, new_units = outline.units(was), outline.units(now)
-    parsed: dict = {}
+    parsed: dict[tuple[str, str], Function] = {}
     for fn in old.functions:
         if fn in old_units and fn.cst_node is not None and was.segment(fn) is not None:
             parsed.setdefault((fn.qualname, was.text_of(fn)), fn)
@@ -411,7 +423,7 @@ class FileProbe:
             self.probes[(os.path.abspath(path), "e")] = found
         return found
 
-    def as_list(self) -> list:
+    def as_list(self) -> list[list[str | bool]]:
         """[path, kind, answer] of every probe recorded, sorted (a run entry's `probes`)."""
         return [[path, kind, found] for (path, kind), found in sorted((self.probes or {}).items())]
 
@@ -432,7 +444,7 @@ class Project:
         cwd: Path | None = None,
         *,
         outline_only: Callable[[Path], bool] | None = None,
-        outline_store=None,
+        outline_store=None,  # outline.OutlineStore (untyped while lint/scan.py assumes one is given)
         probe: FileProbe | None = None,
     ) -> None:
         self.root = Path(os.path.abspath(root))
