@@ -80,13 +80,21 @@ class Expected:
     message: str
 
     @classmethod
-    def parse(cls, item: tuple) -> Expected:
+    def parse(cls, item: tuple[str | int, ...]) -> Expected:
         rest = list(item)
-        path = rest.pop(0) if len(rest) > 1 and isinstance(rest[0], str) and isinstance(rest[1], int) else MAIN
-        message = rest.pop() if rest and isinstance(rest[-1], str) else ""
-        if not rest or len(rest) > 2 or not all(isinstance(n, int) for n in rest):
+        path, message = MAIN, ""
+        first = rest[0] if rest else None
+        if len(rest) > 1 and isinstance(first, str) and isinstance(rest[1], int):
+            path = first
+            rest.pop(0)
+        last = rest[-1] if rest else None
+        if isinstance(last, str):
+            message = last
+            rest.pop()
+        numbers = [n for n in rest if isinstance(n, int)]
+        if not rest or len(rest) > 2 or len(numbers) != len(rest):
             raise ValueError(f"bad expect entry {item!r}: use ([path,] line[, column][, message])")
-        return cls(path, rest[0], rest[1] if len(rest) == 2 else None, message)
+        return cls(path, numbers[0], numbers[1] if len(numbers) == 2 else None, message)
 
     def matches(self, finding: Finding) -> bool:
         return (

@@ -34,10 +34,14 @@ _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 _UTF8_NAMES = {b"utf-8", b"utf8", b"utf_8", b"utf-8-sig", b"utf_8_sig"}
 
 
-def _tokens(glob: str) -> list[tuple[str, str]]:
+#: ("lit", char) / ("wild", "*" | "?" | "[...]") tokens of an fnmatch pattern
+Tokens = list[tuple[str, str]]
+
+
+def _tokens(glob: str) -> Tokens:
     """("lit", char) / ("wild", "*" | "?" | "[...]") tokens of an fnmatch pattern (a class
     token holds its text)."""
-    out = []
+    out: Tokens = []
     i = 0
     while i < len(glob):
         c = glob[i]
@@ -61,7 +65,7 @@ def _tokens(glob: str) -> list[tuple[str, str]]:
     return out
 
 
-def _regex_of(tokens) -> bytes:
+def _regex_of(tokens: Tokens) -> bytes:
     parts = []
     for kind, value in tokens:
         if kind == "lit":
@@ -73,7 +77,7 @@ def _regex_of(tokens) -> bytes:
     return b"".join(parts)
 
 
-def _longest_literal(tokens) -> bytes:
+def _longest_literal(tokens: Tokens) -> bytes:
     best, run = "", ""
     for kind, value in tokens:
         if kind == "lit":
@@ -84,7 +88,7 @@ def _longest_literal(tokens) -> bytes:
     return best.encode("utf-8")
 
 
-def name_alternatives(pattern: str) -> list[list[tuple[str, str]]]:
+def name_alternatives(pattern: str) -> list[Tokens]:
     """Token lists the defined function's name must match for `pattern` to match it."""
     last = pattern.rsplit(".", 1)[-1]
     tokens = _tokens(last)
@@ -102,18 +106,18 @@ _NAME_END = rb"(?![\w\x80-\xff])"
 _ANY_DEF = re.compile(_DEF + rb"([\w\x80-\xff]+)" + _NAME_END)
 
 
-def _backtracks(tokens) -> bool:
+def _backtracks(tokens: Tokens) -> bool:
     """Whether a regex of these tokens could backtrack more than linearly: a `*` with another
     wildcard (`*a*b` tries every split of a name; `?`'s run of non-ASCII bytes overlaps a `*`)."""
     wild = [value for kind, value in tokens if kind == "wild"]
     return "*" in wild and len(wild) > 1
 
 
-def _glob_of(tokens) -> str:
+def _glob_of(tokens: Tokens) -> str:
     return "".join(value for _, value in tokens)
 
 
-def handler_regex(patterns) -> re.Pattern[bytes]:
+def handler_regex(patterns: Iterable[str]) -> re.Pattern[bytes]:
     """One regex for the handler patterns' names (the part after the last '.' names the
     function) that cannot backtrack badly; the others are `name_globs`."""
     alternatives = [alt for p in patterns for alt in name_alternatives(p)]
@@ -122,7 +126,7 @@ def handler_regex(patterns) -> re.Pattern[bytes]:
     return re.compile(_DEF + b"(?:" + body + b")" + _NAME_END)
 
 
-def name_globs(patterns) -> re.Pattern[str] | None:
+def name_globs(patterns: Iterable[str]) -> re.Pattern[str] | None:
     """The names (one regex, linear: core.gitignore's globs commit to the leftmost place of
     the text between two `*`) that patterns with several wildcards, one a `*`, match: each
     defined name is tested with it, instead of one regex trying every split of the file."""
@@ -134,7 +138,7 @@ def name_globs(patterns) -> re.Pattern[str] | None:
     return re.compile("|".join("(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in globs), re.DOTALL)
 
 
-def literal_anchors(patterns) -> tuple[bytes, ...]:
+def literal_anchors(patterns: Iterable[str]) -> tuple[bytes, ...]:
     """Substrings one of which every regex match contains (b"def" when a name has no literal)."""
     anchors = set()
     for pattern in patterns:
@@ -243,7 +247,7 @@ class Prefilter:
     """Whether a file's bytes may define a fault handler (`patterns`) or hold a step guard
     (`steps`, see StepCalls)."""
 
-    def __init__(self, patterns, steps: Iterable[str] = ()) -> None:
+    def __init__(self, patterns: Iterable[str], steps: Iterable[str] = ()) -> None:
         patterns = tuple(patterns)
         self.regex = handler_regex(patterns)
         self.globs = name_globs(patterns)

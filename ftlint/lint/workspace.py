@@ -196,7 +196,7 @@ class Workspace:
         roots = [Path(f) for f, is_root in files.items() if is_root]
         roots.extend(Path(f) for f in sorted(self.lint_set) if not files.get(f))
         if self._previous:
-            from ftlint.index.outline import carry_over
+            from ftlint.index.project import carry_over
 
             project = linter.project
             for file, old in self._previous.items():
