@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ftlint import __version__
-from ftlint.cli_common import (
+from ftlint.frontend import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,

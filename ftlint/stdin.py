@@ -9,14 +9,23 @@ finds it for an open file: editors pipe from any directory. With --fix the fixed
 
 from __future__ import annotations
 
+import argparse
 import io
 import sys
 import tokenize
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ftlint.core.source import ParseFailure, decode, display_path
+from ftlint.frontend import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable, Collection
+
+    from ftlint.core.config import Config
+    from ftlint.core.finding import Finding
+    from ftlint.lint.workspace import FileResult, Workspace
 
 #: the name reported for stdin read without --stdin-filename (ruff's too)
 PLACEHOLDER = "-"
@@ -33,13 +42,20 @@ def read_stdin(limit: int = STDIN_LIMIT) -> bytes:
         return b""
     data = stream.buffer.read(limit + 1) if hasattr(stream, "buffer") else stream.read(limit + 1).encode("utf-8")
     if len(data) > limit:
-        from ftlint.cli_common import UsageError
+        from ftlint.frontend import UsageError
 
         raise UsageError(f"stdin: more than {limit // (1024 * 1024)} MiB; lint a file this large by its path")
     return data
 
 
-def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None) -> int:
+def run_stdin_check(
+    args: argparse.Namespace,
+    config: Config,
+    selected: Collection[str],
+    *,
+    emit: Callable[[argparse.Namespace, list[Finding], Config], None],
+    stdin_filename: Path | None,
+) -> int:
     """The `check` command on stdin; returns the exit code (as run_check's)."""
     data = read_stdin()
     cwd = Path.cwd()
@@ -104,7 +120,9 @@ def run_stdin_check(args, config, selected, *, emit, stdin_filename: Path | None
     return EXIT_CLEAN
 
 
-def _fix(workspace, path: Path, shown: str, text: str, result, args):
+def _fix(
+    workspace: Workspace, path: Path, shown: str, text: str, result: FileResult, args: argparse.Namespace
+) -> tuple[str, int, list[Finding], list[str]]:
     """Apply the fixes round by round (as fix_runner.fix_paths does to files) on the text;
     returns (fixed text, fixes applied, findings left, internal errors)."""
     from ftlint.lint.fix_runner import MAX_ROUNDS
@@ -128,7 +146,7 @@ def _fix(workspace, path: Path, shown: str, text: str, result, args):
     return current, applied_total, findings, result.internal_errors
 
 
-def _is_safe(finding) -> bool:
+def _is_safe(finding: Finding) -> bool:
     """Whether --fix applies this finding's fix: all fixes are safe unless the finding says
     otherwise (`fix_applicability`, ruff's applicability)."""
     return getattr(finding, "fix_applicability", "safe") != "unsafe"

@@ -106,14 +106,19 @@ class Expected:
     @classmethod
     def parse(cls, item: tuple[str | int, ...]) -> Expected:
         rest = list(item)
-        first = rest[0] if len(rest) > 1 and isinstance(rest[1], int) else None
-        path = rest.pop(0) if isinstance(first, str) else MAIN
+        path, message = MAIN, ""
+        first = rest[0] if rest else None
+        if len(rest) > 1 and isinstance(first, str) and isinstance(rest[1], int):
+            path = first
+            rest.pop(0)
         last = rest[-1] if rest else None
-        message = rest.pop() if isinstance(last, str) else ""
+        if isinstance(last, str):
+            message = last
+            rest.pop()
         numbers = [n for n in rest if isinstance(n, int)]
-        if not numbers or len(numbers) > 2 or len(numbers) != len(rest):
+        if not rest or len(rest) > 2 or len(numbers) != len(rest):
             raise ValueError(f"bad expect entry {item!r}: use ([path,] line[, column][, message])")
-        return cls(str(path), numbers[0], numbers[1] if len(numbers) == 2 else None, str(message))
+        return cls(path, numbers[0], numbers[1] if len(numbers) == 2 else None, message)
 
     def matches(self, finding: Finding) -> bool:
         return (

@@ -370,7 +370,7 @@ def resume_all(scheduler):
         # (visit_Call): `reset_prefix_cache(reset_running_requests=True)`, an alias or a
         # `functools.partial` of a preempt with the flag.
         fn = self.scope(node).function
-        if fn is None or not self.in_fault_path(node):
+        if fn is None or not self.walked(node):
             return
         for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
             if not _spelt_drop(finding.node):

@@ -412,7 +412,7 @@ def abort_all(s):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.scope(node).function
-        if fn is None or not self.in_fault_path(node):
+        if fn is None or not self.walked(node):
             return
         for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
             self.report(finding.node, finding.message)

@@ -341,7 +341,7 @@ class StaleCountersNotReset(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.scope(node).function
-        if fn is None or not self.in_fault_path(node):
+        if fn is None or not self.walked(node):
             return
         interpreter = self.context.fault_paths.interpreter
         for finding in interpreter.findings(fn, self.CODE):

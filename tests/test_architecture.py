@@ -1,9 +1,11 @@
 """The import graph of ftlint's own modules, read from the sources (ast): no import cycle and
 no private name used across modules, as the README's "data flows one way" says.
 
-Every import counts, also those inside functions (they hide a cycle, they do not remove it);
-only `if TYPE_CHECKING:` blocks are left out (annotations only, nothing runs). rules/ ships as
-ftlint.rules. The graph is recomputed on every run, so a new module is covered without edits.
+Every import counts, also those inside functions (they hide a cycle, they do not remove it).
+`if TYPE_CHECKING:` blocks (annotations only, nothing runs) are left out of the graph that
+runs, but not of the one the cycle and layer checks also read: two modules that name each
+other's types are one concept split in two, whatever runs. rules/ ships as ftlint.rules. The
+graph is recomputed on every run, so a new module is covered without edits.
 
 KNOWN_CYCLES and KNOWN_PRIVATE_IMPORTS are today's violations (issue 13), listed so that the
 test guards against new ones while those are being removed. The lists are exact: a new
@@ -54,11 +56,12 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
     return skipped
 
 
-def imports_of(name: str, modules: dict[str, Path]) -> Iterator[tuple[str, str | None]]:
+def imports_of(name: str, modules: dict[str, Path], *, annotations: bool = False) -> Iterator[tuple[str, str | None]]:
     """(imported project module, imported private name or None) for every import in `name`,
-    and `alias._x` uses of an imported project module."""
+    and `alias._x` uses of an imported project module; with `annotations`, also those of
+    `if TYPE_CHECKING:` blocks."""
     tree = ast.parse(modules[name].read_text(encoding="utf-8"))
-    skipped = _type_checking_nodes(tree)
+    skipped = set() if annotations else _type_checking_nodes(tree)
     package = name if _is_package(name, modules) else name.rpartition(".")[0]
     aliases: dict[str, str] = {}  # local name -> project module it is bound to
     for node in ast.walk(tree):
@@ -98,9 +101,13 @@ def imports_of(name: str, modules: dict[str, Path]) -> Iterator[tuple[str, str |
             yield aliases[node.value.id], node.attr
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(*, annotations: bool = False) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (with `annotations`: also under TYPE_CHECKING)."""
     modules = project_modules()
-    return {name: {target for target, _ in imports_of(name, modules) if target != name} for name in modules}
+    return {
+        name: {target for target, _ in imports_of(name, modules, annotations=annotations) if target != name}
+        for name in modules
+    }
 
 
 def cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
@@ -176,6 +183,12 @@ def test_no_new_import_cycle():
     assert not (KNOWN_CYCLES - found), "cycles gone, delete them from KNOWN_CYCLES:\n" + _show(KNOWN_CYCLES - found)
 
 
+def test_no_import_cycle_through_annotations():
+    """Issue 25: imports under `if TYPE_CHECKING:` make no cycle either."""
+    found = cycles(import_graph(annotations=True))
+    assert not found, "import cycles (counting TYPE_CHECKING imports):\n" + _show(found)
+
+
 def test_no_new_private_import():
     found = private_imports()
     new, gone = found - KNOWN_PRIVATE_IMPORTS, KNOWN_PRIVATE_IMPORTS - found
@@ -192,65 +205,96 @@ def test_the_checks_see_cycles_and_private_names():
     assert "ftlint.lint.rule" in graph["ftlint.rules.ft001_stale_output_discard"]
 
 
-#: The layers, lowest first: a module imports its own layer or lower ones, never upward.
-#: A module's layer is its folder; `ftlint` itself (the version) is core; rules/ (shipped as
-#: ftlint.rules) sits with lint; what is not listed (cli, report, review, lsp, runtime,
-#: testing, ...) is the top layer that only users of the engine live in.
-LAYERS = ("core", "syntax", "index", "analysis", "lint")
-LINT_LAYER_PACKAGES = {"ftlint.rules": "lint"}
+#: Every module's place and what each place may import (besides itself), lowest first: the
+#: layers core -> syntax -> index -> analysis -> lint, then the places that use them, none of
+#: which imports another unless listed. A module belongs to the place naming the longest
+#: prefix of its name; `ftlint` is the package itself (its version). README's "Architecture"
+#: shows this table, rendered by `places_table()`; a new flat module needs a row here.
+PLACES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "core": (("ftlint", "ftlint.core", "ftlint.vocabulary"), ()),
+    "syntax": (("ftlint.syntax", "ftlint.matchers"), ("core",)),
+    "index": (("ftlint.index",), ("core", "syntax")),
+    "analysis": (("ftlint.analysis",), ("core", "syntax", "index")),
+    "lint": (("ftlint.lint", "ftlint.rules"), ("core", "syntax", "index", "analysis")),
+    "report": (("ftlint.report",), ("core",)),
+    "runtime": (("ftlint.runtime", "ftlint.examples"), ("core",)),
+    "rule tools": (("ftlint.testing", "ftlint.docs"), ("core", "syntax", "index", "analysis", "lint")),
+    "lsp": (("ftlint.lsp",), ("core", "syntax", "index", "analysis", "lint")),
+    "frontend": (("ftlint.frontend",), ("core", "syntax", "index", "analysis", "lint", "report")),
+    "review": (("ftlint.review",), ("core", "syntax", "index", "analysis", "lint", "report", "frontend")),
+    "cli": (
+        ("ftlint.cli", "ftlint.__main__", "ftlint.stdin", "ftlint.settings_view"),
+        ("core", "syntax", "index", "analysis", "lint", "report", "runtime", "rule tools", "lsp", "frontend", "review"),
+    ),
+}
 
 
-def layer_of(module: str) -> int:
-    """0..len(LAYERS): the layer a module name belongs to."""
-    if module == "ftlint":
-        return 0
-    for package, layer in LINT_LAYER_PACKAGES.items():
-        if module == package or module.startswith(package + "."):
-            return LAYERS.index(layer)
-    parts = module.split(".")
-    if len(parts) > 1 and parts[1] in LAYERS:
-        return LAYERS.index(parts[1])
-    return len(LAYERS)
+def place_of(module: str) -> str | None:
+    """The place a module belongs to (the longest prefix of its name; `ftlint` names the
+    package alone), None for none."""
+    best, length = None, -1
+    for place, (prefixes, _) in PLACES.items():
+        for prefix in prefixes:
+            inside = module == prefix or ("." in prefix and module.startswith(prefix + "."))
+            if inside and len(prefix) > length:
+                best, length = place, len(prefix)
+    return best
 
 
-def upward_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
-    return {(a, b) for a, targets in graph.items() for b in targets if layer_of(b) > layer_of(a)}
+def forbidden_imports(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(importer, imported) across places the table does not allow."""
+    found = set()
+    for importer, targets in graph.items():
+        mine = place_of(importer)
+        allowed = {mine, *PLACES[mine][1]} if mine is not None else set()
+        found.update((importer, target) for target in targets if place_of(target) not in allowed)
+    return found
 
 
-def test_layers_import_one_way():
-    found = upward_imports(import_graph())
-    assert not found, "imports from a lower layer up to a higher one:\n" + _show(found)
+def places_table() -> str:
+    """PLACES as the Markdown table README shows."""
+    rows = ["| place | modules | may import |", "|---|---|---|"]
+    for place, (prefixes, allowed) in PLACES.items():
+        modules = ", ".join(f"`{prefix}`" for prefix in prefixes)
+        rows.append(f"| {place} | {modules} | {', '.join(allowed) or '(nothing)'} |")
+    return "\n".join(rows) + "\n"
 
 
-def test_every_engine_module_sits_in_a_layer():
-    """ftlint/ holds no flat engine module: each lives in its layer's folder (or is a
-    top-layer entry point: the CLI, a report format, review, the server, the runtime)."""
-    top_level = {name for name in project_modules() if name.count(".") == 1 and not name.startswith("ftlint.rules")}
-    assert {m.rpartition(".")[2] for m in top_level} <= {
-        "__main__",
-        "cli",
-        "cli_common",
-        "stdin",
-        "settings_view",
-        "testing",
-        "matchers",
-        "vocabulary",
-        "docs",
-        "examples",
-        "core",
-        "syntax",
-        "index",
-        "analysis",
-        "lint",
-        "report",
-        "review",
-        "lsp",
-        "runtime",
-    }, sorted(top_level)
+def test_imports_follow_the_places_table():
+    """Issue 25: cli, review, lsp, runtime and report each have their place; an import the
+    table does not allow fails, under TYPE_CHECKING too (`review` importing the CLI would)."""
+    found = forbidden_imports(import_graph(annotations=True))
+    assert not found, "imports the table in tests/test_architecture.py does not allow:\n" + _show(
+        (a, place_of(a), b, place_of(b)) for a, b in found
+    )
 
 
-def test_the_layer_check_sees_an_upward_import():
-    graph = {"ftlint.core.source": {"ftlint.lint.engine"}, "ftlint.lint.engine": {"ftlint.core.source"}}
-    assert upward_imports(graph) == {("ftlint.core.source", "ftlint.lint.engine")}
-    assert layer_of("ftlint.rules.ft001_stale_output_discard") == layer_of("ftlint.lint.rule")
-    assert layer_of("ftlint.cli") == len(LAYERS)
+def test_every_module_has_a_place():
+    """ftlint/ holds no module outside the table: each lives in its layer's folder or is a
+    listed entry point (the CLI, a report format, review, the server, the runtime)."""
+    homeless = sorted(name for name in project_modules() if place_of(name) is None)
+    assert not homeless, f"modules in no place of PLACES (add them to a row): {homeless}"
+
+
+def test_readme_shows_the_places_table():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert places_table() in readme, (
+        "README's Architecture table differs from PLACES; it should read:\n" + places_table()
+    )
+
+
+def test_the_place_check_sees_an_upward_and_a_sideways_import():
+    graph = {
+        "ftlint.core.source": {"ftlint.lint.engine"},
+        "ftlint.lint.engine": {"ftlint.core.source"},
+        "ftlint.review.command": {"ftlint.cli", "ftlint.frontend", "ftlint.report.text"},
+        "ftlint.report.text": {"ftlint.lint.registry"},
+        "ftlint.rules.ft001_stale_output_discard": {"ftlint.lint.rule"},
+    }
+    assert forbidden_imports(graph) == {
+        ("ftlint.core.source", "ftlint.lint.engine"),
+        ("ftlint.review.command", "ftlint.cli"),
+        ("ftlint.report.text", "ftlint.lint.registry"),
+    }
+    assert place_of("ftlint") == "core" and place_of("ftlint.cli") == "cli"
+    assert place_of("ftlint.clinic") is None  # prefixes match whole name parts

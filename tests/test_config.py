@@ -154,6 +154,14 @@ def test_all_keys_parse(tmp_path):
         cfg.select = ("FT",)  # frozen
 
 
+def test_every_key_has_its_check():
+    """_build_config reads each key through its entry of _KEY_CHECKS: a key added to
+    CONFIG_KEYS needs one (else loading it would fail with a KeyError, not a message)."""
+    from ftlint.core.config import _KEY_CHECKS, CONFIG_KEYS
+
+    assert set(_KEY_CHECKS) == set(CONFIG_KEYS)
+
+
 @pytest.mark.parametrize("body", ['[tool.ftlint.options."FT004"]\nmax-depth = 3\n', "[tool.ftlint.options]\n"])
 def test_an_options_table_is_an_error_naming_the_file(tmp_path, body):
     """No rule takes options: the table, once reserved and never read, is refused, not ignored."""

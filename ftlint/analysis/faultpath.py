@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from ftlint.analysis.steps import Branch, StepGuards
 from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
@@ -110,8 +111,16 @@ class FaultPaths:
         is_handler: Callable[[Function], bool],
         in_fault_path_file: Callable[[ModuleInfo], bool] = lambda info: False,
         vllm_api: str = "auto",
+        steps: Iterable[str] = (),
     ) -> None:
         self.project = project
+        steps = tuple(steps)
+        self._step_guards = StepGuards(steps) if steps else None  # `fault-steps`
+        #: (function, `except` branch) catching a failed engine step (steps.py): walked as a
+        #: handler from the branch; the function is a fault path, what it calls is not
+        self.step_guards: list[tuple[Function, Branch]] = []
+        self.guarded: set[Function] = set()
+        self.guard_branches: set[int] = set()  # id() of those branches (ScopeTracker asks)
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
         self._interpreter: Interpreter | None = None
         self.is_handler = is_handler
@@ -142,6 +151,7 @@ class FaultPaths:
                     frontier.append(fn)
                 elif whole:
                     frontier.append(fn)
+                frontier.extend(self._add_step_guards(fn))
         pairs: list[tuple[Function, ClassInfo]] = []
         inherited = getattr(self.is_handler, "inherited", None)
         for info in modules:
@@ -181,6 +191,28 @@ class FaultPaths:
                         alternative = self.project.resolve_call(fn, ref)
                         if alternative is not None and alternative[0] not in self.in_scope:
                             frontier.append(alternative[0])
+
+    def _add_step_guards(self, fn: Function) -> list[Function]:
+        """Record `fn`'s step guards; the project functions their branches call (the
+        scope reaches them as it reaches a handler's callees)."""
+        if self._step_guards is None or fn in self.guarded or fn in self.handlers:
+            return []
+        branches = self._step_guards.of(fn)
+        if not branches:
+            return []
+        self.guarded.add(fn)
+        callees = []
+        for branch in branches:
+            self.step_guards.append((fn, branch))
+            self.guard_branches.add(id(branch))
+            for effect in ir.iter_effects(ir.build(branch.body)):
+                if effect.kind != "call":
+                    continue
+                for ref in (effect.callee, *effect.alternatives):
+                    target = self.project.resolve_call(fn, ref)  # not self.target: its cache keys on id()
+                    if target is not None:
+                        callees.append(target[0])
+        return callees
 
     def handler_class_names(self) -> list[str]:
         """The names of the classes that define a handler (their subclasses inherit it)."""
@@ -227,6 +259,11 @@ class FaultPaths:
         if fn is not None and fn in self.in_scope:
             return True
         return info is not None and info in self.whole_modules
+
+    def holds_fault_path(self, fn: Function) -> bool:
+        """Whether `fn` holds fault-path code: it is in scope, or a step guard's branch is
+        in it (the rules visit it; only the branch is a fault path)."""
+        return fn in self.in_scope or fn in self.guarded
 
     def target(self, fn: Function, effect: ir.Effect) -> tuple[Function, bool] | None:
         key = id(effect)

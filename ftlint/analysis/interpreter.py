@@ -185,15 +185,20 @@ class Interpreter:
             self._run(handler)
         for handler, cls in list(self.fault_paths.inherited_handlers):
             self._run(handler, cls)
+        for fn, branch in list(self.fault_paths.step_guards):
+            self._run(fn, branch=branch)
 
-    def _run(self, fn, cls=None) -> None:
+    def _run(self, fn, cls=None, branch=None) -> None:
         """Walk `fn`; `cls`: the handler class it is walked for when it inherits `fn`
-        (`self.method` then resolves to that class's most-derived override)."""
-        if (fn, cls) in self._done:
+        (`self.method` then resolves to that class's most-derived override); `branch`: an
+        `except` branch of `fn` catching a failed engine step (steps.py), walked alone as a
+        handler's body."""
+        key = (fn, cls) if branch is None else (fn, id(branch))
+        if key in self._done:
             return
-        self._done.add((fn, cls))
-        is_handler = fn in self.fault_paths.handlers or cls is not None
-        walk = _Walk(self, fn, is_handler=is_handler, self_class=cls)
+        self._done.add(key)
+        is_handler = fn in self.fault_paths.handlers or cls is not None or branch is not None
+        walk = _Walk(self, fn, is_handler=is_handler, self_class=cls, branch=branch)
         try:
             walk.run()
         except (_Abandon, RecursionError):
@@ -261,9 +266,10 @@ class Interpreter:
 class _Walk:
     """One entry function's walk."""
 
-    def __init__(self, interp: Interpreter, entry, *, is_handler: bool, self_class=None) -> None:
+    def __init__(self, interp: Interpreter, entry, *, is_handler: bool, self_class=None, branch=None) -> None:
         self.interp = interp
         self.entry = entry
+        self.branch = branch  # an `except` branch walked alone (a step guard), or None
         # The class `self` is an instance of in each frame (a handler class that inherits
         # `entry`: its overrides are the methods `self.x()` calls); reported in its module.
         self.selves: list = []
@@ -290,10 +296,14 @@ class _Walk:
             env[param] = None if param in ("self", "cls") and fn.is_method else ("param", param)
         self.stack.append((fn, None))
         self.selves.append(self.self_class or fn.class_info)
-        flow = self.suite(fn.node.body, [State(env)])
+        body = fn.node.body if self.branch is None else self.branch.body
+        flow = self.suite(body, [State(env)])
         self.selves.pop()
         self.stack.pop()
-        for state in flow.normal + flow.ret:
+        ends = flow.normal + flow.ret
+        if self.branch is not None:  # the branch also ends where it leaves the loop around it
+            ends += flow.cont + flow.brk
+        for state in ends:
             if self.is_handler:
                 # FT007 asks the path's final state: a freed request whose dirty tail no
                 # eviction (before or after the free, with ids read before it) dropped.

@@ -31,6 +31,7 @@ __all__ = [
     "CONFIG_KEYS",
     "DEFAULT_EXCLUDES",
     "DEFAULT_FAULT_HANDLERS",
+    "DEFAULT_FAULT_STEPS",
     "DEFAULT_SELECT",
     "CodeSelectors",
     "Config",
@@ -75,6 +76,10 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
 )
 DEFAULT_SELECT: tuple[str, ...] = ("FT",)
 DEFAULT_FAULT_HANDLERS: tuple[str, ...] = ("on_fault",)
+#: Calls of an engine step: the `except` branches of a `try` around one are fault paths
+#: (vLLM's EngineCore.step / step_with_batch_queue, the executor's execute_model, and the
+#: busy loop, e.g. the fork's `fault_tolerant_wrapper` calling the wrapped `busy_loop_func`).
+DEFAULT_FAULT_STEPS: tuple[str, ...] = ("step", "step_with_batch_queue", "execute_model", "*busy_loop*")
 #: Accepted as selectors even when no registered rule starts with them.
 ALWAYS_VALID_SELECTORS = frozenset({"ALL", "FT"})
 
@@ -216,7 +221,7 @@ def _relative_to(abspath: str, root: str) -> str | None:
 # Config
 
 
-class CodeSelectors(frozenset):
+class CodeSelectors(frozenset[str]):
     """A frozenset of codes, prefixes and ``ALL`` whose ``in`` understands them: ``"FT001" in
     CodeSelectors({"FT0"})`` is True. Iterating yields the entries as written."""
 
@@ -245,6 +250,8 @@ class Config:
     fault_handlers: tuple[str, ...] = DEFAULT_FAULT_HANDLERS
     extend_fault_handlers: tuple[str, ...] = ()
     fault_paths: tuple[str, ...] = ()
+    #: names of engine-step calls (globs on the called name): `except` branches around one are fault paths
+    fault_steps: tuple[str, ...] = DEFAULT_FAULT_STEPS
     cache_dir: str = ".ftlint_cache"
     #: template of a rule's documentation URL ("https://example.org/rules/{code}"); "" = no links
     docs_url: str = ""
@@ -276,6 +283,7 @@ class Config:
             "fault_handlers",
             "extend_fault_handlers",
             "fault_paths",
+            "fault_steps",
             "rules",
         ):
             set_(self, name, tuple(getattr(self, name)))
@@ -284,7 +292,7 @@ class Config:
             pfi = pfi.items()
         set_(self, "per_file_ignores", tuple((str(g), tuple(codes)) for g, codes in pfi))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Config], tuple[dict[str, Any]]]:
         # Picklable for process pools: rebuild from plain values (the compiled matchers
         # cached on the instance do not travel).
         values = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -306,7 +314,7 @@ class Config:
         return _PathPatterns(self.exclude + self.extend_exclude, self._root_str)
 
     @cached_property
-    def _per_file_ignores(self):
+    def _per_file_ignores(self) -> tuple[tuple[re.Pattern[str], bool, bool, tuple[str, ...]], ...]:
         compiled = []
         for pattern, codes in self.per_file_ignores:
             negated = pattern.startswith("!")
@@ -319,7 +327,7 @@ class Config:
         return handler_name_matcher(self.handler_patterns())
 
     @cached_property
-    def _fault_path_re(self):
+    def _fault_path_re(self) -> re.Pattern[str] | None:
         return _alternation([glob_to_regex(_norm_glob(p)) for p in self.fault_paths])
 
     def relative_path(self, path: Path | str) -> str | None:
@@ -434,7 +442,7 @@ class Config:
                 _check_selector(entry, known, self.path, f"per-file-ignores.{_toml_key(pattern)}", self.table)
 
 
-def _rebuild_config(values: dict) -> Config:
+def _rebuild_config(values: dict[str, Any]) -> Config:
     return Config(**values)
 
 
@@ -551,6 +559,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "fault-handlers",
     "extend-fault-handlers",
     "fault-paths",
+    "fault-steps",
     "cache-dir",
     "docs-url",
     "exhaustive-max-mb",
@@ -558,7 +567,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "rules",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
-_GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths")
+_GLOB_LIST_KEYS = ("exclude", "extend-exclude", "fault-handlers", "extend-fault-handlers", "fault-paths", "fault-steps")
 _BOOL_KEYS = ("force-exclude", "respect-gitignore")
 VLLM_API_CHOICES = ("auto", "0.25", "0.26", "0.27")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -624,63 +633,88 @@ class _Validator:
             self.glob(key, item)
         return items
 
+    def boolean(self, key: str, value: object) -> bool:
+        if not isinstance(value, bool):
+            raise self.error(key, f"expected a boolean, got {_type_name(value)}")
+        return value
+
+    def string(self, key: str, value: object) -> str:
+        if not isinstance(value, str):
+            raise self.error(key, f"expected a string, got {_type_name(value)}")
+        return value
+
+
+def _cache_dir(v: _Validator, key: str, value: object) -> str:
+    path = v.string(key, value)
+    if not path:
+        raise v.error(key, "expected a non-empty path")
+    return path
+
+
+def _docs_url(v: _Validator, key: str, value: object) -> str:
+    url = v.string(key, value)
+    if "{code}" not in url and "{name}" not in url:
+        raise v.error(key, 'expected a URL template with {code} or {name}, e.g. "https://example.org/rules/{code}"')
+    scheme, sep, rest = url.partition("://")
+    if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in url):
+        raise v.error(key, f"expected an absolute URL (scheme://...), got {url!r}")
+    return url
+
+
+def _exhaustive_max_mb(v: _Validator, key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise v.error(key, f"expected a positive number of megabytes, got {value!r}")
+    return float(value)
+
+
+def _vllm_api(v: _Validator, key: str, value: object) -> object:
+    if value not in VLLM_API_CHOICES:
+        raise v.error(key, f"expected one of {', '.join(map(repr, VLLM_API_CHOICES))}, got {value!r}")
+    return value
+
+
+def _per_file_ignores(v: _Validator, key: str, value: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")
+    entries = []
+    for pattern, codes in value.items():
+        v.glob(key, pattern)
+        entries.append((pattern, v.codes(f"{key}.{_toml_key(pattern)}", codes)))
+    return tuple(entries)
+
+
+#: how each key's value is checked (and converted) into its Config field
+_KEY_CHECKS: dict[str, Callable[[_Validator, str, object], object]] = {
+    **dict.fromkeys(_CODE_LIST_KEYS, _Validator.codes),
+    **dict.fromkeys(_GLOB_LIST_KEYS, _Validator.globs),
+    **dict.fromkeys(_BOOL_KEYS, _Validator.boolean),
+    "cache-dir": _cache_dir,
+    "docs-url": _docs_url,
+    "exhaustive-max-mb": _exhaustive_max_mb,
+    "vllm-api": _vllm_api,
+    "per-file-ignores": _per_file_ignores,
+    "rules": _Validator.module_names,
+}
+
+
+def _check_key(v: _Validator, key: str) -> None:
+    """A key of the table that is no setting: `options` (once reserved) or an unknown one."""
+    if key == "options":
+        raise v.error(key, "no rule takes options (the table was reserved and never read); remove it")
+    if key not in CONFIG_KEYS:
+        import difflib  # only for a misspelt key
+
+        close = difflib.get_close_matches(key.replace("_", "-").lower(), CONFIG_KEYS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise v.error(None, f"unknown key {key!r}{hint}")
+
 
 def _build_config(table: Mapping[str, object], path: Path, root: Path, table_name: str) -> Config:
     v = _Validator(path, table_name)
     kwargs: dict[str, Any] = {}  # Config's fields, of their several types
     for key, value in table.items():
-        if key == "options":
-            raise v.error(key, "no rule takes options (the table was reserved and never read); remove it")
-        if key not in CONFIG_KEYS:
-            import difflib  # only for a misspelt key
-
-            close = difflib.get_close_matches(key.replace("_", "-").lower(), CONFIG_KEYS, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise v.error(None, f"unknown key {key!r}{hint}")
-        attr = key.replace("-", "_")
-        if key in _CODE_LIST_KEYS:
-            kwargs[attr] = v.codes(key, value)
-        elif key in _GLOB_LIST_KEYS:
-            kwargs[attr] = v.globs(key, value)
-        elif key in _BOOL_KEYS:
-            if not isinstance(value, bool):
-                raise v.error(key, f"expected a boolean, got {_type_name(value)}")
-            kwargs[attr] = value
-        elif key == "cache-dir":
-            if not isinstance(value, str):
-                raise v.error(key, f"expected a string, got {_type_name(value)}")
-            if not value:
-                raise v.error(key, "expected a non-empty path")
-            kwargs[attr] = value
-        elif key == "docs-url":
-            if not isinstance(value, str):
-                raise v.error(key, f"expected a string, got {_type_name(value)}")
-            if "{code}" not in value and "{name}" not in value:
-                raise v.error(
-                    key, 'expected a URL template with {code} or {name}, e.g. "https://example.org/rules/{code}"'
-                )
-            scheme, sep, rest = value.partition("://")
-            if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
-                raise v.error(key, f"expected an absolute URL (scheme://...), got {value!r}")
-            kwargs[attr] = value
-        elif key == "exhaustive-max-mb":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise v.error(key, f"expected a positive number of megabytes, got {value!r}")
-            kwargs[attr] = float(value)
-        elif key == "vllm-api":
-            if value not in VLLM_API_CHOICES:
-                raise v.error(key, f"expected one of {', '.join(map(repr, VLLM_API_CHOICES))}, got {value!r}")
-            kwargs[attr] = value
-        elif key == "rules":
-            kwargs[attr] = v.module_names(key, value)
-        elif key == "per-file-ignores":
-            if not isinstance(value, dict):
-                raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")
-            entries = []
-            for pattern, codes in value.items():
-                v.glob(key, pattern)
-                entries.append((pattern, v.codes(f"{key}.{_toml_key(pattern)}", codes)))
-            kwargs[attr] = tuple(entries)
+        _check_key(v, key)
+        kwargs[key.replace("-", "_")] = _KEY_CHECKS[key](v, key, value)
     return Config(root=root, path=path, table=table_name, **kwargs)
 
 
@@ -694,7 +728,7 @@ def _os_message(err: OSError) -> str:
     return err.strerror or str(err)
 
 
-def _parse_toml(path: Path) -> dict:
+def _parse_toml(path: Path) -> dict[str, Any]:
     try:
         data = _read_bytes(path)
     except OSError as err:
@@ -707,7 +741,7 @@ def _parse_toml(path: Path) -> dict:
         raise ConfigError(f"invalid TOML: {err}", path, table="") from None
 
 
-def _ftlint_table(doc: dict, path: Path) -> dict | None:
+def _ftlint_table(doc: dict[str, Any], path: Path) -> dict[str, Any] | None:
     tool = doc.get("tool")
     if tool is None:
         return None

@@ -168,42 +168,10 @@ def _alternatives(pattern: str, *, strict: bool, braces: bool, dir_self: bool) -
     n = len(pattern)
     while i < n:
         ch = pattern[i]
-        at_component_start = i == 0 or pattern[i - 1] == "/"
         if ch == "*":
-            j = i
-            while j < n and pattern[j] == "*":
-                j += 1
-            stars = j - i
-            component_end = j == n or pattern[j] == "/"
-            if stars >= 2 and at_component_start and component_end:
-                if j == n:
-                    if i == 0:
-                        out.append(_TAIL_ANY)
-                    elif dir_self and out and out[-1] == "/":
-                        out.pop()
-                        out.append(_TAIL_DIR_SELF)
-                    else:
-                        out.append(_TAIL_ANY)
-                    i = j
-                else:  # "**/"
-                    out.append(_GLOBSTAR_SLASH)
-                    i = j + 1
-                continue
-            out.append(_STAR)
-            i = j
+            i = _stars(pattern, i, out, dir_self)
             continue
-        if ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            end = _find_class_end(pattern, i)
-            if end == -1:
-                if strict:
-                    raise GlobError("unclosed '['")
-                out.append(re.escape(ch))
-            else:
-                out.append(_class_regex(pattern[i + 1 : end]))
-                i = end
-        elif ch == "{" and braces:
+        if ch == "{" and braces:
             end, parts = _find_brace_end(pattern, i)
             if end == -1:
                 if strict:
@@ -220,20 +188,63 @@ def _alternatives(pattern: str, *, strict: bool, braces: bool, dir_self: bool) -
                 prefixes = [prefix + out + alt for prefix in prefixes for alt in alts]
                 out = []
                 i = end
-        elif ch == "\\":
-            if i + 1 == n:
-                if strict:
-                    raise GlobError("trailing backslash")
-                out.append(re.escape(ch))
-            else:
-                i += 1
-                out.append(re.escape(pattern[i]))
-        elif ch == "/":
-            out.append("/")
         else:
-            out.append(re.escape(ch))
+            i = _atom(pattern, i, out, strict)
         i += 1
     return [prefix + out for prefix in prefixes]
+
+
+def _stars(pattern: str, i: int, out: list[str], dir_self: bool) -> int:
+    """The run of ``*`` at ``i`` as one token on ``out`` (``**`` as a whole component: any
+    directories); returns where the glob goes on."""
+    n = len(pattern)
+    j = i
+    while j < n and pattern[j] == "*":
+        j += 1
+    at_component_start = i == 0 or pattern[i - 1] == "/"
+    component_end = j == n or pattern[j] == "/"
+    if j - i < 2 or not (at_component_start and component_end):
+        out.append(_STAR)
+        return j
+    if j < n:  # "**/"
+        out.append(_GLOBSTAR_SLASH)
+        return j + 1
+    if i != 0 and dir_self and out and out[-1] == "/":
+        out.pop()
+        out.append(_TAIL_DIR_SELF)
+    else:
+        out.append(_TAIL_ANY)
+    return j
+
+
+def _atom(pattern: str, i: int, out: list[str], strict: bool) -> int:
+    """The character (a class, an escape) at ``i`` as a token on ``out``; returns the index
+    of its last character."""
+    ch = pattern[i]
+    if ch == "?":
+        out.append("[^/]")
+    elif ch == "[":
+        end = _find_class_end(pattern, i)
+        if end == -1:
+            if strict:
+                raise GlobError("unclosed '['")
+            out.append(re.escape(ch))
+        else:
+            out.append(_class_regex(pattern[i + 1 : end]))
+            i = end
+    elif ch == "\\":
+        if i + 1 == len(pattern):
+            if strict:
+                raise GlobError("trailing backslash")
+            out.append(re.escape(ch))
+        else:
+            i += 1
+            out.append(re.escape(pattern[i]))
+    elif ch == "/":
+        out.append("/")
+    else:
+        out.append(re.escape(ch))
+    return i
 
 
 def _assemble(tokens: list[str]) -> str:

@@ -179,9 +179,23 @@ def nesting_failure(text: str) -> ParseFailure | None:
     openers = text.count("(") + text.count("[") + text.count("{")
     if openers <= BRACKET_CHECK_DEPTH and len(text) <= 4 * MAX_NESTING_DEPTH:
         return None
+    scanned = _scan_nesting(text)
+    if isinstance(scanned, ParseFailure):
+        return scanned
+    max_depth, long_lines = scanned
+    operators = max((len(_OPERATOR_RE.findall(text, s, e)) for s, e in long_lines), default=0)
+    if max_depth <= BRACKET_CHECK_DEPTH and operators <= MAX_NESTING_DEPTH:
+        return None
+    return _ast_nesting_failure(text, operators)
+
+
+def _scan_nesting(text: str) -> ParseFailure | tuple[int, list[tuple[int, int]]]:
+    """One pass over the text's brackets, strings and newlines: the failure for a run of
+    concatenated string literals or brackets nested too deep, else the deepest bracket
+    nesting and the (start, end) of each logical line longer than MAX_NESTING_DEPTH."""
     depth = max_depth = 0
     line_start = 0
-    long_lines = []
+    long_lines: list[tuple[int, int]] = []
     run = prev_end = 0  # implicitly concatenated string literals (nested in LibCST, flat in the AST)
     for m in _SCAN_RE.finditer(text):
         kind = m.lastgroup
@@ -217,10 +231,7 @@ def nesting_failure(text: str) -> ParseFailure | None:
             line_start = m.end()
     if len(text) - line_start > MAX_NESTING_DEPTH:
         long_lines.append((line_start, len(text)))
-    operators = max((len(_OPERATOR_RE.findall(text, s, e)) for s, e in long_lines), default=0)
-    if max_depth <= BRACKET_CHECK_DEPTH and operators <= MAX_NESTING_DEPTH:
-        return None
-    return _ast_nesting_failure(text, operators)
+    return max_depth, long_lines
 
 
 _LINE_START_RE = re.compile(r"^([ \t]*)([^\s#(:]*)", re.MULTILINE)

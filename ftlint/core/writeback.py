@@ -87,16 +87,9 @@ def write_back(source: SourceFile, new_text: str) -> WriteProblem | None:
         info = os.stat(target)
     except OSError as err:
         return WriteProblem(path, f"not written: {err.strerror or err}", True)
-    if not stat.S_ISREG(info.st_mode):
-        return WriteProblem(path, "not written: not a regular file", True)
-    if info.st_nlink > 1:
-        return WriteProblem(
-            path,
-            f"not written: it has {info.st_nlink} hard links and replacing it would split them (fix it by hand)",
-            False,
-        )
-    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
-        return WriteProblem(path, "not written: the file is read-only", True)
+    refused = _refusal(path, info)
+    if refused is not None:
+        return refused
     lock_fd = None
     tmp: str | None = None
     try:
@@ -106,22 +99,7 @@ def write_back(source: SourceFile, new_text: str) -> WriteProblem | None:
         if _current_bytes(target) != source.data:
             return WriteProblem(path, "skipped: the file changed since it was linted (run ftlint again)", False)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
-        try:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fd, stat.S_IMODE(info.st_mode))
-            else:  # pragma: no cover - Windows before 3.13
-                os.chmod(tmp, stat.S_IMODE(info.st_mode))
-            try:
-                os.fchown(fd, info.st_uid, info.st_gid)
-            except (OSError, AttributeError):
-                pass  # not ours to give away: the mode is kept, the owner is the writer
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fill(fd, tmp, data, info)
         if _current_bytes(target) != source.data:  # an editor saved while we wrote
             return WriteProblem(path, "skipped: the file changed since it was linted (run ftlint again)", False)
         os.replace(tmp, target)
@@ -138,6 +116,42 @@ def write_back(source: SourceFile, new_text: str) -> WriteProblem | None:
                 pass
         if lock_fd is not None:
             os.close(lock_fd)  # releases the lock
+
+
+def _refusal(path: Path, info: os.stat_result) -> WriteProblem | None:
+    """Why a file with this stat is not replaced (not a regular file, hard links, read-only)."""
+    if not stat.S_ISREG(info.st_mode):
+        return WriteProblem(path, "not written: not a regular file", True)
+    if info.st_nlink > 1:
+        return WriteProblem(
+            path,
+            f"not written: it has {info.st_nlink} hard links and replacing it would split them (fix it by hand)",
+            False,
+        )
+    if not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return WriteProblem(path, "not written: the file is read-only", True)
+    return None
+
+
+def _fill(fd: int, tmp: str, data: bytes, info: os.stat_result) -> None:
+    """Write `data` to the temporary file `fd` (at `tmp`) with the file's mode (and its
+    owner, where allowed), synced to disk; closes `fd`."""
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, stat.S_IMODE(info.st_mode))
+        else:  # pragma: no cover - Windows before 3.13
+            os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        try:
+            os.fchown(fd, info.st_uid, info.st_gid)
+        except (OSError, AttributeError):
+            pass  # not ours to give away: the mode is kept, the owner is the writer
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _current_bytes(target: Path) -> bytes:

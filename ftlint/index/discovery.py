@@ -16,7 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -25,7 +25,7 @@ from typing import Any
 from ftlint.core.config import Config
 from ftlint.core.digests import stat_signature
 from ftlint.core.gitignore import GitIgnore
-from ftlint.index.listing import FILE, LINK, signature
+from ftlint.index.listing import FILE, LINK, DirListings, signature
 
 __all__ = [
     "PYTHON_SUFFIXES",
@@ -138,9 +138,10 @@ def _info_exclude(repo: str) -> str | None:
     return os.path.join(gitdir, "info", "exclude")
 
 
-_Levels = tuple  # tuple[tuple[str, GitIgnore], ...]: (directory prefix ending in "/", rules), outermost first
+#: the ignore files that apply: (directory prefix ending in "/", rules), outermost first
+_Levels = tuple[tuple[str, GitIgnore], ...]
 #: a directory to walk: (path, path relative to the root or None, ignore levels, resolved path, listing trusted)
-_Frame = tuple[str, "str | None", Any, str, bool]
+_Frame = tuple[str, "str | None", _Levels, str, bool]
 _BY_NAME = attrgetter("name")
 
 
@@ -160,7 +161,13 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 class _TreeWalker:
     """One directory walker shared by :func:`discover` and :func:`iter_python_files`."""
 
-    def __init__(self, config: Config, errors: list[DiscoveryError], display, listings=None):
+    def __init__(
+        self,
+        config: Config,
+        errors: list[DiscoveryError],
+        display: Callable[[str], Path],
+        listings: DirListings | None = None,
+    ) -> None:
         self.config = config
         self.listings = listings  # listing.DirListings: reuse what an earlier walk kept
         self.patterns = config.exclude_patterns
@@ -196,7 +203,7 @@ class _TreeWalker:
             if os.path.lexists(os.path.join(directory, ".git")):
                 repo = directory
                 break
-        levels = []
+        levels: list[tuple[str, GitIgnore]] = []
         if repo is not None:
             start = repo
             exclude = _info_exclude(repo)
@@ -257,7 +264,7 @@ class _TreeWalker:
             consulted = self._tracing  # every ignore file that applies from above, present or not
         finally:
             self._tracing = None
-        trusted = listings is not None and listings.trusted_top(top, consulted)
+        trusted = listings is not None and consulted is not None and listings.trusted_top(top, consulted)
         return (top, self._root_rel(top), initial, os.path.realpath(top), trusted)
 
     def _walk_directory(
@@ -291,8 +298,8 @@ class _TreeWalker:
                 if entry.name == ".gitignore":
                     levels = self._with_ignore_file(directory, entry.path, levels)
                     break
-        kept_files: list = []
-        kept_dirs: list = []
+        kept_files: list[list[str]] = []
+        kept_dirs: list[str] = []
         subdirs: list[_Frame] = []
         yield from self._scan_entries(
             entries, (rel_dir, levels, real_dir, below_trusted), kept_files, kept_dirs, subdirs
@@ -311,7 +318,7 @@ class _TreeWalker:
         rel_dir: str | None,
         levels: _Levels,
         real_dir: str,
-        known: tuple,
+        known: list[Any],
         below_trusted: bool,
     ) -> Generator[tuple[str, str], None, list[_Frame]]:
         """A directory unchanged since its listing was stored: yield its files from the listing."""
@@ -333,8 +340,8 @@ class _TreeWalker:
         self,
         entries: list[os.DirEntry[str]],
         frame: tuple[str | None, _Levels, str, bool],
-        kept_files: list,
-        kept_dirs: list,
+        kept_files: list[list[str]],
+        kept_dirs: list[str],
         subdirs: list[_Frame],
     ) -> Iterator[tuple[str, str]]:
         """Yield the Python files among a directory's entries, append the subdirectories to
@@ -366,7 +373,9 @@ class _TreeWalker:
             return True
         return bool(levels) and self._ignored(path, is_dir, levels)
 
-    def _file_entry(self, entry: os.DirEntry[str], real_dir: str, kept_files: list | None) -> tuple[str, str] | None:
+    def _file_entry(
+        self, entry: os.DirEntry[str], real_dir: str, kept_files: list[list[str]] | None
+    ) -> tuple[str, str] | None:
         """(path, resolved path) of a file entry (a link: of its target), else None."""
         name, path = entry.name, entry.path
         if entry.is_symlink():
@@ -382,7 +391,7 @@ class _TreeWalker:
             kept_files.append([name, FILE])
         return path, real_dir + os.sep + name
 
-    def _link_target(self, path: str):
+    def _link_target(self, path: str) -> tuple[str, str] | None:
         """(path, resolved path) for a link to a regular file; a broken link is an error."""
         try:
             st = os.stat(path)
@@ -433,7 +442,7 @@ def discover(
     *,
     force_exclude: bool = False,
     cwd: Path | str | None = None,
-    listings=None,
+    listings: DirListings | None = None,
 ) -> Discovered:
     """The Python files to lint for ``paths`` (default: ``[cwd]``).
 
@@ -497,7 +506,11 @@ def discover(
 
 
 def iter_python_files(
-    root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None, listings=None
+    root: Path | str,
+    config: Config,
+    *,
+    errors: list[DiscoveryError] | None = None,
+    listings: DirListings | None = None,
 ) -> Iterator[Path]:
     """Every ``.py``/``.pyi`` under directory ``root`` honouring excludes and ``.gitignore``
     (the project-wide scan), as absolute paths, each resolved file once, in walk order
@@ -506,7 +519,11 @@ def iter_python_files(
 
 
 def iter_python_paths(
-    root: Path | str, config: Config, *, errors: list[DiscoveryError] | None = None, listings=None
+    root: Path | str,
+    config: Config,
+    *,
+    errors: list[DiscoveryError] | None = None,
+    listings: DirListings | None = None,
 ) -> Iterator[str]:
     """iter_python_files as plain strings (a Path per file costs more than its stat)."""
     sink: list[DiscoveryError] = errors if errors is not None else []
@@ -551,7 +568,7 @@ def _project_root(config: Config) -> str | None:
     return root
 
 
-def walk_project(root: str | None, known: set[str], config: Config, listings) -> list[str]:
+def walk_project(root: str | None, known: set[str], config: Config, listings: DirListings | None) -> list[str]:
     """The Python files under the project `root` (project_root_to_walk) not in `known`."""
     if root is None:
         return []

@@ -17,15 +17,23 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING, Any
 
 from ftlint.core.cache import RACY_NS, Cache
 from ftlint.core.digests import digest, stat_signature
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ftlint.core.config import Config
+
 FILE, LINK = "f", "l"
+#: a stat signature (digests.stat_signature); listings hold them as the cache stores them
+Signature = list[int]
+#: what the cache keeps (JSON): checked for shape where it is read (_well_formed, reuse)
+Stored = dict[str, Any]
 _KINDS = (FILE, LINK)
 
 
-def signature(path: str) -> list | None:
+def signature(path: str) -> Signature | None:
     """The stat signature of `path`, or None when it does not exist (or cannot be stat'ed)."""
     try:
         return stat_signature(os.stat(path))
@@ -36,7 +44,7 @@ def signature(path: str) -> list | None:
 _NOT_NAMES = frozenset(("", ".", ".."))
 
 
-def _well_formed(files, subdirs) -> bool:
+def _well_formed(files: object, subdirs: object) -> bool:
     """[[name, FILE or LINK]...] and [name...], each name one that, joined to its directory,
     stays in it (a loop per entry without calls: it runs for every directory of a warm walk)."""
     if type(files) is not list or type(subdirs) is not list:
@@ -59,13 +67,13 @@ class DirListings:
     def __init__(self, cache: Cache | None, scope: str) -> None:
         self.cache = cache
         self.scope = scope
-        self._old: tuple[dict, dict] | None = None  # read on first use: a run may walk nothing
-        self.new: dict = {}
-        self.new_tops: dict = {}
+        self._old: tuple[Stored, Stored] | None = None  # read on first use: a run may walk nothing
+        self.new: Stored = {}
+        self.new_tops: Stored = {}
         self.dirty = False
         self.limit = time.time_ns() - RACY_NS
 
-    def _stored(self) -> tuple[dict, dict]:
+    def _stored(self) -> tuple[Stored, Stored]:
         if self._old is None:
             stored = self.cache.load_listings(self.scope) if self.cache is not None else None
             stored = stored if isinstance(stored, dict) else {}
@@ -74,15 +82,15 @@ class DirListings:
         return self._old
 
     @property
-    def old(self) -> dict:
+    def old(self) -> Stored:
         return self._stored()[0]
 
     @property
-    def old_tops(self) -> dict:
+    def old_tops(self) -> Stored:
         return self._stored()[1]
 
     @classmethod
-    def for_walk(cls, cache: Cache | None, config) -> DirListings | None:
+    def for_walk(cls, cache: Cache | None, config: Config) -> DirListings | None:
         """The listings for walks under this configuration (None without a cache)."""
         if cache is None:
             return None
@@ -106,7 +114,7 @@ class DirListings:
             return False
         return True
 
-    def reuse(self, directory: str, dir_sig: list, ignore_sig: list | None) -> list | None:
+    def reuse(self, directory: str, dir_sig: Signature, ignore_sig: Signature | None) -> list[Any] | None:
         """The stored listing when the directory and its .gitignore are unchanged (and it
         has the shape `store` gives it: the walker replays it without further checks)."""
         known = self.new.get(directory) or self.old.get(directory)
@@ -121,13 +129,20 @@ class DirListings:
             return known
         return None
 
-    def ignore_unchanged(self, directory: str, ignore_sig: list | None) -> bool:
+    def ignore_unchanged(self, directory: str, ignore_sig: Signature | None) -> bool:
         """Whether the directory's .gitignore is as when its listing was stored (the
         listings below it hold only then)."""
         known = self.old.get(directory)
         return isinstance(known, list) and len(known) == 4 and known[1] == ignore_sig
 
-    def store(self, directory: str, dir_sig: list, ignore_sig: list | None, files: list, subdirs: list) -> None:
+    def store(
+        self,
+        directory: str,
+        dir_sig: Signature,
+        ignore_sig: Signature | None,
+        files: list[list[str]],
+        subdirs: list[str],
+    ) -> None:
         if dir_sig[0] >= self.limit or (ignore_sig is not None and ignore_sig[0] >= self.limit):
             return  # racy: a change later in the same clock tick would go unseen
         self.new[directory] = [dir_sig, ignore_sig, files, subdirs]

@@ -21,9 +21,10 @@ split lines, the layout) is one Outline, ModuleInfo.outline: the index's Functio
 ModuleInfo hold none of it, and callers ask neutral queries (Function.tree, line_range,
 ModuleInfo.trees) that serve modules parsed whole alike.
 
-This module sits below project.py: it knows the index's objects only by their attributes
-(and their types for annotations), never imports it, and leaves the index to parse a file
-whole when the lines of a function cannot be parsed alone (function_node returns None).
+This module sits below project.py and never imports it, not even for annotations: an Outline
+keys functions by whatever the index gives it (project.Function), and reads nothing of them.
+project.function_node and project.carry_over put the trees parsed here on the index's
+objects, and the index parses a file whole when a function's lines cannot be parsed alone.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ import re
 import sys
 import tokenize
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from ftlint.core.cache import Cache, code_fingerprint
 from ftlint.core.digests import blake2b, digest
@@ -44,12 +45,17 @@ from ftlint.core.digests import blake2b, digest
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
-    from ftlint.index.project import Function, ModuleInfo
+#: what an Outline keys its functions by (project.Function: by identity); this module never
+#: reads one, so it needs no import of the index (which imports it)
+Fn = TypeVar("Fn", bound=Hashable)
+
+#: an outline written down as plain data: [kind, ...] lists (JSON as they are; see _Outliner)
+OutlineOps = list[list[Any]]
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # lines as Python numbers them
 
 
-def well_formed(ops, text: str) -> bool:
+def well_formed(ops: object, text: str) -> bool:
     """Whether stored outline ops have the shape outline_ops writes (the cache checks an
     outline before it is replayed): known ops with fields of their types, function lines
     within the text, every class and function closed."""
@@ -107,13 +113,13 @@ class OutlineStore:
 
     def __init__(self, cache: Cache | None = None) -> None:
         self.cache = cache
-        self._known: dict[str, object] = {}
+        self._known: dict[str, OutlineOps | Literal[False]] = {}
         self._salt = digest(code_fingerprint(), sys.version_info[:3]).encode()[:64] if cache is not None else b""
 
     def _key(self, text: str) -> str:
         return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20, key=self._salt).hexdigest()
 
-    def load(self, text: str):
+    def load(self, text: str) -> OutlineOps | Literal[False] | None:
         ops = self._known.get(text)
         if ops is None and self.cache is not None:
             ops = self.cache.load_outline(self._key(text))
@@ -121,18 +127,18 @@ class OutlineStore:
                 return None
         return ops
 
-    def save(self, text: str, ops) -> None:
+    def save(self, text: str, ops: OutlineOps | Literal[False]) -> None:
         """Keep an outline this process made (and write it to the cache)."""
         self._known[text] = ops
         if self.cache is not None:
             self.cache.save_outline(self._key(text), ops)
 
-    def remember(self, text: str, ops) -> None:
+    def remember(self, text: str, ops: OutlineOps | Literal[False]) -> None:
         """Keep an outline made elsewhere in this run (written to the cache there)."""
         self._known[text] = ops
 
 
-def outline_ops(text: str):
+def outline_ops(text: str) -> OutlineOps | Literal[False]:
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
     cache keeps), or False when Python's parser cannot read the text."""
     from ftlint.core.source import nesting_failure
@@ -145,7 +151,7 @@ def outline_ops(text: str):
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    ops: list = []
+    ops: OutlineOps = []
     _Outliner(ops).walk(tree.body)
     return ops
 
@@ -172,7 +178,7 @@ class _Outliner:
     """project._Indexer over an ast tree, written down as ops: the same functions,
     classes and imports, in the same order."""
 
-    def __init__(self, ops: list) -> None:
+    def __init__(self, ops: OutlineOps) -> None:
         self.ops = ops
         self.depth = 0  # open classes and functions (imports count at module level only)
 
@@ -233,23 +239,23 @@ class Segment:
 
 
 @dataclass(eq=False)
-class Outline:
+class Outline(Generic[Fn]):
     """What the outliner keeps of one outlined module (ModuleInfo.outline), so the index's
     data model holds none of it: each function's lines (from the outline ops), the Segment
     its node was parsed in (once asked), and the file's lines and layout (split and
     detected when a first function is parsed). Functions key the dicts by identity (eq=False)."""
 
     text: str
-    spans: dict[Function, tuple[int, int]] = field(default_factory=dict)  # (first line, last line)
-    segments: dict[Function, Segment] = field(default_factory=dict)
+    spans: dict[Fn, tuple[int, int]] = field(default_factory=dict)  # (first line, last line)
+    segments: dict[Fn, Segment] = field(default_factory=dict)
     _lines: list[str] | None = None
     _layout: tuple[str, str] | None = None
 
-    def span(self, fn: Function) -> tuple[int, int]:
+    def span(self, fn: Fn) -> tuple[int, int]:
         """(first line, last line) of `fn` in the file, its decorators included."""
         return self.spans[fn]
 
-    def segment(self, fn: Function) -> Segment | None:
+    def segment(self, fn: Fn) -> Segment | None:
         """The tree `fn`'s node lies in; None until it is parsed (or when it came from the
         whole file: project.function_from_whole_file)."""
         return self.segments.get(fn)
@@ -269,7 +275,7 @@ class Outline:
             self._lines = _LINE.findall(self.text)
         return self._lines
 
-    def text_of(self, fn: Function) -> str:
+    def text_of(self, fn: Fn) -> str:
         """The lines of `fn` as written."""
         first, last = self.spans[fn]
         return "".join(self.lines()[first - 1 : last])
@@ -292,44 +298,17 @@ class Outline:
         return self._layout
 
 
-def function_node(fn: Function) -> cst.FunctionDef | None:
-    """The LibCST tree of one outlined function. Its outermost enclosing function is
-    parsed alone (decorators to the last line of its body, inside `if 1:` when indented
-    so the indentation stays as written), and every function inside it gets its node
-    from that one tree (so a nested def is the same node wherever it is met). None
-    when LibCST rejects those lines (or the module is not outlined): then Function.node
-    parses the whole file (see project.function_from_whole_file)."""
-    info = fn.module
-    outlined = info.outline
-    if outlined is None:
-        return None
-    outer = _outermost(fn, outlined)
-    unit = _parse_unit(outer, outlined)
-    if unit is not None:
-        segment, nodes = unit
-        inside = _inside(outer, outlined)
-        if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes, strict=True)):
-            for function, node in zip(inside, nodes, strict=True):
-                if function.cst_node is None:
-                    function.cst_node = node
-                    outlined.segments[function] = segment
-                    info.by_node[id(node)] = function
-            if fn.cst_node is not None:
-                return fn.cst_node
-    return None
-
-
 def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
-def _inside(outer: Function, outlined: Outline) -> list[Function]:
+def inside(outer: Fn, outlined: Outline[Fn]) -> list[Fn]:
     """The functions whose lines lie within `outer`'s (itself included), in module order."""
     spans = outlined.spans
     return [f for f, span in spans.items() if _within(span, spans[outer])]
 
 
-def _outermost(fn: Function, outlined: Outline) -> Function:
+def outermost(fn: Fn, outlined: Outline[Fn]) -> Fn:
     spans = outlined.spans
     best, mine = fn, spans[fn]
     for other, span in spans.items():
@@ -338,27 +317,30 @@ def _outermost(fn: Function, outlined: Outline) -> Function:
     return best
 
 
-def _units(outlined: Outline) -> dict[Function, list[Function]]:
+def units(outlined: Outline[Fn]) -> dict[Fn, list[Fn]]:
     """Each outermost function -> the functions within its lines (itself first), in
     module order: one sorted interval walk (O(functions log functions)), the same
-    grouping as _outermost and _inside give one function at a time."""
+    grouping as outermost and inside give one function at a time."""
     order = sorted(outlined.spans.items(), key=lambda item: (item[1][0], -item[1][1]))
-    units: dict[Function, list[Function]] = {}
-    outer: Function | None = None
+    grouped: dict[Fn, list[Fn]] = {}
+    outer: Fn | None = None
     outer_span = (0, -1)
     for fn, span in order:
         if outer is not None and _within(span, outer_span):
-            units[outer].append(fn)
+            grouped[outer].append(fn)
         else:
             outer, outer_span = fn, span
-            units[fn] = [fn]
+            grouped[fn] = [fn]
     position = {fn: n for n, fn in enumerate(outlined.spans)}
-    for inside in units.values():
-        inside.sort(key=position.__getitem__)
-    return units
+    for within in grouped.values():
+        within.sort(key=position.__getitem__)
+    return grouped
 
 
-def _parse_unit(fn: Function, outlined: Outline) -> tuple[Segment, list[cst.FunctionDef]] | None:
+def parse_unit(fn: Fn, name: str, outlined: Outline[Fn]) -> tuple[Segment, list[cst.FunctionDef]] | None:
+    """The lines of the outermost function `fn` (named `name`) parsed alone: its Segment and
+    the FunctionDefs in it (itself first, in the order project._Indexer meets them); None
+    when LibCST rejects those lines or they hold no function of that name."""
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
     from ftlint.core.source import parse
@@ -384,14 +366,14 @@ def _parse_unit(fn: Function, outlined: Outline) -> tuple[Segment, list[cst.Func
     node: cst.CSTNode | None = module.body[0]
     for _ in range(levels):
         node = node.body.body[0] if isinstance(node, cst.If) and node.body.body else None
-    if not isinstance(node, cst.FunctionDef) or node.name.value != fn.name:
+    if not isinstance(node, cst.FunctionDef) or node.name.value != name:
         return None
     found: list[cst.FunctionDef] = []
     _function_defs([node], found)
     return Segment(module, text, first - 1 - levels), found
 
 
-def _function_defs(statements, found: list) -> None:
+def _function_defs(statements: Sequence[cst.CSTNode], found: list[cst.FunctionDef]) -> None:
     """FunctionDefs in the order project._Indexer meets them (definitions are statements)."""
     import libcst as cst  # not at the top: the forked scan outlines without LibCST
 
@@ -433,37 +415,3 @@ def suites_of(statement: cst.CSTNode) -> list[cst.CSTNode]:
     for case in getattr(statement, "cases", ()):
         suites.append(case.body)
     return suites
-
-
-def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
-    """Give the outline of an edited file (`new`) the parsed trees, and their IR, of the
-    outermost functions whose lines did not change since `old` (the same file before the
-    edit), shifted to where they are now: the language server re-parses only the
-    functions an edit touched. Returns how many outermost functions were carried over."""
-    was, now = old.outline, new.outline
-    if was is None or now is None:
-        return 0
-    old_units, new_units = _units(was), _units(now)
-    parsed: dict = {}
-    for fn in old.functions:
-        if fn in old_units and fn.cst_node is not None and was.segment(fn) is not None:
-            parsed.setdefault((fn.qualname, was.text_of(fn)), fn)
-    carried = 0
-    for fn in new.functions:
-        if fn.cst_node is not None or fn not in new_units:
-            continue
-        before = parsed.get((fn.qualname, now.text_of(fn)))
-        if before is None:
-            continue
-        unit = was.segments[before]
-        inner_old = old_units[before]
-        inner_new = new_units[fn]
-        if len(inner_old) != len(inner_new) or any(f.cst_node is None or was.segment(f) is not unit for f in inner_old):
-            continue
-        segment = Segment(unit.module, unit.text, unit.line_offset + now.span(fn)[0] - was.span(before)[0])
-        for old_fn, new_fn in zip(inner_old, inner_new, strict=True):
-            new_fn.cst_node, new_fn._ir = old_fn.cst_node, old_fn._ir
-            now.segments[new_fn] = segment
-            new.by_node[id(old_fn.cst_node)] = new_fn
-        carried += 1
-    return carried

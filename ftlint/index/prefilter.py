@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ftlint.core.cache import read_bytes
+from ftlint.index.step_scan import guarded_functions
 
 _IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
 _IDENT_RUN = rb"[\w\x80-\xff]*"
@@ -33,10 +34,14 @@ _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 _UTF8_NAMES = {b"utf-8", b"utf8", b"utf_8", b"utf-8-sig", b"utf_8_sig"}
 
 
-def _tokens(glob: str) -> list[tuple[str, str]]:
+#: ("lit", char) / ("wild", "*" | "?" | "[...]") tokens of an fnmatch pattern
+Tokens = list[tuple[str, str]]
+
+
+def _tokens(glob: str) -> Tokens:
     """("lit", char) / ("wild", "*" | "?" | "[...]") tokens of an fnmatch pattern (a class
     token holds its text)."""
-    out = []
+    out: Tokens = []
     i = 0
     while i < len(glob):
         c = glob[i]
@@ -60,7 +65,7 @@ def _tokens(glob: str) -> list[tuple[str, str]]:
     return out
 
 
-def _regex_of(tokens) -> bytes:
+def _regex_of(tokens: Tokens) -> bytes:
     parts = []
     for kind, value in tokens:
         if kind == "lit":
@@ -72,7 +77,7 @@ def _regex_of(tokens) -> bytes:
     return b"".join(parts)
 
 
-def _longest_literal(tokens) -> bytes:
+def _longest_literal(tokens: Tokens) -> bytes:
     best, run = "", ""
     for kind, value in tokens:
         if kind == "lit":
@@ -83,7 +88,7 @@ def _longest_literal(tokens) -> bytes:
     return best.encode("utf-8")
 
 
-def name_alternatives(pattern: str) -> list[list[tuple[str, str]]]:
+def name_alternatives(pattern: str) -> list[Tokens]:
     """Token lists the defined function's name must match for `pattern` to match it."""
     last = pattern.rsplit(".", 1)[-1]
     tokens = _tokens(last)
@@ -101,18 +106,18 @@ _NAME_END = rb"(?![\w\x80-\xff])"
 _ANY_DEF = re.compile(_DEF + rb"([\w\x80-\xff]+)" + _NAME_END)
 
 
-def _backtracks(tokens) -> bool:
+def _backtracks(tokens: Tokens) -> bool:
     """Whether a regex of these tokens could backtrack more than linearly: a `*` with another
     wildcard (`*a*b` tries every split of a name; `?`'s run of non-ASCII bytes overlaps a `*`)."""
     wild = [value for kind, value in tokens if kind == "wild"]
     return "*" in wild and len(wild) > 1
 
 
-def _glob_of(tokens) -> str:
+def _glob_of(tokens: Tokens) -> str:
     return "".join(value for _, value in tokens)
 
 
-def handler_regex(patterns) -> re.Pattern[bytes]:
+def handler_regex(patterns: Iterable[str]) -> re.Pattern[bytes]:
     """One regex for the handler patterns' names (the part after the last '.' names the
     function) that cannot backtrack badly; the others are `name_globs`."""
     alternatives = [alt for p in patterns for alt in name_alternatives(p)]
@@ -121,7 +126,7 @@ def handler_regex(patterns) -> re.Pattern[bytes]:
     return re.compile(_DEF + b"(?:" + body + b")" + _NAME_END)
 
 
-def name_globs(patterns) -> re.Pattern[str] | None:
+def name_globs(patterns: Iterable[str]) -> re.Pattern[str] | None:
     """The names (one regex, linear: core.gitignore's globs commit to the leftmost place of
     the text between two `*`) that patterns with several wildcards, one a `*`, match: each
     defined name is tested with it, instead of one regex trying every split of the file."""
@@ -133,7 +138,7 @@ def name_globs(patterns) -> re.Pattern[str] | None:
     return re.compile("|".join("(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in globs), re.DOTALL)
 
 
-def literal_anchors(patterns) -> tuple[bytes, ...]:
+def literal_anchors(patterns: Iterable[str]) -> tuple[bytes, ...]:
     """Substrings one of which every regex match contains (b"def" when a name has no literal)."""
     anchors = set()
     for pattern in patterns:
@@ -156,14 +161,104 @@ def other_encoding(data: bytes) -> bool:
     return False
 
 
+#: between a called name and its `(`: whitespace, line continuations, closing parentheses
+#: (`(self.step)()`)
+_TO_CALL = rb"(?:\s|\\(?:\r\n?|\n)|\))*\("
+
+
+class StepCalls:
+    """Finds, in bytes, a call of an engine step (`fault-steps` globs on the called name,
+    the last component of a dotted one) in a file that has an `except`: the files that may
+    hold a step guard (ftlint.analysis.steps). Exact as the handler test is: such a call is
+    `name` + optional whitespace, continuations or `)` + `(` in the bytes. A glob's `*` is
+    a run of identifier bytes, `?`/`[...]` one identifier character; a glob with several
+    wildcards tests each called name on its own (linear, as `name_globs`)."""
+
+    def __init__(self, steps: Iterable[str]) -> None:
+        from ftlint.core.config import handler_name_matcher
+
+        steps = tuple(steps)
+        self.is_step = handler_name_matcher(steps)
+        tokens = [_tokens(step) for step in steps]
+        # plain names (the defaults): found with bytes.find, each place checked by a short match
+        self.names = tuple(sorted({_glob_of(t).encode("utf-8") for t in tokens if all(k == "lit" for k, _ in t)}))
+        simple = sorted({_regex_of(t) for t in tokens if not _backtracks(t) and any(k == "wild" for k, _ in t)})
+        self.regex = None
+        if simple:
+            self.regex = re.compile(rb"(?<![\w\x80-\xff])(?:" + b"|".join(simple) + rb")" + _NAME_END + _TO_CALL)
+        globs = sorted({_glob_of(t) for t in tokens if _backtracks(t)})
+        # a call a glob matches spells the glob's longest literal: tested first, at memchr speed
+        self.glob_anchors = tuple(sorted({_longest_literal(t) for t in tokens if _backtracks(t)}))
+        self.globs = None
+        if globs:
+            from ftlint.core.gitignore import glob_to_regex
+
+            self.globs = re.compile(
+                "|".join("(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in globs), re.DOTALL
+            )
+
+    def search(self, data: bytes) -> bool:
+        """Whether a step guard may be in these bytes: a step call beside an `except`,
+        confirmed with `ast` (step_scan.py); a file `ast` cannot parse passes."""
+        if not self.calls_step(data):
+            return False
+        guarded = guarded_functions(data, self.is_step)
+        return guarded is None or bool(guarded)  # a file `ast` cannot read: LibCST decides
+
+    def calls_step(self, data: bytes) -> bool:
+        """The bytes test alone: `except` and a step call appear in `data`."""
+        if b"except" not in data:
+            return False
+        if any(_calls_name(data, name) for name in self.names):
+            return True
+        if self.regex is not None and self.regex.search(data) is not None:
+            return True
+        if self.globs is None or not any(anchor in data for anchor in self.glob_anchors):
+            return False
+        for match in _ANY_CALL.finditer(data):
+            try:
+                name = match.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                return True
+            if self.globs.fullmatch(name):
+                return True
+        return False
+
+
+_CALL_AFTER_NAME = re.compile(_NAME_END + _TO_CALL)
+_IDENT_BYTE = re.compile(rb"[\w\x80-\xff]")
+
+
+def _calls_name(data: bytes, name: bytes) -> bool:
+    """Whether `name(` (a whole name, then whitespace, continuations or `)`) is in `data`."""
+    at = data.find(name)
+    while at != -1:
+        before = data[at - 1 : at] if at else b""
+        if not (before and _IDENT_BYTE.match(before)) and _CALL_AFTER_NAME.match(data, at + len(name)):
+            return True
+        at = data.find(name, at + 1)
+    return False
+
+
+_ANY_CALL = re.compile(rb"(?<![\w\x80-\xff])([\w\x80-\xff]+)" + _TO_CALL)
+
+
 class Prefilter:
-    def __init__(self, patterns) -> None:
+    """Whether a file's bytes may define a fault handler (`patterns`) or hold a step guard
+    (`steps`, see StepCalls)."""
+
+    def __init__(self, patterns: Iterable[str], steps: Iterable[str] = ()) -> None:
         patterns = tuple(patterns)
         self.regex = handler_regex(patterns)
         self.globs = name_globs(patterns)
         self.anchors = literal_anchors(patterns) if patterns else ()
+        steps = tuple(steps)
+        self.steps = StepCalls(steps) if steps else None
 
     def matches(self, data: bytes) -> bool:
+        return self._defines_handler(data) or (self.steps is not None and self.steps.search(data))
+
+    def _defines_handler(self, data: bytes) -> bool:
         for anchor in self.anchors:
             if anchor in data:
                 break

@@ -51,7 +51,7 @@ class Function:
     @property
     def node(self) -> cst.FunctionDef:
         if self.cst_node is None:
-            node = outline.function_node(self)
+            node = function_node(self)
             self.cst_node = node if node is not None else function_from_whole_file(self)
         return self.cst_node
 
@@ -122,7 +122,7 @@ class ModuleInfo:
     imports: dict[str, ImportRef] = field(default_factory=dict)
     cst_failure: ParseFailure | None = None  # LibCST rejected the file (outlined modules)
     #: what the outliner keeps of a module it outlined (outline.py); None when parsed whole
-    outline: Outline | None = None
+    outline: Outline[Function] | None = None
 
     def function_for(self, node: cst.FunctionDef) -> Function | None:
         return self.by_node.get(id(node))
@@ -214,14 +214,26 @@ class _Indexer:
 
 
 # -- shared by _Indexer and outline._Outliner (the same rules over two syntax trees) ----
-def add_class(info: ModuleInfo, scopes: list, name: str, bases: tuple[str, ...]) -> ClassInfo:
+#: the classes and functions a definition is nested in, outermost first
+Scopes = list["ClassInfo | Function"]
+
+
+def add_class(info: ModuleInfo, scopes: Scopes, name: str, bases: tuple[str, ...]) -> ClassInfo:
     cls = ClassInfo(name, ".".join([s.name for s in scopes] + [name]), bases, info)
     if not scopes:
         info.classes[name] = cls
     return cls
 
 
-def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decorators: set, **node) -> Function:
+def add_function(
+    info: ModuleInfo,
+    scopes: Scopes,
+    name: str,
+    params: tuple[str, ...],
+    decorators: set[str | None],
+    *,
+    cst_node: cst.FunctionDef | None,
+) -> Function:
     """A function met inside the open `scopes` (classes and functions): its qualified
     name, class and enclosing function, and where it is listed (a class's methods, an
     enclosing function's nested defs, the module's top-level functions)."""
@@ -233,13 +245,13 @@ def add_function(info: ModuleInfo, scopes: list, name: str, params: tuple, decor
         module=info,
         qualname=qual,
         name=name,
-        class_info=enclosing if is_method else (parent.class_info if parent else None),
+        class_info=enclosing if isinstance(enclosing, ClassInfo) else (parent.class_info if parent else None),
         params=params,
         is_method=is_method,
         is_static="staticmethod" in decorators,
         is_classmethod="classmethod" in decorators,
         parent=parent,
-        **node,
+        cst_node=cst_node,
     )
     info.functions.append(fn)
     if isinstance(enclosing, ClassInfo):  # is_method
@@ -266,7 +278,7 @@ def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     return info
 
 
-def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
+def outline_module(path: Path, text: str, *, store: outline.OutlineStore | None = None) -> ModuleInfo | None:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand, see
     outline.py), or None when Python's parser cannot read it (the caller parses it whole
     with LibCST). With `store` (outline.OutlineStore), an outline made before from the
@@ -283,10 +295,10 @@ def outline_module(path: Path, text: str, *, store=None) -> ModuleInfo | None:
     return None if ops is False else replay(path, text, ops)
 
 
-def replay(path: Path, text: str, ops: list) -> ModuleInfo:
+def replay(path: Path, text: str, ops: outline.OutlineOps) -> ModuleInfo:
     """The ModuleInfo the outline `ops` (outline.outline_ops) describe: the same calls to
     add_class, add_function and add_import that the LibCST indexer makes."""
-    outlined = Outline(text)
+    outlined: Outline[Function] = Outline(text)
     info = ModuleInfo(path=path, text=text, module=None, outline=outlined)
     scopes: list[ClassInfo | Function] = []
     for op in ops:
@@ -306,6 +318,67 @@ def replay(path: Path, text: str, ops: list) -> ModuleInfo:
             _, bound, module, name, level = op
             info.imports[bound] = ImportRef(module, name, level)
     return info
+
+
+def function_node(fn: Function) -> cst.FunctionDef | None:
+    """The LibCST tree of one outlined function. Its outermost enclosing function is
+    parsed alone (decorators to the last line of its body, inside `if 1:` when indented
+    so the indentation stays as written), and every function inside it gets its node
+    from that one tree (so a nested def is the same node wherever it is met). None
+    when LibCST rejects those lines (or the module is not outlined): then Function.node
+    parses the whole file (see function_from_whole_file)."""
+    info = fn.module
+    outlined = info.outline
+    if outlined is None:
+        return None
+    outer = outline.outermost(fn, outlined)
+    unit = outline.parse_unit(outer, outer.name, outlined)
+    if unit is not None:
+        segment, nodes = unit
+        inside = outline.inside(outer, outlined)
+        if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes, strict=True)):
+            for function, node in zip(inside, nodes, strict=True):
+                if function.cst_node is None:
+                    function.cst_node = node
+                    outlined.segments[function] = segment
+                    info.by_node[id(node)] = function
+            if fn.cst_node is not None:
+                return fn.cst_node
+    return None
+
+
+def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
+    """Give the outline of an edited file (`new`) the parsed trees, and their IR, of the
+    outermost functions whose lines did not change since `old` (the same file before the
+    edit), shifted to where they are now: the language server re-parses only the
+    functions an edit touched. Returns how many outermost functions were carried over."""
+    was, now = old.outline, new.outline
+    if was is None or now is None:
+        return 0
+    old_units, new_units = outline.units(was), outline.units(now)
+    parsed: dict[tuple[str, str], Function] = {}
+    for fn in old.functions:
+        if fn in old_units and fn.cst_node is not None and was.segment(fn) is not None:
+            parsed.setdefault((fn.qualname, was.text_of(fn)), fn)
+    carried = 0
+    for fn in new.functions:
+        if fn.cst_node is not None or fn not in new_units:
+            continue
+        before = parsed.get((fn.qualname, now.text_of(fn)))
+        if before is None:
+            continue
+        unit = was.segments[before]
+        inner_old = old_units[before]
+        inner_new = new_units[fn]
+        if len(inner_old) != len(inner_new) or any(f.cst_node is None or was.segment(f) is not unit for f in inner_old):
+            continue
+        segment = Segment(unit.module, unit.text, unit.line_offset + now.span(fn)[0] - was.span(before)[0])
+        for old_fn, new_fn in zip(inner_old, inner_new, strict=True):
+            new_fn.cst_node, new_fn._ir = old_fn.cst_node, old_fn._ir
+            now.segments[new_fn] = segment
+            new.by_node[id(old_fn.cst_node)] = new_fn
+        carried += 1
+    return carried
 
 
 def function_from_whole_file(fn: Function) -> cst.FunctionDef:
@@ -350,7 +423,7 @@ class FileProbe:
             self.probes[(os.path.abspath(path), "e")] = found
         return found
 
-    def as_list(self) -> list:
+    def as_list(self) -> list[list[str | bool]]:
         """[path, kind, answer] of every probe recorded, sorted (a run entry's `probes`)."""
         return [[path, kind, found] for (path, kind), found in sorted((self.probes or {}).items())]
 
@@ -371,7 +444,7 @@ class Project:
         cwd: Path | None = None,
         *,
         outline_only: Callable[[Path], bool] | None = None,
-        outline_store=None,
+        outline_store=None,  # outline.OutlineStore (untyped while lint/scan.py assumes one is given)
         probe: FileProbe | None = None,
     ) -> None:
         self.root = Path(os.path.abspath(root))

@@ -129,7 +129,7 @@ def _lint(
     result.files_linted = len(lint_files)
     given = [os.path.abspath(os.path.join(cwd_str, p)) for p in explicit or [cwd]]
     files = ScanFiles(config, lint_files, set(given), project_root_to_walk(lint_files, config, given))
-    store = ResultStore(cache, config.handler_patterns())
+    store = ResultStore(cache, config.handler_patterns(), config.fault_steps)
 
     def new_linter(too_large: Iterable[str] = ()) -> FileLinter:
         return _new_linter(config, selected, cwd, files.lint_set, cache, exhaustive, too_large)

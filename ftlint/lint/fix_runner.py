@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,7 +44,7 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
 def fix_paths(
     paths: Sequence[Path | str],
     config: Config,
-    selected,
+    selected: Collection[str],  # read once per round
     *,
     write: bool,
     unsafe: bool = False,

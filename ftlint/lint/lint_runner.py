@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from ftlint.analysis.faultpath import FaultPaths, handler_matcher
+from ftlint.analysis.steps import StepGuards
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import failure_finding, split_lines
@@ -102,6 +103,7 @@ class FileLinter:
             handler_matcher(self.config.handler_patterns()),
             lambda info: in_fault_path_file(info.path),
             self.config.vllm_api,
+            self.config.fault_steps,
         )
 
     def reset_scope(self) -> None:
@@ -151,12 +153,12 @@ class FileLinter:
         if info is None or not self.rules:
             return [], []
         if info not in self.fault_paths.whole_modules and not any(
-            fn in self.fault_paths.in_scope for fn in info.functions
+            self.fault_paths.holds_fault_path(fn) for fn in info.functions
         ):
             return [], []
         if info.module is None:  # outlined: parse the fault-path functions (and learn if LibCST cannot)
             for fn in info.functions:
-                if fn in self.fault_paths.in_scope:
+                if self.fault_paths.holds_fault_path(fn):
                     fn.node  # noqa: B018 - parses its outermost function
             if info.cst_failure is not None and must_parse:
                 return self._suppress(
@@ -279,7 +281,7 @@ class FileLinter:
         if info in self.fault_paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
             roots: list[Any] = [info.module]  # a module or function nodes
         else:
-            roots = [fn.node for fn in info.functions if fn in self.fault_paths.in_scope]
+            roots = [fn.node for fn in info.functions if self.fault_paths.holds_fault_path(fn)]
         if info.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
             for root in roots:
                 if id(root) not in tracker.functions_seen:
@@ -400,15 +402,18 @@ def _shifted(code_range: CodeRange, lines: int) -> CodeRange:
 
 # -- exhaustive screening ------------------------------------------------------
 _screen_matcher: Callable[[Function], bool] | None = None
+_screen_guards: StepGuards | None = None
 
 
-def _screen_init(patterns: tuple[str, ...]) -> None:
-    global _screen_matcher
+def _screen_init(patterns: tuple[str, ...], steps: tuple[str, ...] = ()) -> None:
+    global _screen_matcher, _screen_guards
     _screen_matcher = handler_matcher(patterns)
+    _screen_guards = StepGuards(steps) if steps else None
 
 
 def _screen_one(path: str) -> tuple[str, str]:
-    """ "handler" when the file defines a fault handler, "fail" when it cannot be parsed, else ""."""
+    """ "handler" when the file defines a fault handler or a step guard, "fail" when it cannot
+    be parsed, else ""."""
     from ftlint.core.source import load_module
     from ftlint.index.project import index_module
 
@@ -418,7 +423,10 @@ def _screen_one(path: str) -> tuple[str, str]:
     info = index_module(Path(path), text, module)
     matcher = _screen_matcher
     assert matcher is not None, "_screen_init runs first (the pool's initializer)"
-    return path, "handler" if any(matcher(fn) for fn in info.functions) else ""
+    guards = _screen_guards
+    if any(matcher(fn) or (guards is not None and guards.of(fn)) for fn in info.functions):
+        return path, "handler"
+    return path, ""
 
 
 def _workers() -> int:
@@ -428,13 +436,13 @@ def _workers() -> int:
         return os.cpu_count() or 1
 
 
-def screen_files(paths: list[str], patterns: tuple[str, ...]) -> dict[str, str]:
+def screen_files(paths: list[str], patterns: tuple[str, ...], steps: tuple[str, ...] = ()) -> dict[str, str]:
     """Parse every file (the exhaustive check of the prefilter) and say which define a
     handler or fail to parse; in a process pool when there are enough files and CPUs.
     Each worker keeps one tree at a time, so memory stays flat."""
     workers = _workers()
     if workers < 2 or len(paths) < PARALLEL_THRESHOLD:
-        _screen_init(patterns)
+        _screen_init(patterns, steps)
         return dict(map(_screen_one, paths))
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -443,7 +451,7 @@ def screen_files(paths: list[str], patterns: tuple[str, ...]) -> dict[str, str]:
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     # biggest files first, so no worker is left with a large file at the end
     order = sorted(paths, key=_size, reverse=True)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_screen_init, initargs=(patterns,)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_screen_init, initargs=(patterns, steps)) as pool:
         return dict(pool.map(_screen_one, order, chunksize=4))
 
 

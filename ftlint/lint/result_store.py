@@ -75,10 +75,10 @@ _NO_STAT = (-1, -1, -1, -1)
 class ResultStore:
     """One run's view of the result cache (`cache` None: no cache)."""
 
-    def __init__(self, cache: Cache | None, patterns: tuple[str, ...]) -> None:
+    def __init__(self, cache: Cache | None, patterns: tuple[str, ...], steps: tuple[str, ...] = ()) -> None:
         self.cache = cache
-        scope = digest(cachemod.code_fingerprint(), patterns) if cache is not None else ""
-        self.facts = FileFacts(cache, scope, Prefilter(patterns))  # the stat table
+        scope = digest(cachemod.code_fingerprint(), patterns, steps) if cache is not None else ""
+        self.facts = FileFacts(cache, scope, Prefilter(patterns, steps))  # the stat table
         self._key: str | None = None
         self._others: list[str] = []  # the lint set's files that are not candidates
 

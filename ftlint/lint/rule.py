@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
 
@@ -22,7 +22,13 @@ from ftlint.syntax.textedits import Replacement
 
 if TYPE_CHECKING:  # pragma: no cover
     from ftlint.analysis.faultpath import FaultPaths
+    from ftlint.index.outline import Segment
     from ftlint.index.project import Function, ModuleInfo
+
+__all__ = ["Case", "FileContext", "Invalid", "Replacement", "Report", "Rule", "Scope", "ScopeTracker", "Valid"]
+
+#: what get_visitors maps each visit_/leave_ name to (LibCST's VisitorMethod)
+VisitorMethod = Callable[[cst.CSTNode], None]
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,7 @@ class ScopeTracker(cst.BatchableCSTVisitor):
         self.context = context
         self.functions_seen: set[int] = set()  # id() of every FunctionDef visited
 
-    def get_visitors(self):
+    def get_visitors(self) -> Mapping[str, VisitorMethod]:
         return _visitors_of(self)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -56,6 +62,29 @@ class ScopeTracker(cst.BatchableCSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.context._enclosing.pop()
 
+    # An `except` branch catching a failed engine step (ftlint.analysis.steps) is a fault
+    # path as a handler's body is, inside a function that is not one.
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._enter_branch(node)
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._leave_branch(original_node)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        self._enter_branch(node)
+
+    def leave_ExceptStarHandler(self, original_node: cst.ExceptStarHandler) -> None:
+        self._leave_branch(original_node)
+
+    def _enter_branch(self, node: cst.CSTNode) -> None:
+        if id(node) in self.context.fault_paths.guard_branches:
+            outer = self.context._enclosing[-1]
+            self.context._enclosing.append(Scope(function=outer.function, in_fault_path=True, is_handler=True))
+
+    def _leave_branch(self, node: cst.CSTNode) -> None:
+        if id(node) in self.context.fault_paths.guard_branches:
+            self.context._enclosing.pop()
+
 
 @dataclass
 class FileContext:
@@ -64,9 +93,9 @@ class FileContext:
     path: Path
     info: ModuleInfo
     fault_paths: FaultPaths
-    _parents: dict | None = field(default=None, repr=False)
-    _enclosing: list = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
-    _function_scopes: dict = field(default_factory=dict, repr=False)
+    _parents: dict[int, cst.CSTNode] | None = field(default=None, repr=False)
+    _enclosing: list[Scope] = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
+    _function_scopes: dict[int, Scope] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._enclosing.append(self.scope_for(None))
@@ -90,7 +119,7 @@ class FileContext:
             return self.function_scope(node)
         return self._enclosing[-1]
 
-    def trees(self) -> list:
+    def trees(self) -> list[Segment]:
         """The parsed trees of the file, placed in it (ModuleInfo.trees): the whole module,
         or the trees of its parsed fault-path functions when the file was outlined; a rule
         reads either the same way and need not know which."""
@@ -143,20 +172,20 @@ class Case:
     checks all of it."""
 
     code: str
-    files: dict = field(default_factory=dict)
-    lint: tuple = ()
+    files: dict[str, str] = field(default_factory=dict)
+    lint: tuple[str, ...] = ()
     config: str = ""  # extra lines for [tool.ftlint]
-    expect: tuple = ()
+    expect: tuple[tuple[str | int, ...], ...] = ()
     fixed: str | None = None
     name: str = ""
     message: str = ""
 
 
-def Valid(code: str, **kwargs) -> Case:
+def Valid(code: str, **kwargs: Any) -> Case:
     return Case(inspect.cleandoc(code) + "\n", **kwargs)
 
 
-def Invalid(code: str, **kwargs) -> Case:
+def Invalid(code: str, **kwargs: Any) -> Case:
     if "fixed" in kwargs and kwargs["fixed"] is not None:
         kwargs["fixed"] = inspect.cleandoc(kwargs["fixed"]) + "\n"
     return Case(inspect.cleandoc(code) + "\n", **kwargs)
@@ -165,7 +194,7 @@ def Invalid(code: str, **kwargs) -> Case:
 _VISITOR_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def _visitors_of(visitor: cst.BatchableCSTVisitor) -> dict:
+def _visitors_of(visitor: cst.BatchableCSTVisitor) -> dict[str, VisitorMethod]:
     """BatchableCSTVisitor.get_visitors, with the method names found once per class
     (LibCST runs inspect.getmembers on every instance, ~10 ms a rule per file). Only
     classes outside LibCST are read: LibCST's own visit_/leave_ methods (a thousand on
@@ -211,7 +240,7 @@ class Rule(cst.BatchableCSTVisitor):
         self.context = context
         self.reports: list[Report] = []
 
-    def get_visitors(self):
+    def get_visitors(self) -> Mapping[str, VisitorMethod]:
         return _visitors_of(self)
 
     # -- helpers for rule code ----------------------------------------------
@@ -221,6 +250,12 @@ class Rule(cst.BatchableCSTVisitor):
 
     def in_fault_path(self, node: cst.CSTNode) -> bool:
         return self.scope(node).in_fault_path
+
+    def walked(self, node: cst.FunctionDef) -> bool:
+        """Whether the path walk (ftlint.analysis) reports in this function: a fault-path
+        function, or one holding a step guard's branch (only that branch is walked)."""
+        fn = self.scope(node).function
+        return self.in_fault_path(node) or (fn is not None and fn in self.context.fault_paths.guarded)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.context.parent_of(node)

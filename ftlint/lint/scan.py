@@ -227,4 +227,4 @@ def _screen(scanned: list[str], config: Config) -> dict[str, str] | None:
 
     if len(scanned) < PARALLEL_THRESHOLD:
         return None
-    return screen_files(scanned, config.handler_patterns())
+    return screen_files(scanned, config.handler_patterns(), config.fault_steps)

@@ -42,7 +42,7 @@ class Workspace:
         self.cwd = Path(os.path.abspath(cwd or Path.cwd()))
         self.overlays: dict[str, str] = {}  # absolute path -> text read instead of the file
         self.lint_set: set[str] = set()  # files linted so far (parsed as the CLI parses the files given)
-        self._prefilter = Prefilter(config.handler_patterns())
+        self._prefilter = Prefilter(config.handler_patterns(), config.fault_steps)
         self._project_files: dict[str, bool] | None = None  # scanned file -> is a root (may define a handler)
         self._walked_root: str | None = None
         self._linter: FileLinter | None = None
@@ -138,7 +138,7 @@ class Workspace:
         if info is None:
             return set()
         seen = set()
-        frontier = [fn for fn in info.functions if fn in fault_paths.in_scope]
+        frontier = [fn for fn in info.functions if fault_paths.holds_fault_path(fn)]
         while frontier:
             fn = frontier.pop()
             if fn in seen:
@@ -196,7 +196,7 @@ class Workspace:
         roots = [Path(f) for f, is_root in files.items() if is_root]
         roots.extend(Path(f) for f in sorted(self.lint_set) if not files.get(f))
         if self._previous:
-            from ftlint.index.outline import carry_over
+            from ftlint.index.project import carry_over
 
             project = linter.project
             for file, old in self._previous.items():

@@ -59,7 +59,8 @@ def renderer(format_name: str) -> Renderer:
     except KeyError:
         known = ", ".join(FORMATS)
         raise ValueError(f"unknown output format {format_name!r} (known: {known})") from None
-    return getattr(importlib.import_module(module, __name__), function)
+    found: Renderer = getattr(importlib.import_module(module, __name__), function)
+    return found
 
 
 def render(format_name: str, findings: Sequence[Finding], ctx: ReportContext) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from ftlint.core.finding import Finding
 
 from ._common import ReportContext, escape_path, sorted_findings
 
 
-def finding_dict(finding: Finding) -> dict:
+def finding_dict(finding: Finding) -> dict[str, Any]:
     """``Finding.to_dict()`` with the path escaped (a non-UTF-8 name's bytes as ``\\xNN``)."""
     data = finding.to_dict()
     data["path"] = escape_path(finding.path, controls=False)

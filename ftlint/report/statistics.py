@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from ftlint.core.finding import Finding
 
@@ -15,8 +16,8 @@ from ._common import ReportContext
 from .text import BOLD, CYAN, RED, paint, summary
 
 
-def statistics(findings: Sequence[Finding], ctx: ReportContext) -> list[dict]:
-    by_code: dict[str, dict] = {}
+def statistics(findings: Sequence[Finding], ctx: ReportContext) -> list[dict[str, Any]]:
+    by_code: dict[str, dict[str, Any]] = {}
     for f in findings:
         doc = ctx.docs.get(f.code)
         entry = by_code.setdefault(

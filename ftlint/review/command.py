@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlint.cli_common import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, emit, load_settings
+from ftlint.frontend import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError, emit, load_settings
 from ftlint.index.discovery import is_python_path
 from ftlint.review.diff import Diff, FileDiff, GitError, read_diff
 from ftlint.review.pr_checks import PR_CODES, SCOPE_CODES, PullRequest, check_pull_request, left_behind, pr_docs

@@ -7,6 +7,7 @@ and the helper summaries walk this, never the CST.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -192,7 +193,7 @@ class _CallCollector(cst.CSTVisitor):
         effect.keywords = tuple((a.keyword.value, code_of(a.value)) for a in node.args if a.keyword is not None)
         self.effects.append(effect)
 
-    def _resets(self, targets, value) -> None:
+    def _resets(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
         if not m.matches(value, m.Integer("0")):
             return
         for target in targets:
@@ -311,7 +312,7 @@ def _if_chain(statement: cst.If, seq: Seq) -> None:
     choice.branches.append(_suite(orelse.body) if isinstance(orelse, cst.Else) else Seq())
 
 
-def iter_effects(node: Node):
+def iter_effects(node: Node) -> Iterator[Effect]:
     """Every Effect in the IR, in source order."""
     if isinstance(node, Effect):
         yield node

@@ -14,7 +14,7 @@ pre-commit budget of a single-file run (issue 5).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import libcst as cst
@@ -81,7 +81,7 @@ class NodePattern(Pattern):
 _factories: dict[str, Any] = {}
 
 
-def _factory(node_type: type):
+def _factory(node_type: type) -> Callable[..., NodePattern]:
     names = [f.name for f in dataclasses.fields(node_type)]
 
     def build(*args: Any, **kwargs: Any) -> NodePattern:
@@ -100,7 +100,7 @@ def _factory(node_type: type):
     return build
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Callable[..., NodePattern]:
     """`m.Call`, `m.Name`, ...: a pattern factory for the LibCST node class of that name."""
     factory = _factories.get(name)
     if factory is None:

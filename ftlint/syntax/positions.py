@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from itertools import accumulate
 
 import libcst as cst
@@ -65,19 +65,23 @@ class _RangeRecorder(CodegenState):
     def pop_trailing_newline(self) -> None:
         pass  # positions count the module's final newline, as PositionProvider does
 
-    def record_syntactic_position(
+    # LibCST's is a @contextmanager; its caller only needs a context manager (and this one
+    # avoids a generator for every node nobody asked about)
+    def record_syntactic_position(  # type: ignore[override]
         self,
         node: cst.CSTNode,
         *,
         start_node: cst.CSTNode | None = None,
         end_node: cst.CSTNode | None = None,
-    ):
+    ) -> AbstractContextManager[None]:
         if id(node) not in self.wanted:
             return _NO_RECORD
         return self._record(node, start_node, end_node)
 
     @contextmanager
-    def _record(self, node, start_node, end_node) -> Iterator[None]:
+    def _record(
+        self, node: cst.CSTNode, start_node: cst.CSTNode | None, end_node: cst.CSTNode | None
+    ) -> Iterator[None]:
         for hoisted in (start_node, end_node):
             if hoisted is not None:
                 self.wanted.add(id(hoisted))

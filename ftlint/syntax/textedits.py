@@ -12,10 +12,11 @@ import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 import libcst as cst
 
-from ftlint.core.finding import Edit
+from ftlint.core.finding import Edit as Edit  # re-exported: a fix's text edits are made here
 from ftlint.core.source import split_lines
 
 
@@ -25,7 +26,10 @@ class Replacement:
     cst.RemovalSentinel.REMOVE); the engine turns it into text edits."""
 
     node: cst.CSTNode
-    new: cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel
+    new: cst.CSTNode | cst.FlattenSentinel[cst.CSTNode] | cst.RemovalSentinel
+
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 
 class _Replacer(cst.CSTTransformer):
@@ -33,9 +37,14 @@ class _Replacer(cst.CSTTransformer):
         super().__init__()
         self.by_node = {id(r.node): r.new for r in replacements}
 
-    def on_leave(self, original_node, updated_node):
+    def on_leave(
+        self, original_node: _Node, updated_node: _Node
+    ) -> _Node | cst.RemovalSentinel | cst.FlattenSentinel[_Node]:
         new = self.by_node.get(id(original_node))
-        return updated_node if new is None else new
+        if new is None:
+            return updated_node
+        # a rule's replacement fits where the node was (LibCST checks it when it generates code)
+        return cast("_Node | cst.RemovalSentinel | cst.FlattenSentinel[_Node]", new)
 
 
 def transform(module: cst.Module, replacements: Sequence[Replacement]) -> str:

@@ -55,6 +55,21 @@ SAMPLES: dict[str, str] = {
     "calls_helper.py": "from helpers import abort_all\nclass Sentinel:\n    def recover(self):\n        abort_all(self)\n",
     "latin1.py": "# -*- coding: latin-1 -*-\nclass A:\n    def on_f\xe9ult(self):\n" + HANDLER_BODY,
     "dotted_crossing.py": "class Outer:\n    class bInner:\n        def c(self):\n" + "    " + HANDLER_BODY,
+    # step guards (`fault-steps`): an `except` catching a failed engine step frees requests
+    "step_guard.py": "class Loop:\n    def run(self):\n        try:\n            self.step()\n        except Exception:\n"
+    "            self.scheduler.finish_requests(self.running, 1)\n",
+    "step_guard_paren.py": "def run(engine):\n    try:\n        (engine.execute_model) \\\n  (1)\n    except:\n"
+    "        engine.scheduler.finish_requests(engine.running, 1)\n",
+    "busy_loop.py": "def wrap(busy_loop_func):\n    def run(self):\n        while True:\n            try:\n"
+    "                busy_loop_func(self)\n            except (KeyboardInterrupt, RuntimeError):\n"
+    "                self.scheduler.finish_requests(self.running, 1)\n                continue\n    return run\n",
+    # not guards: the step runs in a nested function, only SystemExit is caught, no try at all
+    "step_in_nested_def.py": "def run(engine):\n    try:\n        def later():\n            engine.step()\n"
+    "    except Exception:\n        engine.scheduler.finish_requests(engine.running, 1)\n",
+    "step_sysexit.py": "def run(engine):\n    try:\n        engine.step()\n    except SystemExit:\n"
+    "        engine.scheduler.finish_requests(engine.running, 1)\n",
+    "step_no_try.py": "def run(engine):\n    engine.step()\n    engine.scheduler.finish_requests(engine.running, 1)\n"
+    "    x = 'except'\n",
 }
 
 CONFIGS = {
@@ -127,9 +142,15 @@ def test_samples_are_adversarial(tmp_path, monkeypatch):
         "calls_helper.py",
         "dotted_crossing.py",
         "latin1.py",
+        "nested_local.py",
+        "step_guard.py",
+        "step_guard_paren.py",
+        "busy_loop.py",
     ):
         assert name in files, (name, sorted(files))
-    for name in ("in_string.py", "in_comment.py", "call_only.py", "alias.py", "nested_local.py"):
+    for name in ("in_string.py", "in_comment.py", "call_only.py", "alias.py", "step_in_nested_def.py"):
+        assert name not in files
+    for name in ("step_sysexit.py", "step_no_try.py"):
         assert name not in files
 
 
@@ -137,9 +158,9 @@ def test_samples_are_adversarial(tmp_path, monkeypatch):
 def test_prefilter_accepts_every_file_the_parser_says_has_a_handler(tmp_path, config_name):
     _write(tmp_path, CONFIGS[config_name])
     config = _config(tmp_path)
-    prefilter = Prefilter(config.handler_patterns())
+    prefilter = Prefilter(config.handler_patterns(), config.fault_steps)
     paths = sorted(str(p) for p in tmp_path.glob("*.py"))
-    screened = screen_files(paths, config.handler_patterns())
+    screened = screen_files(paths, config.handler_patterns(), config.fault_steps)
     for path in paths:
         if screened[path] in ("handler", "fail"):
             assert prefilter.matches(Path(path).read_bytes()), path

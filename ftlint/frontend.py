@@ -1,14 +1,22 @@
-"""What every command shares, below ``ftlint.cli`` and the modules that run a command
-(``ftlint.review.command``, ``ftlint.stdin``): exit codes, :class:`UsageError`, loading
-the settings and writing the report. It imports none of them (no import cycle)."""
+"""What the commands share (``ftlint check`` in ``ftlint.cli`` and ``ftlint.stdin``,
+``ftlint review`` in ``ftlint.review.command``): exit codes, :class:`UsageError`, loading
+the settings and writing the report. It sits below all of them and imports none (its
+place in README's table: the CLI imports review, review imports this, never the CLI)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from ftlint import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ftlint.core.config import Config
+    from ftlint.core.finding import Finding, RuleDoc
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -17,7 +25,7 @@ class UsageError(Exception):
     pass
 
 
-def load_settings(args, start: Path | None = None):
+def load_settings(args: argparse.Namespace, start: Path | None = None) -> tuple[Config, frozenset[str]]:
     """(config, selected codes) from pyproject.toml and the command line; errors exit 2.
     The pyproject is searched from `start` (default: the current directory) upwards."""
     from ftlint.core.config import ConfigError, load_config, select_codes
@@ -47,7 +55,14 @@ def load_settings(args, start: Path | None = None):
     return config, selected
 
 
-def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
+def emit(
+    args: argparse.Namespace,
+    findings: Sequence[Finding],
+    config: Config,
+    *,
+    diff_lines: Mapping[str, frozenset[int]] | None = None,
+    extra_docs: Mapping[str, RuleDoc] | None = None,
+) -> None:
     from ftlint.lint.registry import all_docs
     from ftlint.report import ReportContext, render
 
@@ -74,29 +89,28 @@ def emit(args, findings, config, *, diff_lines=None, extra_docs=None) -> None:
         write_stdout(text)
 
 
-def linked_docs(docs, template: str):
+def linked_docs(docs: Mapping[str, RuleDoc], template: str) -> Mapping[str, RuleDoc]:
     """``docs`` with each rule's URL made from the ``docs-url`` template (``{code}``,
     ``{name}``); without a template the docs carry no URL and reports say `ftlint rule CODE`."""
     if not template:
         return docs
-    from collections.abc import Mapping
     from dataclasses import replace
 
-    class Linked(Mapping):  # lazy, as all_docs is: a text report never loads a doc
-        def __getitem__(self, code):
+    class Linked(Mapping[str, "RuleDoc"]):  # lazy, as all_docs is: a text report never loads a doc
+        def __getitem__(self, code: str) -> RuleDoc:
             doc = docs[code]
             return replace(doc, url=template.replace("{code}", doc.code).replace("{name}", doc.name))
 
-        def __iter__(self):
+        def __iter__(self) -> Iterator[str]:
             return iter(docs)
 
-        def __len__(self):
+        def __len__(self) -> int:
             return len(docs)
 
     return Linked()
 
 
-def use_color(stream) -> bool:
+def use_color(stream: TextIO) -> bool:
     """Colour for a terminal: never with ``NO_COLOR`` set (no-color.org), always with
     ``FORCE_COLOR`` set (even when piped), else only on a TTY whose TERM is not ``dumb``."""
     if os.environ.get("NO_COLOR"):

@@ -1,0 +1,148 @@
+"""Which functions guard an engine step, read with Python's `ast` (C speed, no LibCST).
+
+A step guard is an `except` branch, catching a failure, of a `try` whose body calls an
+engine step (ftlint.analysis.steps walks it as a handler's body). This module finds them
+for a whole file at once: the prefilter confirms a file with it before the file is
+outlined, and the analysis picks the branches out of the LibCST tree by their place (the
+n-th `try` statement of the function, in source order), so LibCST never walks an
+expression to find them. Where `ast` cannot parse a file it says so (None), and the
+analysis walks the LibCST tree instead (same definition, see steps.py).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+
+#: exceptions that are not a step's failure: a branch catching only these is no fault path
+NOT_FAILURES = frozenset(
+    {"SystemExit", "KeyboardInterrupt", "GeneratorExit", "StopIteration", "StopAsyncIteration", "CancelledError"}
+)
+
+_TRY = (ast.Try, ast.TryStar)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SKIPPED = (*_DEFS, ast.ClassDef, ast.Lambda)
+
+#: qualified name -> the guards of each function of that name: (n-th `try` statement of the
+#: function in source order, indices of its branches that catch a failure)
+Guards = dict[str, list[tuple[tuple[int, tuple[int, ...]], ...]]]
+
+
+def guarded_functions(source: str | bytes, is_step: Callable[[str], bool]) -> Guards | None:
+    """The functions holding a step guard, by qualified name as ftlint.index.project spells
+    it (`Class.method`, `outer.<locals>.inner`); None when `ast` cannot parse the source."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: Guards = {}
+    _Walker(is_step, found).body(tree.body, [])
+    return found
+
+
+def catches_failure(kind: ast.expr | None) -> bool:
+    if kind is None:
+        return True
+    for element in kind.elts if isinstance(kind, ast.Tuple) else [kind]:
+        if _name_of(element) not in NOT_FAILURES:
+            return True
+    return False
+
+
+def _name_of(node: ast.expr) -> str | None:
+    """The called or caught name: a plain name, or the last component of a dotted one."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+class _Walker:
+    def __init__(self, is_step: Callable[[str], bool], found: Guards) -> None:
+        self.is_step = is_step
+        self.found = found
+
+    def body(self, statements: list[ast.stmt], scopes: list[tuple[str, str]]) -> None:
+        """`scopes`: the open (kind, name) scopes, "def" or "class", outermost first."""
+        for statement in statements:
+            if isinstance(statement, _DEFS):
+                inner = [*scopes, ("def", statement.name)]
+                guards = tuple(self._guards(statement))
+                if guards:
+                    self.found.setdefault(_qualname(inner), []).append(guards)
+                self.body(_nested_defs(statement.body), inner)
+            elif isinstance(statement, ast.ClassDef):
+                self.body(statement.body, [*scopes, ("class", statement.name)])
+            else:
+                self.body(_nested_defs([statement]), scopes)
+
+    def _guards(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, tuple[int, ...]]]:
+        for ordinal, node in enumerate(try_statements(fn.body)):
+            catching = tuple(i for i, h in enumerate(node.handlers) if catches_failure(h.type))
+            if catching and any(self._calls_step(statement) for statement in node.body):
+                yield ordinal, catching
+
+    def _calls_step(self, node: ast.AST) -> bool:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, _SKIPPED):
+                continue
+            if isinstance(current, ast.Call):
+                name = _name_of(current.func)
+                if name is not None and self.is_step(name):
+                    return True
+            stack.extend(ast.iter_child_nodes(current))
+        return False
+
+
+def try_statements(statements: list[ast.stmt]) -> Iterator[ast.Try | ast.TryStar]:
+    """The `try` statements among these and inside their blocks, in source order, not
+    inside nested functions or classes (steps.py walks the LibCST tree the same way)."""
+    for statement in statements:
+        if isinstance(statement, _SKIPPED):
+            continue
+        if isinstance(statement, _TRY):
+            yield statement
+        for block in _blocks(statement):
+            yield from try_statements(block)
+
+
+def _blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    if isinstance(statement, _TRY):
+        yield statement.body
+        for handler in statement.handlers:
+            yield handler.body
+        yield statement.orelse
+        yield statement.finalbody
+    elif isinstance(statement, ast.If | ast.For | ast.AsyncFor | ast.While):
+        yield statement.body
+        yield statement.orelse
+    elif isinstance(statement, ast.With | ast.AsyncWith):
+        yield statement.body
+    elif isinstance(statement, ast.Match):
+        for case in statement.cases:
+            yield case.body
+
+
+def _nested_defs(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The functions and classes defined among these statements or inside their blocks
+    (not inside those definitions), in source order."""
+    out: list[ast.stmt] = []
+    for statement in statements:
+        if isinstance(statement, (*_DEFS, ast.ClassDef)):
+            out.append(statement)
+        else:
+            for block in _blocks(statement):
+                out.extend(_nested_defs(block))
+    return out
+
+
+def _qualname(scopes: list[tuple[str, str]]) -> str:
+    """index.project's spelling of the innermost function's name: `parent.<locals>.name`
+    when it is nested in a function, else the names of all open scopes joined with dots."""
+    name = scopes[-1][1]
+    if len(scopes) > 1 and scopes[-2][0] == "def":
+        return f"{_qualname(scopes[:-1])}.<locals>.{name}"
+    return ".".join(n for _, n in scopes)
