@@ -203,30 +203,34 @@ def _search_path(config: Config) -> list[str]:
     return [root, *(entry for entry in sys.path if entry != root)]
 
 
-def _find_local(config: Config, name: str) -> LocalModule:
-    """Where `name` lives: an imported module's file, else found like `import` would find it
-    from the project root or sys.path (without running any package's `__init__`)."""
+def _locate(config: Config, name: str) -> tuple[Path | None, list[str]]:
+    """(the module's file, None for a namespace package; a package's folders): an imported
+    module's, else found like `import` would find it from the project root or sys.path
+    (without running any package's `__init__`)."""
     loaded = sys.modules.get(name)
-    origin: Path | None
     if loaded is not None and getattr(loaded, "__file__", None):
-        origin, folders = Path(cast(str, loaded.__file__)), list(getattr(loaded, "__path__", []) or [])
-    else:
-        spec = None
-        path: list[str] | None = _search_path(config)
-        parts = name.split(".")
-        for depth in range(1, len(parts) + 1):
-            if path is None:  # a module where a package was needed
-                spec = None
-                break
-            spec = PathFinder.find_spec(".".join(parts[:depth]), path)
-            if spec is None:
-                break
-            path = list(spec.submodule_search_locations or []) or None
-        folders = list(spec.submodule_search_locations or []) if spec is not None else []
-        if spec is None or ((spec.origin is None or not spec.has_location) and not folders):
-            where = f"the project root {config.root} or sys.path"
-            raise _error(config, f"cannot find module {name!r} (looked in {where})")
-        origin = Path(spec.origin) if spec.origin is not None and spec.has_location else None  # None: namespace
+        return Path(cast(str, loaded.__file__)), list(getattr(loaded, "__path__", []) or [])
+    spec = None
+    path: list[str] | None = _search_path(config)
+    parts = name.split(".")
+    for depth in range(1, len(parts) + 1):
+        if path is None:  # a module where a package was needed
+            spec = None
+            break
+        spec = PathFinder.find_spec(".".join(parts[:depth]), path)
+        if spec is None:
+            break
+        path = list(spec.submodule_search_locations or []) or None
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    located = spec is not None and spec.origin is not None and spec.has_location
+    if spec is None or (not located and not folders):
+        raise _error(config, f"cannot find module {name!r} (looked in the project root {config.root} or sys.path)")
+    return (Path(cast(str, spec.origin)) if located else None), folders
+
+
+def _find_local(config: Config, name: str) -> LocalModule:
+    """Where `name` lives (see _locate) and the codes its rule files define."""
+    origin, folders = _locate(config, name)
     rule_files: tuple[Path, ...]
     files: tuple[Path, ...]
     if not folders:
