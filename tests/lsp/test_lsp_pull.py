@@ -203,3 +203,23 @@ def test_a_document_of_another_scheme_is_skipped_and_the_client_told_once(puller
     assert _code_actions(puller, 2, uri, diagnostic) == []
     told = [m for m in puller.seen if m.get("method") == "window/logMessage" and "gitfs" in m["params"]["message"]]
     assert len(told) == 1
+
+
+def test_a_configuration_change_asks_the_client_to_pull_again(puller: RawClient, project: Path):
+    uri = write_file(project, "pkg/sentinel.py", SENTINEL_DROPS_FRAME).as_uri()
+    _open(puller, uri, SENTINEL_DROPS_FRAME)
+    first = _pulled(puller, 1, uri)
+    assert [d["code"] for d in first["items"]] == ["FT001"]
+
+    config = project / "pyproject.toml"
+    config.write_text('[tool.ftlint]\nignore = ["FT001"]\n')
+    puller.write(
+        frame(
+            {
+                "method": "workspace/didChangeWatchedFiles",
+                "params": {"changes": [{"uri": config.as_uri(), "type": 1}]},
+            }
+        )
+    )
+    puller.wait(lambda m: m.get("method") == REFRESH)
+    assert _pulled(puller, 2, uri, first["resultId"])["items"] == []
