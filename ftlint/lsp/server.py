@@ -95,6 +95,7 @@ class FtlintLanguageServer(LanguageServer):
         self._client_edited: set[str] = set()  # uris edited by the client, not pulled since
         self._reached_before: dict[str, set[str]] = {}  # uri -> reached before a lint out of round
         self._needs_refresh = False
+        self._round_changed: set[str] = set()  # the paths changed that the round under way handles
         self._schemes_skipped: set[str] = set()
 
     # -- transport --------------------------------------------------------------------
@@ -274,6 +275,13 @@ class FtlintLanguageServer(LanguageServer):
     def _lint_round(self) -> Generator[None, None, None]:
         pending, self._pending = list(self._pending), {}
         changed, self._changed = list(self._changed), {}
+        self._round_changed = set(changed)
+        try:
+            yield from self._round_of(pending, changed)
+        finally:
+            self._round_changed = set()
+
+    def _round_of(self, pending: list[str], changed: list[str]) -> Generator[None, None, None]:
         earlier, self._reached_before = self._reached_before, {}
         before = {uri: linted.reached | earlier.get(uri, set()) for uri, linted in self.linted.items()}
         done = set()
@@ -355,12 +363,37 @@ class FtlintLanguageServer(LanguageServer):
         if document is None:
             return None
         linted = self.linted.get(uri)
-        stale = linted is None or linted.version != document.version or uri in self._pending
-        if stale or self._round is not None or self._changed:
+        if (
+            linted is None
+            or linted.version != document.version
+            or uri in self._pending
+            or self._may_change(uri, linted)
+        ):
             self._pending.pop(uri, None)
             self.lint_and_publish(uri)
             linted = self.linted.get(uri)
         return linted
+
+    def _may_change(self, uri: str, linted: Linted) -> bool:
+        """Whether a file changed since the document was linted (its lint round not done)
+        may change its findings: the round's test, with what is known now. A miss costs no
+        correctness: the round lints it and asks a pulling client to pull again."""
+        changed = set(self._changed) | self._round_changed
+        if not changed:
+            return False
+        open_path = self.path_for(uri)
+        if (changed & (linted.reached | self._reached_before.get(uri, set()))) - {open_path}:
+            return True
+        by_path = {self.path_for(other): other for other in self.linted}
+        for path in changed - {open_path}:
+            other = by_path.get(path)
+            if other is not None:
+                reached = self.linted[other].reached | self._reached_before.get(other, set())
+            else:
+                reached = self._reached_path(path)
+            if open_path in reached:
+                return True
+        return False
 
     # -- pull diagnostics ----------------------------------------------------------------
     def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
