@@ -8,7 +8,8 @@ median).
 Fetches nothing: give it a tree (an unpacked vLLM sdist, a checkout, or a copy of the
 installed package's parent directory, with `git init` so it has a project root as a
 checkout does). Starts `PY -m ftlint server` in the tree over stdio, as an editor does,
-with a small JSON-RPC client of its own (no pygls on this side), then:
+with a small JSON-RPC client of its own (no pygls on this side; frames read by
+ftlint.lsp.framing), then:
 
   open   didOpen of FILE -> its publishDiagnostics (cold: the project scan, LibCST import)
   edit   N x didChange of FILE (the whole text, as a full-sync client sends it) -> the
@@ -35,6 +36,8 @@ import threading
 import time
 from pathlib import Path
 
+from ftlint.lsp.framing import read_bodies
+
 DEFAULT_FILE = "vllm/v1/fault_tolerance/engine_core_sentinel.py"
 TARGET_MS = 50.0
 
@@ -49,19 +52,7 @@ class Client:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        stream = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.decode("ascii").partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            body = stream.read(length)
+        for body in read_bodies(self.proc.stdout):  # the server's own frame parser (no pygls)
             self.messages.put((time.perf_counter(), json.loads(body)))
 
     def send(self, payload: dict) -> float:

@@ -1,7 +1,8 @@
-"""`ftlint server`: a Language Server (pygls) that publishes ftlint's findings as
-diagnostics on open, change and save, and offers their fixes and `# noqa` as code
-actions. pygls is an optional extra (`pip install 'ftlint[lsp]'`): nothing outside this
-package imports it, and this module imports it only in serve()."""
+"""`ftlint server`: a Language Server (pygls) that reports ftlint's findings as
+diagnostics (pushed, or pulled by an LSP 3.17 client) on open, change and save, and
+offers their fixes and `# noqa` as code actions. pygls is an optional extra
+(`pip install 'ftlint[lsp]'`): nothing outside this package imports it, and this module
+imports it only in serve()."""
 
 from __future__ import annotations
 

@@ -6,12 +6,17 @@ reader resynchronises on the next header. pygls's own reader stops answering aft
 
 Pure bytes in, events out (Frame or Malformed), one at a time (`next_event`), so the
 server can tell the parser that a body it took was not JSON (`bad_body`) before the
-bytes after it are looked at."""
+bytes after it are looked at.
+
+`read_bodies` is the same parser over a blocking stream: the reader of the clients that
+talk to the server (tests/lsp/raw.py, benchmarks/bench_server.py)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 _HEADER_START = re.compile(rb"content-(?:length|type)[ \t]*:", re.I)
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
@@ -97,6 +102,26 @@ class FrameParser:
             return self.next_event()
         self._skipping = True
         return Malformed(reason)
+
+
+class MalformedFrame(ValueError):
+    """A frame the peer sent is malformed (read_bodies)."""
+
+
+def read_bodies(stream: BinaryIO, chunk: int = 1 << 16) -> Iterator[bytes]:
+    """The body of each frame read from `stream`, until its end; a malformed frame raises
+    MalformedFrame (a client reading a server: the server must never send one)."""
+    parser = FrameParser()
+    read = getattr(stream, "read1", None) or stream.read
+    while True:
+        while (event := parser.next_event()) is not None:
+            if isinstance(event, Malformed):
+                raise MalformedFrame(event.reason)
+            yield event.body
+        data = read(chunk)
+        if not data:
+            return
+        parser.feed(data)
 
 
 def _content_length(header: bytes) -> int | None:

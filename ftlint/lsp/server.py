@@ -5,11 +5,24 @@ Each open file is linted with its unsaved text; the files it does not have open 
 from disk. After a change, the changed file is linted and published first; then every
 other open file whose findings may depend on it (its fault path reaches a function there,
 or imports from it, or the other way round) is linted again and published too.
+
+Diagnostics are pushed (`textDocument/publishDiagnostics`) to a client that cannot pull
+them, and pulled (`textDocument/diagnostic`, LSP 3.17) by one that can: the client's
+`textDocument.diagnostic` capability decides, never both. A pulled report carries a
+`resultId` (the document's version and a digest of its diagnostics); a pull that names
+the current one as `previousResultId` is answered `unchanged`. When an open file's
+findings change because another file changed (a helper edited or saved, a configuration
+changed), a pulling client is asked to pull again (`workspace/diagnostic/refresh`).
+
+`untitled:` buffers are linted as in-memory text standing at the workspace root (the
+configuration and imports of the root, as `ftlint check -` lints stdin); documents of
+any other scheme but `file:` are skipped, and the client is told once per scheme.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import sys
@@ -17,8 +30,10 @@ import threading
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
+from urllib.parse import quote
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
@@ -37,6 +52,12 @@ log = logging.getLogger("ftlint.lsp")
 
 SOURCE = "ftlint"
 CONFIG_FILES = ("pyproject.toml", "ftlint.toml")
+UNTITLED = "untitled:"
+#: the pull options: a file's findings depend on other files (the helpers its handlers
+#: call, the handlers that reach it), so an edit elsewhere may change them
+DIAGNOSTIC_OPTIONS = types.DiagnosticOptions(
+    identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False
+)
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.ftlint"
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -54,6 +75,8 @@ class Linted:
     lines: list[str]
     findings: list[Finding] = field(default_factory=list)
     reached: set[str] = field(default_factory=set)  # files its findings depend on
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    result_id: str = ""  # the pull report's id: the version and a digest of the diagnostics
 
 
 class FtlintLanguageServer(LanguageServer):
@@ -68,6 +91,12 @@ class FtlintLanguageServer(LanguageServer):
         self._round: Generator[None, None, None] | None = None  # the lint round under way
         self._io: MessageLoop | None = None
         self._config_errors_shown: set[str] = set()
+        self._reported: dict[str, str] = {}  # uri -> the resultId a pulling client holds
+        self._client_edited: set[str] = set()  # uris edited by the client, not pulled since
+        self._reached_before: dict[str, set[str]] = {}  # uri -> reached before a lint out of round
+        self._needs_refresh = False
+        self._round_changed: set[str] = set()  # the paths changed that the round under way handles
+        self._schemes_skipped: set[str] = set()
 
     # -- transport --------------------------------------------------------------------
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -84,6 +113,35 @@ class FtlintLanguageServer(LanguageServer):
             pass
         finally:
             self.shutdown()
+
+    # -- capabilities -----------------------------------------------------------------
+    @property
+    def pull_mode(self) -> bool:
+        """Whether the client pulls diagnostics (then none are pushed)."""
+        text_document = self.client_capabilities.text_document
+        return bool(text_document and text_document.diagnostic is not None)
+
+    def _refresh_supported(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
+
+    # -- documents ----------------------------------------------------------------------
+    def path_for(self, uri: str) -> str | None:
+        """The path a document is linted as: its file, or for an `untitled:` buffer a name
+        of its own at the workspace root (so the root's configuration applies and its
+        imports resolve there, as for stdin); None for any other scheme (told once)."""
+        if uri.startswith(UNTITLED):
+            root = self.workspace.root_path or os.getcwd()
+            return os.path.join(os.path.abspath(root), quote(uri, safe=""))
+        path = _path_of(uri)
+        if path is None:
+            scheme = uri.partition(":")[0] if ":" in uri else uri
+            if scheme not in self._schemes_skipped:
+                self._schemes_skipped.add(scheme)
+                message = f"ftlint: documents of the `{scheme}:` scheme are not linted (only file: and untitled:)"
+                log.info("%s", message)
+                self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=message))
+        return path
 
     # -- configuration ----------------------------------------------------------------
     def workspace_for(self, path: str) -> Workspace | None:
@@ -114,7 +172,7 @@ class FtlintLanguageServer(LanguageServer):
             selected = select_codes(config, [], known_codes(config), opt_in=opt_in_codes(config))
             workspace = Workspace(config, selected, cwd=config.root)
             for other in self.workspace.text_documents.values():  # open buffers of its files
-                other_path = _path_of(other.uri)
+                other_path = self.path_for(other.uri)
                 if other_path is not None and _is_python(other_path, other.language_id):
                     workspace.set_text(other_path, other.source)
             self.workspaces[key] = workspace
@@ -130,20 +188,25 @@ class FtlintLanguageServer(LanguageServer):
 
     # -- texts ------------------------------------------------------------------------
     def text_changed(self, uri: str) -> None:
-        path = _path_of(uri)
+        path = self.path_for(uri)
         if path is None:
             return
         document = self.workspace.get_text_document(uri)
         if not _is_python(path, document.language_id):
             return
+        self._client_edited.add(uri)
         changed = [workspace.set_text(path, document.source) for workspace in self.workspaces.values()]
         self.queue(uri, path if any(changed) else None)
 
     def text_closed(self, uri: str) -> None:
-        path = _path_of(uri)
+        path = self.path_for(uri)
         self.linted.pop(uri, None)
         self._pending.pop(uri, None)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self._reported.pop(uri, None)
+        self._client_edited.discard(uri)
+        self._reached_before.pop(uri, None)
+        if not self.pull_mode:  # a pulling client drops a closed document's diagnostics itself
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         if path is None:
             return
         for workspace in self.workspaces.values():
@@ -153,7 +216,7 @@ class FtlintLanguageServer(LanguageServer):
 
     def files_changed(self, paths: list[str]) -> None:
         """Files changed on disk (the client's file watcher)."""
-        open_paths = {_path_of(uri) for uri in self.linted}
+        open_paths = {self.path_for(uri) for uri in self.linted}
         for path in paths:
             if os.path.basename(path) in CONFIG_FILES:
                 self.reset_configs()
@@ -192,6 +255,7 @@ class FtlintLanguageServer(LanguageServer):
             return True
         except StopIteration:
             self._round = None
+            self._refresh_if_needed()
             return bool(self._pending or self._changed)
 
     def flush(self) -> None:
@@ -199,11 +263,27 @@ class FtlintLanguageServer(LanguageServer):
         self._scheduled = False
         for _ in self._lint_round():
             pass
+        self._refresh_if_needed()
+
+    def _refresh_if_needed(self) -> None:
+        """A pulled report is out of date through no edit of the client's: ask it to pull."""
+        if self._needs_refresh:
+            self._needs_refresh = False
+            if self._refresh_supported():
+                self.workspace_diagnostic_refresh(None)
 
     def _lint_round(self) -> Generator[None, None, None]:
         pending, self._pending = list(self._pending), {}
         changed, self._changed = list(self._changed), {}
-        before = {uri: linted.reached for uri, linted in self.linted.items()}
+        self._round_changed = set(changed)
+        try:
+            yield from self._round_of(pending, changed)
+        finally:
+            self._round_changed = set()
+
+    def _round_of(self, pending: list[str], changed: list[str]) -> Generator[None, None, None]:
+        earlier, self._reached_before = self._reached_before, {}
+        before = {uri: linted.reached | earlier.get(uri, set()) for uri, linted in self.linted.items()}
         done = set()
         for uri in pending:
             if uri not in self._pending:  # else a newer version came: the next round lints it
@@ -213,7 +293,7 @@ class FtlintLanguageServer(LanguageServer):
         if not changed:
             return
         changed_set = set(changed)
-        by_path = {_path_of(uri): uri for uri in self.linted}
+        by_path = {self.path_for(uri): uri for uri in self.linted}
         # what each changed file reaches (a handler edited may now reach an open helper)
         reverse: set[str] = set()
         for path in changed:
@@ -223,7 +303,7 @@ class FtlintLanguageServer(LanguageServer):
         for uri in list(self.linted):
             if uri in done:
                 continue
-            open_path = _path_of(uri)
+            open_path = self.path_for(uri)
             reached = before.get(uri, set()) | self._reached_path(open_path)
             if uri in self._pending:
                 continue  # edited meanwhile: linted (once) in the next round
@@ -244,7 +324,8 @@ class FtlintLanguageServer(LanguageServer):
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=message))
 
     def _lint_and_publish(self, uri: str) -> None:
-        path = _path_of(uri)
+        """Lint the open document; push its diagnostics, or keep them for the client's pull."""
+        path = self.path_for(uri)
         document = self.workspace.text_documents.get(uri)
         if path is None or document is None or not _is_python(path, document.language_id):
             return
@@ -258,13 +339,83 @@ class FtlintLanguageServer(LanguageServer):
         text = document.source
         linted = Linted(document.version, text, positions.split_lines(text), result.findings)
         linted.reached = workspace.reached_files(path)
-        self.linted[uri] = linted
         encoding = self._encoding()
         docs_url = getattr(workspace.config, "docs_url", "") or ""
-        diagnostics = [to_diagnostic(f, linted.lines, encoding, docs_url) for f in result.findings]
+        linted.diagnostics = [to_diagnostic(f, linted.lines, encoding, docs_url) for f in result.findings]
+        linted.result_id = _result_id(document.version, linted.diagnostics)
+        old = self.linted.get(uri)
+        if old is not None and path in self._changed:  # linted before its round: keep what it reached
+            self._reached_before.setdefault(uri, set()).update(old.reached)
+        self.linted[uri] = linted
+        if self.pull_mode:
+            reported = self._reported.get(uri)
+            if reported is not None and reported != linted.result_id and uri not in self._client_edited:
+                self._needs_refresh = True  # changed by another file: the client does not know
+            return
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=document.version, diagnostics=diagnostics)
+            types.PublishDiagnosticsParams(uri=uri, version=document.version, diagnostics=linted.diagnostics)
         )
+
+    def current(self, uri: str) -> Linted | None:
+        """The document's lint for its current text and every file it depends on (linted
+        now unless the last lint is known to be current); None if it is not linted."""
+        document = self.workspace.text_documents.get(uri)
+        if document is None:
+            return None
+        linted = self.linted.get(uri)
+        if (
+            linted is None
+            or linted.version != document.version
+            or uri in self._pending
+            or self._may_change(uri, linted)
+        ):
+            self._pending.pop(uri, None)
+            self.lint_and_publish(uri)
+            linted = self.linted.get(uri)
+        return linted
+
+    def _may_change(self, uri: str, linted: Linted) -> bool:
+        """Whether a file changed since the document was linted (its lint round not done)
+        may change its findings: the round's test, with what is known now. A miss costs no
+        correctness: the round lints it and asks a pulling client to pull again."""
+        changed = set(self._changed) | self._round_changed
+        if not changed:
+            return False
+        open_path = self.path_for(uri)
+        if (changed & (linted.reached | self._reached_before.get(uri, set()))) - {open_path}:
+            return True
+        by_path = {self.path_for(other): other for other in self.linted}
+        for path in changed - {open_path}:
+            other = by_path.get(path)
+            if other is not None:
+                reached = self.linted[other].reached | self._reached_before.get(other, set())
+            else:
+                reached = self._reached_path(path)
+            if open_path in reached:
+                return True
+        return False
+
+    # -- pull diagnostics ----------------------------------------------------------------
+    def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        """`textDocument/diagnostic`: the document's full report, or `unchanged` when the
+        client holds the current one. A request overtaken by an edit of its document
+        (the edit waits behind it) is answered ServerCancelled, retrigger: the client asks
+        again for the new text."""
+        uri = params.text_document.uri
+        if self._io is not None and self._io.change_waiting(uri):
+            raise JsonRpcException(
+                message=f"ftlint: {uri} changed after this request: ask again",
+                code=types.LSPErrorCodes.ServerCancelled.value,
+                data={"retriggerRequest": True},
+            )
+        linted = self.current(uri)
+        self._client_edited.discard(uri)
+        if linted is None:  # not open, not Python, or a scheme not linted: nothing to report
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        self._reported[uri] = linted.result_id
+        if params.previous_result_id == linted.result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=linted.result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=linted.diagnostics, result_id=linted.result_id)
 
     def _encoding(self) -> str:
         encoding = self.workspace.position_encoding
@@ -391,6 +542,11 @@ def _fix_all(uri: str, linted: Linted, encoding: str) -> types.CodeAction | None
     )
 
 
+def _result_id(version: int | None, diagnostics: list[types.Diagnostic]) -> str:
+    digest = hashlib.sha1(repr(diagnostics).encode("utf-8", "surrogatepass"), usedforsecurity=False)
+    return f"{version}-{digest.hexdigest()[:16]}"
+
+
 def _is_python(path: str, language_id: str | None) -> bool:
     """Documents ftlint lints: Python by the client's language id, or by the file name
     (a generic client may send every document it opens)."""
@@ -438,6 +594,10 @@ def create_server() -> FtlintLanguageServer:
     )
     def code_action(ls: FtlintLanguageServer, params: types.CodeActionParams):
         return ls.code_actions(params)
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, DIAGNOSTIC_OPTIONS)
+    def diagnostic(ls: FtlintLanguageServer, params: types.DocumentDiagnosticParams):
+        return ls.pull_diagnostics(params)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: FtlintLanguageServer, params: types.InitializedParams) -> None:

@@ -35,6 +35,7 @@ from ftlint.lsp.framing import Frame, FrameParser
 log = logging.getLogger("ftlint.lsp")
 
 CANCEL = "$/cancelRequest"
+_DOCUMENT_CHANGES = ("textDocument/didChange", "textDocument/didClose")
 _CHUNK = 1 << 16
 
 
@@ -81,6 +82,17 @@ class MessageLoop:
         """Whether a message has arrived that is not handled yet."""
         self._pump()
         return bool(self.inbox)
+
+    def change_waiting(self, uri: str) -> bool:
+        """Whether an edit or close of the document `uri` has arrived and waits."""
+        self._pump()
+        for message in self.inbox:
+            if isinstance(message, dict) and message.get("method") in _DOCUMENT_CHANGES:
+                params = message.get("params")
+                document = params.get("textDocument") if isinstance(params, dict) else None
+                if isinstance(document, dict) and document.get("uri") == uri:
+                    return True
+        return False
 
     # -- parsing -------------------------------------------------------------------------
     def _pump(self) -> None:

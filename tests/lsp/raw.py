@@ -12,6 +12,8 @@ import sys
 import threading
 from pathlib import Path
 
+from ftlint.lsp.framing import read_bodies
+
 TIMEOUT = 60.0
 
 
@@ -35,21 +37,9 @@ class RawClient:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.decode("ascii").partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            assert length is not None
-            self.messages.put(json.loads(stream.read(length)))
+        assert self.proc.stdout is not None
+        for body in read_bodies(self.proc.stdout):
+            self.messages.put(json.loads(body))
 
     def write(self, data: bytes) -> None:
         """One write of the bytes as given (one pipe write: the server reads them together)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ftlint.lsp import positions
 from ftlint.lsp.noqa import noqa_edit
 from ftlint.syntax.textedits import apply_edits
+from tests.helpers import ROOT
 
 
 def test_columns_in_each_position_encoding():
@@ -87,3 +88,21 @@ def test_noqa_edits_of_one_text_tokenize_it_once(monkeypatch):
     edits = [noqa_edit(text, n + 1, "FT007") for n in range(200)]
     assert all(e is not None for e in edits)
     assert len(calls) == 1
+
+
+def test_clients_read_frames_with_the_servers_parser():
+    """tests/lsp/raw.py and benchmarks/bench_server.py read the server's frames with
+    ftlint.lsp.framing.read_bodies (one frame reader, not one per client)."""
+    import io
+
+    import pytest
+
+    from ftlint.lsp.framing import MalformedFrame, read_bodies
+
+    stream = io.BytesIO(b"Content-Length: 2\r\n\r\n{}Content-Length: 7\r\nContent-Type: x\r\n\r\n[1,2,3]")
+    assert list(read_bodies(stream, chunk=5)) == [b"{}", b"[1,2,3]"]
+    with pytest.raises(MalformedFrame):
+        list(read_bodies(io.BytesIO(b"Content-Length: x\r\n\r\n{}")))
+    for client in ("tests/lsp/raw.py", "benchmarks/bench_server.py"):
+        source = (ROOT / client).read_text()
+        assert "read_bodies(" in source and "readline()" not in source, client
