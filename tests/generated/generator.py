@@ -72,6 +72,9 @@ GRANULARITY = ("batch", "per_request")
 #: control flow around on_fault's body
 FLOWS = ("plain", "early_return", "try_finally", "try_else", "isinstance_gate", "match_exc")
 SWITCH_STYLES = ("if", "match", "dict_dispatch")
+#: which object the counter resets are written on: the preempted request, an alias of it,
+#: or a copy of it (copy.copy: the resets miss the real request)
+REQUEST_REFS = ("same", "alias", "copy")
 MODES = ("abort", "resume", "switch")
 APIS = ("0.34", "0.26")
 #: the injected defect (named after the rule that should report it) or a correct look-alike
@@ -116,6 +119,7 @@ AXES: dict[str, tuple[str, ...]] = {
     "flow": FLOWS,
     "switch_style": SWITCH_STYLES,
     "defect": DEFECTS,
+    "request_ref": REQUEST_REFS,
 }
 #: the simplest value of each axis (the shrinker moves axes here one at a time)
 SIMPLEST: dict[str, str] = {
@@ -132,6 +136,7 @@ SIMPLEST: dict[str, str] = {
     "flow": "plain",
     "switch_style": "if",
     "defect": "none",
+    "request_ref": "same",
 }
 # "none" is drawn as often as three defects: a fair share of correct handlers.
 _DEFECT_WEIGHTS = [3 if d == "none" else 1 for d in DEFECTS]
@@ -160,6 +165,7 @@ class Spec:
     flow: str
     switch_style: str
     defect: str
+    request_ref: str = "same"
 
     @property
     def name(self) -> str:
@@ -187,8 +193,9 @@ class Spec:
 def draw(seed: int, index: int) -> Spec:
     """Handler ``index`` of ``seed``: one value per axis, then :func:`normalize`."""
     rng = random.Random(f"ftlint-gen:{seed}:{index}")
-    values = {axis: rng.choice(choices) for axis, choices in AXES.items() if axis != "defect"}
+    values = {axis: rng.choice(choices) for axis, choices in AXES.items() if axis not in ("defect", "request_ref")}
     values["defect"] = rng.choices(DEFECTS, weights=_DEFECT_WEIGHTS)[0]
+    values["request_ref"] = rng.choice(REQUEST_REFS)  # drawn last: the earlier axes keep their values
     return normalize(Spec(seed=seed, index=index, **values))
 
 
@@ -574,9 +581,16 @@ def _reset_lines(r: _Render, req: str) -> list[str]:
     d = s.defect
     if d in ("ft008_none", "la_zero_before", "la_drop_after_zero") or (d == "ft001_drop_flag" and s.api == "0.34"):
         return []
-    if d == "ft008_one":
-        return [f"{req}.{b} = 0"]
     out: list[str] = []
+    if s.request_ref == "alias":
+        out.append(f"target = {req}")
+        req = "target"
+    elif s.request_ref == "copy":
+        r.handler.imports.add("import copy")
+        out.append(f"target = copy.copy({req})")
+        req = "target"
+    if d == "ft008_one":
+        return [*out, f"{req}.{b} = 0"]
     if d == "ft001_drop_flag":  # 0.26: the discard copy of reset_prefix_cache
         out.append(f"{req}.async_tokens_to_discard = {req}.num_output_placeholders")
     style = s.reset

@@ -1,4 +1,4 @@
-# Intended: generated handler g1_01483: api=0.26 mode=abort site=lambda_local ids=star_unpack filter=hashed evict_call=getattr release_call=getattr reset=chained drain=reversed_remove granularity=batch flow=plain switch_style=if defect=ft007_computed.
+# Intended: generated handler g1_01483: api=0.26 mode=abort site=lambda_local ids=star_unpack filter=hashed evict_call=getattr release_call=getattr reset=chained drain=reversed_remove granularity=batch flow=plain switch_style=if defect=ft007_computed request_ref=same.
 # vllm: 0.26
 from vllm.v1.request import RequestStatus
 

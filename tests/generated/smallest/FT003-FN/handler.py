@@ -1,4 +1,4 @@
-# Intended: generated handler g1_1100013: api=0.26 mode=abort site=classmethod ids=star_unpack filter=hashed evict_call=direct release_call=direct reset=chained drain=pop_comprehension granularity=batch flow=plain switch_style=match defect=ft003_range_drop.
+# Intended: generated handler g1_1100013: api=0.26 mode=abort site=classmethod ids=star_unpack filter=hashed evict_call=direct release_call=direct reset=chained drain=pop_comprehension granularity=batch flow=plain switch_style=match defect=ft003_range_drop request_ref=same.
 # vllm: 0.26
 from vllm.v1.request import RequestStatus
 

@@ -1,4 +1,4 @@
-# Intended: generated handler g1_1100021: api=0.26 mode=abort site=helper ids=difference filter=is_null evict_call=direct release_call=partial reset=setattr_names drain=reversed_remove granularity=per_request flow=try_finally switch_style=match defect=ft005_reset_prefix_cache.
+# Intended: generated handler g1_1100021: api=0.26 mode=abort site=helper ids=difference filter=is_null evict_call=direct release_call=partial reset=setattr_names drain=reversed_remove granularity=per_request flow=try_finally switch_style=match defect=ft005_reset_prefix_cache request_ref=same.
 # vllm: 0.26
 import functools
 from vllm.v1.request import RequestStatus

@@ -1,4 +1,4 @@
-# Intended: generated handler g1_1000037: api=0.34 mode=abort site=classmethod ids=slice_first filter=is_null evict_call=dict_computed release_call=methodcaller reset=setattr_dict drain=while_pop granularity=per_request flow=plain switch_style=match defect=ft007_none.
+# Intended: generated handler g1_1000037: api=0.34 mode=abort site=classmethod ids=slice_first filter=is_null evict_call=dict_computed release_call=methodcaller reset=setattr_dict drain=while_pop granularity=per_request flow=plain switch_style=match defect=ft007_none request_ref=alias.
 import operator
 from vllm.v1.request import RequestStatus
 

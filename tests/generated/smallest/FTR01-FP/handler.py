@@ -1,4 +1,4 @@
-# Intended: generated handler g1_00953: api=0.34 mode=abort site=lambda_local ids=walrus filter=hashed evict_call=kwargs release_call=getattr reset=helper_kwargs drain=pop_comprehension granularity=batch flow=plain switch_style=if defect=ft004_pool.
+# Intended: generated handler g1_00953: api=0.34 mode=abort site=lambda_local ids=walrus filter=hashed evict_call=kwargs release_call=getattr reset=helper_kwargs drain=pop_comprehension granularity=batch flow=plain switch_style=if defect=ft004_pool request_ref=alias.
 from vllm.v1.request import RequestStatus
 
 

@@ -1,4 +1,4 @@
-# Intended: generated handler g1_1000048: api=0.34 mode=abort site=helper ids=walrus filter=hashed evict_call=kwargs release_call=getattr reset=helper_kwargs drain=pop_comprehension granularity=batch flow=plain switch_style=if defect=ft004_pool.
+# Intended: generated handler g1_1000050: api=0.34 mode=abort site=helper ids=walrus filter=hashed evict_call=kwargs release_call=getattr reset=helper_kwargs drain=pop_comprehension granularity=batch flow=plain switch_style=if defect=ft004_pool request_ref=alias.
 from vllm.v1.request import RequestStatus
 
 

@@ -1,4 +1,4 @@
-# Intended: generated handler g1_1000062: api=0.34 mode=abort site=helper ids=difference filter=hashed evict_call=getattr release_call=kwargs reset=assign drain=reversed_remove granularity=batch flow=plain switch_style=dict_dispatch defect=none.
+# Intended: generated handler g1_1000065: api=0.34 mode=abort site=helper ids=difference filter=hashed evict_call=getattr release_call=kwargs reset=assign drain=reversed_remove granularity=batch flow=plain switch_style=dict_dispatch defect=none request_ref=copy.
 from vllm.v1.request import RequestStatus
 
 

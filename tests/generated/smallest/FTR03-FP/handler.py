@@ -1,4 +1,4 @@
-# Intended: generated handler g1_1100073: api=0.26 mode=resume site=chain3 ids=loop_add filter=both evict_call=methodcaller release_call=direct reset=vars_update drain=reversed_remove granularity=per_request flow=plain switch_style=dict_dispatch defect=ft007_none.
+# Intended: generated handler g1_1200084: api=0.26 mode=resume site=chain3 ids=loop_add filter=both evict_call=methodcaller release_call=direct reset=vars_update drain=reversed_remove granularity=per_request flow=plain switch_style=dict_dispatch defect=ft007_none request_ref=same.
 # vllm: 0.26
 import time
 
