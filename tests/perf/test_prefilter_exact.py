@@ -216,7 +216,7 @@ def test_installed_vllm_normal_equals_exhaustive(tmp_path):
     assert json.loads(normal.stdout) == json.loads(exhaustive.stdout)
     assert len(json.loads(normal.stdout)) >= 1
     linted, parsed = (int(w) for w in exhaustive.stderr.split("ftlint: ")[1].split()[0:4:3])
-    assert parsed == linted  # --exhaustive really parsed every file
+    assert parsed >= linted  # --exhaustive really parsed every file (and the helpers step guards reach)
 
 
 def test_many_star_glob_runs_in_linear_time():
