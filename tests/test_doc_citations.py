@@ -27,6 +27,8 @@ CITATION = re.compile(
 
 #: Path-shaped text that names no file of this repository (document -> text, and why).
 NOT_CITATIONS = {
+    # the places table names the folder of example handlers (files, no __init__.py)
+    ("README.md", "ftlint.examples"),
     # an example `extend-exclude` for the user's own project
     ("README.md", "tests/fixtures/**"),
     # vLLM's test paths, in the PR description template `ftlint review` checks
