@@ -120,7 +120,9 @@ class FaultPaths:
         #: handler from the branch; the function is a fault path, what it calls is not
         self.step_guards: list[tuple[Function, Branch]] = []
         self.guarded: set[Function] = set()
-        self.guard_branches: set[int] = set()  # id() of those branches (ScopeTracker asks)
+        #: id() of those branches (ScopeTracker asks) -> the branch's IR, kept alive: `target`
+        #: caches on the id() of its effects
+        self.guard_branches: dict[int, ir.Seq] = {}
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
         self._interpreter: Interpreter | None = None
         self.is_handler = is_handler
@@ -182,15 +184,21 @@ class FaultPaths:
             if fn in self.in_scope:
                 continue
             self.in_scope.add(fn)
-            for effect in ir.iter_effects(fn.ir):
-                if effect.kind == "call":
-                    target = self.target(fn, effect)
-                    if target is not None and target[0] not in self.in_scope:
-                        frontier.append(target[0])
-                    for ref in effect.alternatives:  # a conditional callee: either one runs
-                        alternative = self.project.resolve_call(fn, ref)
-                        if alternative is not None and alternative[0] not in self.in_scope:
-                            frontier.append(alternative[0])
+            frontier.extend(callee for callee in self._called(fn, fn.ir) if callee not in self.in_scope)
+
+    def _called(self, fn: Function, seq: ir.Seq) -> Iterator[Function]:
+        """The project functions the calls in `seq` (code of `fn`) may run: each resolved
+        callee, and both alternatives of a conditional one (either may run)."""
+        for effect in ir.iter_effects(seq):
+            if effect.kind != "call":
+                continue
+            target = self.target(fn, effect)
+            if target is not None:
+                yield target[0]
+            for ref in effect.alternatives:
+                alternative = self.project.resolve_call(fn, ref)
+                if alternative is not None:
+                    yield alternative[0]
 
     def _add_step_guards(self, fn: Function) -> list[Function]:
         """Record `fn`'s step guards; the project functions their branches call (the
@@ -201,17 +209,11 @@ class FaultPaths:
         if not branches:
             return []
         self.guarded.add(fn)
-        callees = []
+        callees: list[Function] = []
         for branch in branches:
             self.step_guards.append((fn, branch))
-            self.guard_branches.add(id(branch))
-            for effect in ir.iter_effects(ir.build(branch.body)):
-                if effect.kind != "call":
-                    continue
-                for ref in (effect.callee, *effect.alternatives):
-                    target = self.project.resolve_call(fn, ref)  # not self.target: its cache keys on id()
-                    if target is not None:
-                        callees.append(target[0])
+            seq = self.guard_branches[id(branch)] = ir.build(branch.body)
+            callees.extend(self._called(fn, seq))
         return callees
 
     def handler_class_names(self) -> list[str]:

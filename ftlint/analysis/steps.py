@@ -130,13 +130,9 @@ def catches_failure(branch: Branch) -> bool:
     return False
 
 
-class _CallsStep(cst.CSTVisitor):
-    """Whether a statement calls a step, not counting functions, lambdas and classes
-    defined in it (they do not run there)."""
-
-    def __init__(self, matches: Callable[[str], bool]) -> None:
-        self.matches = matches
-        self.found = False
+class _SameScope(cst.CSTVisitor):
+    """Visits the code of one scope: not the functions, lambdas and classes defined in it
+    (their bodies do not run there)."""
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -146,6 +142,14 @@ class _CallsStep(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
+
+
+class _CallsStep(_SameScope):
+    """Whether a statement calls a step."""
+
+    def __init__(self, matches: Callable[[str], bool]) -> None:
+        self.matches = matches
+        self.found = False
 
     def visit_Call(self, node: cst.Call) -> bool:
         name = ir.called_name(node.func)
@@ -154,19 +158,10 @@ class _CallsStep(cst.CSTVisitor):
         return not self.found
 
 
-class _BranchFinder(cst.CSTVisitor):
+class _BranchFinder(_SameScope):
     def __init__(self, matches: Callable[[str], bool]) -> None:
         self.matches = matches
         self.branches: list[Branch] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def visit_Try(self, node: cst.Try) -> None:
         self._guard(node.body, node.handlers)

@@ -130,12 +130,28 @@ def name_globs(patterns: Iterable[str]) -> re.Pattern[str] | None:
     """The names (one regex, linear: core.gitignore's globs commit to the leftmost place of
     the text between two `*`) that patterns with several wildcards, one a `*`, match: each
     defined name is tested with it, instead of one regex trying every split of the file."""
+    return _glob_alternation({_glob_of(alt) for p in patterns for alt in name_alternatives(p) if _backtracks(alt)})
+
+
+def _glob_alternation(globs: Iterable[str]) -> re.Pattern[str] | None:
+    """One regex for names matching any of `globs` (linear: core.gitignore's globs), or None."""
     from ftlint.core.gitignore import glob_to_regex
 
-    globs = sorted({_glob_of(alt) for p in patterns for alt in name_alternatives(p) if _backtracks(alt)})
-    if not globs:
-        return None
-    return re.compile("|".join("(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in globs), re.DOTALL)
+    sources = ["(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in sorted(set(globs))]
+    return re.compile("|".join(sources), re.DOTALL) if sources else None
+
+
+def _some_name_matches(names: re.Pattern[bytes], globs: re.Pattern[str], data: bytes) -> bool:
+    """Whether a name `names` finds in `data` (its group 1) matches `globs`; a name that is
+    not UTF-8 counts (the parser decides)."""
+    for match in names.finditer(data):
+        try:
+            name = match.group(1).decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        if globs.fullmatch(name):
+            return True
+    return False
 
 
 def literal_anchors(patterns: Iterable[str]) -> tuple[bytes, ...]:
@@ -186,16 +202,9 @@ class StepCalls:
         self.regex = None
         if simple:
             self.regex = re.compile(rb"(?<![\w\x80-\xff])(?:" + b"|".join(simple) + rb")" + _NAME_END + _TO_CALL)
-        globs = sorted({_glob_of(t) for t in tokens if _backtracks(t)})
         # a call a glob matches spells the glob's longest literal: tested first, at memchr speed
         self.glob_anchors = tuple(sorted({_longest_literal(t) for t in tokens if _backtracks(t)}))
-        self.globs = None
-        if globs:
-            from ftlint.core.gitignore import glob_to_regex
-
-            self.globs = re.compile(
-                "|".join("(?:" + glob_to_regex(g, strict=False, braces=False) + ")" for g in globs), re.DOTALL
-            )
+        self.globs = _glob_alternation(_glob_of(t) for t in tokens if _backtracks(t))
 
     def search(self, data: bytes) -> bool:
         """Whether a step guard may be in these bytes: a step call beside an `except`,
@@ -215,14 +224,7 @@ class StepCalls:
             return True
         if self.globs is None or not any(anchor in data for anchor in self.glob_anchors):
             return False
-        for match in _ANY_CALL.finditer(data):
-            try:
-                name = match.group(1).decode("utf-8")
-            except UnicodeDecodeError:
-                return True
-            if self.globs.fullmatch(name):
-                return True
-        return False
+        return _some_name_matches(_ANY_CALL, self.globs, data)
 
 
 _CALL_AFTER_NAME = re.compile(_NAME_END + _TO_CALL)
@@ -269,16 +271,7 @@ class Prefilter:
     def _glob_defined(self, data: bytes) -> bool:
         """Whether a defined name matches one of the globs with several wildcards (a name
         that is not UTF-8 counts: the parser decides)."""
-        if self.globs is None:
-            return False
-        for match in _ANY_DEF.finditer(data):
-            try:
-                name = match.group(1).decode("utf-8")
-            except UnicodeDecodeError:
-                return True
-            if self.globs.fullmatch(name):
-                return True
-        return False
+        return self.globs is not None and _some_name_matches(_ANY_DEF, self.globs, data)
 
 
 class SubclassPattern:
