@@ -6,6 +6,7 @@ from typing import cast
 
 import libcst as cst
 
+from ftlint.analysis.facts import StaleFrameDropped
 from ftlint.core import vocabulary as V
 from ftlint.lint.rule import Invalid, Replacement, Rule, Valid
 from ftlint.lint.rule_examples import EVICT_TAIL, EVICT_TAILS, with_methods
@@ -372,9 +373,9 @@ def resume_all(scheduler):
         fn = self.scope(node).function
         if fn is None or not self.walked(node):
             return
-        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
-            if not _spelt_drop(finding.node):
-                self.report(finding.node, finding.message)
+        for fact in self.context.fault_paths.interpreter.facts(fn, StaleFrameDropped):
+            if not _spelt_drop(fact.node):
+                self.report(fact.node, _drop_message(fact))
 
     def visit_Call(self, node: cst.Call) -> None:
         if not _spelt_drop(node) or not self.in_fault_path(node):
@@ -459,4 +460,14 @@ def _spelt_drop(node: cst.CSTNode) -> bool:
         isinstance(node, cst.Call)
         and ir.called_name(node.func) in V.PREEMPT_PRIMITIVES
         and ir.preempt_drops_output(node)
+    )
+
+
+def _drop_message(fact: StaleFrameDropped) -> str:
+    flag = f"`{V.DROP_STALE_OUTPUT}=True`"
+    what = f"preempts every running request with {flag}" if fact.every_running_request else f"preempts with {flag}"
+    return (
+        f"{ir.call_text(fact.node)} {what} while `{fact.in_flight_field}` is not 0: the failed step's frame never "
+        "arrives, so the first good frame after resume is dropped (zero the counter before the preempt, or "
+        "preempt without the flag and reset both counters after it)"
     )

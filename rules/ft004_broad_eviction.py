@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ftlint.analysis.facts import BroadEviction as BroadEvictionFact
 from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.syntax import ir
 
 
 class BroadEviction(Rule):
@@ -308,5 +310,33 @@ def evict_request_blocks(kv, request_id):
         fn = self.scope(node).function
         if fn is None or not self.walked(node):
             return
-        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
-            self.report(finding.node, finding.message)
+        for fact in self.context.fault_paths.interpreter.facts(fn, BroadEvictionFact):
+            self.report(fact.node, _message(fact))
+
+
+_TAIL_FROM = "blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on"
+_GIVEN = {
+    "whole": "every block of the request",
+    "head": "the confirmed blocks before the unconfirmed tail, not the tail",
+    "margin": "blocks before the unconfirmed tail (a block of margin)",
+}
+
+
+def _message(fact: BroadEvictionFact) -> str:
+    if fact.extent == "pool":
+        return (
+            f"`{fact.callee}()` drops the hash of every cached block, the clean prefixes of every request included; "
+            f"evict only the unconfirmed tail ({_TAIL_FROM})"
+        )
+    if fact.extent == "from-token-zero":
+        return (
+            f"`{fact.callee}()` from token 0 zeroes every block of the request; start at the confirmed boundary "
+            "`num_computed_tokens - num_in_flight_tokens`"
+        )
+    tail = _TAIL_FROM if fact.tail_fields else "the blocks the failed step was writing"
+    if fact.passed_to:
+        return (
+            f"Passes every block of a request (or token 0) to {ir.call_text(fact.node)}, which evicts them; evict only "
+            f"the unconfirmed tail ({tail})"
+        )
+    return f"`{fact.callee}()` is given {_GIVEN[fact.extent]}; evict only the unconfirmed tail ({tail})"

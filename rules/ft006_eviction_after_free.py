@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ftlint.analysis.facts import ReadAfterFree
 from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.syntax import ir
 
 
 class EvictionAfterFree(Rule):
@@ -197,5 +199,10 @@ def recover(scheduler):
         fn = self.scope(node).function
         if fn is None or not self.walked(node):
             return
-        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
-            self.report(finding.node, finding.message)
+        for fact in self.context.fault_paths.interpreter.facts(fn, ReadAfterFree):
+            what = "evicts their blocks" if fact.reading == "evict" else "records their blocks for zeroing"
+            self.report(
+                fact.node,
+                f"{ir.call_text(fact.node)} frees requests before {ir.call_text(fact.reader)} {what}: "
+                "their blocks are read after the free (`req_to_blocks` was popped), so it finds none and does nothing",
+            )

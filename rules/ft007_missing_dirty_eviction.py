@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ftlint.analysis.facts import TailLeftCached
 from ftlint.lint.rule import Invalid, Rule, Valid
 from ftlint.lint.rule_examples import EVICT_TAILS, SCHEDULER_EVICT_TAIL, aborting, with_methods
+from ftlint.syntax import ir
 
 
 class MissingDirtyEviction(Rule):
@@ -414,5 +416,22 @@ def abort_all(s):
         fn = self.scope(node).function
         if fn is None or not self.walked(node):
             return
-        for finding in self.context.fault_paths.interpreter.findings(fn, self.CODE):
-            self.report(finding.node, finding.message)
+        for fact in self.context.fault_paths.interpreter.facts(fn, TailLeftCached):
+            inner = " (inside the helper, in another file)" if fact.through_helper else ""
+            reached = f", reached from `{fact.entry}`," if fact.entry is not None else ""
+            self.report(
+                fact.node,
+                f"{ir.call_text(fact.node)} frees requests{inner}{reached} on a path {_GAPS[fact.gap]}: "
+                "dirty KV stays in the prefix cache",
+            )
+
+
+#: how the path's eviction fell short, as the message says it
+_GAPS = {
+    "none": "with no eviction of their unconfirmed tail",
+    "late": "whose eviction starts after the unconfirmed tail (from `num_computed_tokens // block_size`, not "
+    "`(num_computed_tokens - num_in_flight_tokens) // block_size`)",
+    "head": "whose eviction ends where the unconfirmed tail begins (`blocks[:boundary]`): it evicts the confirmed "
+    "blocks and keeps the tail",
+    "first-group": "whose eviction covers only the first KV-cache group (iterate `single_type_managers`)",
+}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ftlint.analysis.facts import CountersLeftSet
 from ftlint.lint.rule import Invalid, Rule, Valid
 from ftlint.lint.rule_examples import (
     ABORTED,
@@ -344,15 +345,21 @@ class StaleCountersNotReset(Rule):
         if fn is None or not self.walked(node):
             return
         interpreter = self.context.fault_paths.interpreter
-        for finding in interpreter.findings(fn, self.CODE):
-            counters = finding.counters
-            fix, unsafe, var = self._fix(finding.node, finding.request, counters, node)
+        for fact in interpreter.facts(fn, CountersLeftSet):
+            counters = fact.fields
+            fix, unsafe, var = self._fix(fact.node, fact.request, counters, node)
             title = ""
             if fix:
                 title = f"Reset `{var}.{counters[0]}` and `{var}.{counters[1]}` after the preempt" + (
                     " (binds the request to a name first)" if unsafe else ""
                 )
-            self.report(finding.node, finding.message, fix=fix, fix_title=title, unsafe_fix=unsafe)
+            name, inner = fact.request_text, " (inside the helper)" if fact.in_helper else ""
+            message = (
+                f"{ir.call_text(fact.node)} preempts `{name}` for resume{inner} but `{name}.{counters[0]}` and "
+                f"`{name}.{counters[1]}` are not both reset to 0 afterwards: the scheduler waits forever for the "
+                "failed step's output"
+            )
+            self.report(fact.node, message, fix=fix, fix_title=title, unsafe_fix=unsafe)
 
     def _fix(self, call: cst.CSTNode, request: cst.BaseExpression | None, counters: tuple[str, ...], function):
         """(replacements, unsafe, the name reset): the missing resets after the preempt's

@@ -5,10 +5,11 @@ calls, tracking *values* (which expression is a running request, the scheduler's
 running queue, a request's block list, a collection of block ids, a bound vLLM
 primitive) instead of names, and the effects of vLLM's primitives on them (what
 was evicted, from which boundary, in which KV-cache groups; what was freed; which
-counters a preempted request still holds). FT004, FT006, FT007 and FT008 are
-questions asked of its findings (`interpreter.Interpreter.findings`).
+counters a preempted request still holds). It records neutral facts (`facts`) and
+names no rule: each rule asks for the facts of one kind and decides its finding
+(`interpreter.Interpreter.facts`).
 
-Modules: `values` (the abstract values and their joins), `generation` (which vLLM
+Modules: `facts` (what the walk found), `values` (the abstract values and their joins), `generation` (which vLLM
 stale-output API the linted code targets), `interpreter` (states, the path walk,
 the primitives' effects).
 """

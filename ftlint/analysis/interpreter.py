@@ -9,8 +9,8 @@ calls of project helpers are interpreted in the caller's state, so a helper's
 effect is per path. vLLM primitives act by their effect (vocabulary.EFFECTS,
 per API generation).
 
-Findings are recorded as the walk meets them and kept per reporting function; the
-rules read them with `Interpreter.findings(fn, code)`. Where the walk cannot decide
+Facts (facts.py: neutral, typed, naming no rule) are recorded as the walk meets them
+and kept per function; the rules read them with `Interpreter.facts(fn, Kind)`. Where the walk cannot decide
 (an unresolved callee, a recursion, a too deep helper chain) it does not report, and
 records a note (`Interpreter.notes`).
 
@@ -22,17 +22,29 @@ iterated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import libcst as cst
 
 from ftlint.analysis import generation
 from ftlint.analysis import values as Val
+from ftlint.analysis.facts import (
+    BroadEviction,
+    CountersLeftSet,
+    Extent,
+    PathFact,
+    ReadAfterFree,
+    StaleFrameDropped,
+    TailGap,
+    TailLeftCached,
+)
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
     from ftlint.index.project import Function
+
+F = TypeVar("F", bound=PathFact)
 
 MAX_STATES = 32
 MAX_CALL_DEPTH = 24
@@ -113,7 +125,7 @@ def _merge(states) -> State:
     for s in states[1:]:
         for name in set(env) | set(s.env):
             env[name] = Val.join(env.get(name), s.env.get(name))
-        evicted |= s.evicted  # an eviction on any path counts: fewer FT007
+        evicted |= s.evicted  # an eviction on any path counts: fewer uncovered frees
         zeroed &= s.zeroed
         freed |= s.freed  # a free on any path is still a free to check
         pending |= s.pending  # a counter left set on one path is left set there
@@ -137,22 +149,12 @@ class Flow:
         self.exc += other.exc
 
 
-@dataclass
-class Finding:
-    code: str
-    fn: object  # the Function whose body holds `node`
-    node: cst.CSTNode
-    message: str
-    request: cst.BaseExpression | None = None  # FT008: the preempted request's expression
-    counters: tuple = ()  # FT008: the counters of the handler's API generation
-
-
 class _Abandon(Exception):
     """The entry function is too costly to interpret: it gets no findings."""
 
 
 class Interpreter:
-    """Findings of FT004/FT006/FT007/FT008 for one run (one FaultPaths)."""
+    """The facts of every path through the fault handlers of one run (one FaultPaths)."""
 
     def __init__(self, fault_paths, generation: V.Generation | None) -> None:
         self.fault_paths = fault_paths
@@ -161,17 +163,17 @@ class Interpreter:
         self._fallback: V.Generation | None = None
         self.notes: list[str] = []
         self._done: set = set()  # (Function, handler class or None) walked
-        self._by_fn: dict = {}  # id(Function) -> {code: {id(node): Finding}}
+        self._by_fn: dict = {}  # id(Function) -> {fact type: {id(node): PathFact}}
         self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
 
     # -- queries -------------------------------------------------------------
-    def findings(self, fn, code: str) -> list[Finding]:
-        """Findings of `code` located in `fn`, from every entry that reaches it."""
+    def facts(self, fn, kind: type[F]) -> list[F]:
+        """The facts of one kind located in `fn`, from every entry that reaches it."""
         self._run_handlers()
         if fn.module in self.fault_paths.whole_modules:
             self._run(fn)  # `fault-paths` code no handler may reach: walked on its own
         # Helpers are walked inside the handlers' walks, with the values they are given.
-        return list(self._by_fn.get(id(fn), {}).get(code, {}).values())
+        return list(self._by_fn.get(id(fn), {}).get(kind, {}).values())
 
     def drop_verdict(self, node) -> bool | None:
         """For a preempt with drop_stale_output=True: True when some handler path reaches it
@@ -204,9 +206,9 @@ class Interpreter:
         except (_Abandon, RecursionError):
             self.notes.append(f"{fn.qualname}: too many paths or too deep; not reported")
             return
-        for finding in walk.found:
-            per_code = self._by_fn.setdefault(id(finding.fn), {}).setdefault(finding.code, {})
-            per_code.setdefault(id(finding.node), finding)
+        for fact in walk.found:
+            per_kind = self._by_fn.setdefault(id(fact.fn), {}).setdefault(type(fact), {})
+            per_kind.setdefault(id(fact.node), fact)
         if is_handler:
             for node_id in walk.drops:
                 self._drops[node_id] = self._drops.get(node_id, False) or node_id in walk.harmful_drops
@@ -277,13 +279,13 @@ class _Walk:
         self.home = self_class.module if self_class is not None else entry.module
         self.is_handler = is_handler
         self.gen = interp.generation_of(entry)
-        self.found: list[Finding] = []
+        self.found: list[PathFact] = []
         self.steps = 0
         self.stack: list = []  # (Function, Site of the call into it)
         self.loops: list[list] = []  # request keys born in each enclosing loop
         self._names: dict = {}
         # Preempts that mark the request's stale output to be dropped (drop_stale_output=True,
-        # reset_prefix_cache(reset_running_requests=True)), by id(node): FT001's when the
+        # reset_prefix_cache(reset_running_requests=True)), by id(node): a dropped frame when the
         # request still has stale tokens at the end of a path (see preempt()).
         self.drops: set[int] = set()
         self.harmful_drops: set[int] = set()
@@ -305,20 +307,20 @@ class _Walk:
             ends += flow.cont + flow.brk
         for state in ends:
             if self.is_handler:
-                # FT007 asks the path's final state: a freed request whose dirty tail no
+                # A free is judged on the path's final state: a freed request whose dirty tail no
                 # eviction (before or after the free, with ids read before it) dropped.
                 for key, site in state.freed:
-                    reason = self.covered(state, key)
-                    if reason is not None:
-                        self._report_ft007(site, reason)
+                    gap = self.covered(state, key)
+                    if gap is not None:
+                        self._report_uncovered(site, gap)
             if not self.is_handler:
                 continue  # a helper may leave the reset to its caller: asked from the handlers
             for _key, site, missing in state.pending:
                 if id(site.node) in self.drops:
                     self.harmful_drops.add(id(site.node))
-                    self._report_ft001(site)
+                    self._report_drop(site)
                 else:
-                    self._report_ft008(site, missing)
+                    self._report_counters(site, missing)
 
     @property
     def fn(self):
@@ -337,51 +339,27 @@ class _Walk:
             current = current.caller
         return current or site
 
-    def _tail_hint(self) -> str:
-        """Where the unconfirmed tail starts, in the fields this API generation's Request has."""
-        if self.gen.in_flight:
-            return "blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on"
-        return "the blocks the failed step was writing"
+    def _add(self, fact: PathFact) -> None:
+        self.found.append(fact)
 
-    def _add(self, code: str, site: Site, message: str, request=None) -> None:
-        self.found.append(Finding(code, site.fn, site.node, message, request, self.gen.counters))
-
-    def _report_ft007(self, site: Site, reason: str) -> None:
+    def _report_uncovered(self, site: Site, gap: TailGap) -> None:
         where = self._in_entry_module(site)
-        inner = " (inside the helper, in another file)" if where is not site else ""
-        reached = f", reached from `{self.entry.qualname}`," if where.fn is not self.entry else ""
-        self._add(
-            "FT007",
-            where,
-            f"{_describe(where.node)} frees requests{inner}{reached} on a path {reason}: dirty KV stays in the prefix cache",
-        )
+        entry = self.entry.qualname if where.fn is not self.entry else None
+        self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry))
 
-    def _report_ft001(self, site: Site) -> None:
+    def _report_drop(self, site: Site) -> None:
         node = site.node
-        if isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE:
-            what = f"preempts every running request with `{V.DROP_STALE_OUTPUT}=True`"
-        else:
-            what = f"preempts with `{V.DROP_STALE_OUTPUT}=True`"
-        self._add(
-            "FT001",
-            site,
-            f"{_describe(node)} {what} while `{(self.gen.counters or V.COUNTER_FIELDS)[0]}` is not 0: the failed step's frame never "
-            "arrives, so the first good frame after resume is dropped (zero the counter before the preempt, or "
-            "preempt without the flag and reset both counters after it)",
-        )
+        every = isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE
+        self._add(StaleFrameDropped(site.fn, node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
 
-    def _report_ft008(self, site: Site, missing) -> None:
+    def _report_counters(self, site: Site, missing) -> None:
         where = self._in_entry_module(site)
-        fields = self.gen.counters
-        inner = " (inside the helper)" if where is not site else ""
         request = _request_node(site.node)
-        name = ir.code_of(request) if request is not None else "the request"
+        text = ir.code_of(request) if request is not None else "the request"
         self._add(
-            "FT008",
-            where,
-            f"{_describe(where.node)} preempts `{name}` for resume{inner} but `{name}.{fields[0]}` and `{name}.{fields[1]}` "
-            "are not both reset to 0 afterwards: the scheduler waits forever for the failed step's output",
-            request if where is site else None,
+            CountersLeftSet(
+                where.fn, where.node, request if where is site else None, text, self.gen.counters, where is not site
+            )
         )
 
     # -- statements --------------------------------------------------------------
@@ -798,18 +776,15 @@ class _Walk:
         return ("req", key)
 
     # -- effects ---------------------------------------------------------------------
-    def covered(self, state: State, key: str) -> str | None:
-        """None when the request's dirty tail was evicted on this path, else why not."""
+    def covered(self, state: State, key: str) -> TailGap | None:
+        """None when the request's dirty tail was evicted on this path, else how not."""
         qualities = {q for k, q in state.evicted if _may_cover(k, key)}
         if "ok" in qualities:
             return None
-        if "late" in qualities:
-            return "whose eviction starts after the unconfirmed tail (from `num_computed_tokens // block_size`, not `(num_computed_tokens - num_in_flight_tokens) // block_size`)"
-        if "head" in qualities:
-            return "whose eviction ends where the unconfirmed tail begins (`blocks[:boundary]`): it evicts the confirmed blocks and keeps the tail"
-        if "first-group" in qualities:
-            return "whose eviction covers only the first KV-cache group (iterate `single_type_managers`)"
-        return "with no eviction of their unconfirmed tail"
+        for gap in ("late", "head", "first-group"):
+            if gap in qualities:
+                return gap
+        return "none"
 
     def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
@@ -819,11 +794,11 @@ class _Walk:
         num_in_flight_tokens (vLLM's scheduler.py): the request resumes cleanly when both
         counters are 0 afterwards, or num_in_flight_tokens was 0 at the preempt.
 
-        drop_stale_output=True (FT001) marks those stale tokens to be dropped: nothing is
-        dropped when num_in_flight_tokens is 0 at the preempt. A flag the handler passes
-        itself is reported otherwise (FT001's fix removes it and adds the resets); the one
-        `reset_prefix_cache(reset_running_requests=True)` passes is FT001's only while the
-        counters are still set at the end of the path (resetting both undoes it)."""
+        drop_stale_output=True marks those stale tokens to be dropped: nothing is dropped
+        when num_in_flight_tokens is 0 at the preempt. A flag the handler passes itself is a
+        StaleFrameDropped otherwise; the one `reset_prefix_cache(reset_running_requests=True)`
+        passes is one only while the counters are still set at the end of the path
+        (resetting both undoes it)."""
         key = Val.key_of(request)
         state = self.free(key, node, state)
         zeroed = {f for k, f in state.zeroed if k in (key, "*")} if key is not None else set()
@@ -835,7 +810,7 @@ class _Walk:
             if not flag_undone_by_resets or key is None:
                 self.harmful_drops.add(id(node))
                 if self.is_handler:
-                    self._report_ft001(self.site(node))
+                    self._report_drop(self.site(node))
                 return state
         if key is None:
             return state
@@ -871,7 +846,7 @@ class _Walk:
         _, key, start, _groups, stale, _origin = value
         key = key or "*"
         if stale:
-            self._stale(key, node, state, "evicts their blocks")
+            self._stale(key, node, state, "evict")
             return state
         if start in ("whole", "early", "head"):
             self._broad(value, node, start)
@@ -881,7 +856,7 @@ class _Walk:
         """`Scheduler.reset_prefix_cache(reset_running_requests=True)` preempts every running
         request with drop_stale_output=True, then `KVCacheManager.reset_prefix_cache()` drops
         the hash of every block in the pool, which succeeds only once no request holds
-        blocks (block_pool.py): broad (FT004) when it runs after every request was freed
+        blocks (block_pool.py): a BroadEviction when it runs after every request was freed
         or preempted, or with reset_running_requests=True."""
         keyword, index = V.RESET_RUNNING_REQUESTS
         flag = keywords.get(keyword, args[index] if len(args) > index else None)
@@ -889,24 +864,15 @@ class _Walk:
         if preempts:
             state = self.preempt(("req", "*"), True, node, state, flag_undone_by_resets=True)
         if preempts or "*" in state.freed_keys():
-            self._add(
-                "FT004",
-                self.site(node),
-                f"`{name}()` drops the hash of every cached block, the clean prefixes of every request included; "
-                "evict only the unconfirmed tail (blocks from `(num_computed_tokens - num_in_flight_tokens) // block_size` on)",
-            )
+            site = self.site(node)
+            self._add(BroadEviction(site.fn, node, "pool", name, False, self.gen.in_flight))
         # Whether or not it succeeds, no dirty tail is left to blame on a missing eviction.
         return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
 
-    def _stale(self, key: str, node, state: State, what: str) -> None:
+    def _stale(self, key: str, node, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
             if freed_key in (key, "*") or key == "*":
-                self._add(
-                    "FT006",
-                    site,
-                    f"{_describe(site.node)} frees requests before {_describe(node)} {what}: "
-                    "their blocks are read after the free (`req_to_blocks` was popped), so it finds none and does nothing",
-                )
+                self._add(ReadAfterFree(site.fn, site.node, node, reading))
 
     def _broad(self, value, node, start: str) -> None:
         origin = value[5]
@@ -919,18 +885,10 @@ class _Walk:
                 break
             current = current.caller
         name = ir.called_name(node.func) if isinstance(node, cst.Call) else V.EVICT_BLOCKS
-        if where is site:
-            what = {
-                "whole": "every block of the request",
-                "head": "the confirmed blocks before the unconfirmed tail, not the tail",
-            }.get(start, "blocks before the unconfirmed tail (a block of margin)")
-            message = f"`{name}()` is given {what}; evict only the unconfirmed tail ({self._tail_hint()})"
-        else:
-            message = (
-                f"Passes every block of a request (or token 0) to {_describe(where.node)}, which evicts them; evict only the "
-                f"unconfirmed tail ({self._tail_hint()})"
-            )
-        self._add("FT004", where, message)
+        extent = cast("Extent", start if start in ("whole", "head") else "margin")
+        self._add(
+            BroadEviction(where.fn, where.node, extent, name or V.EVICT_BLOCKS, where is not site, self.gen.in_flight)
+        )
 
     def primitive(self, name: str, args: list, keywords: dict, node, state: State, receiver_name: str = ""):
         """The effect of a vLLM primitive; returns (value, state)."""
@@ -947,15 +905,11 @@ class _Walk:
             freed = state.freed_keys()
             if key is not None and (key in freed or "*" in freed):
                 # freed: it records nothing (req_to_blocks was popped), so it zeroes no
-                # block, let alone every one: FT006's finding, not FT004's
-                self._stale(key, node, state, "records their blocks for zeroing")
+                # block, let alone every one: a read after the free, not a broad one
+                self._stale(key, node, state, "zero")
             elif start == Val.ZERO:
-                self._add(
-                    "FT004",
-                    self.site(node),
-                    f"`{name}()` from token 0 zeroes every block of the request; start at the confirmed boundary "
-                    "`num_computed_tokens - num_in_flight_tokens`",
-                )
+                site = self.site(node)
+                self._add(BroadEviction(site.fn, node, "from-token-zero", name, False, self.gen.in_flight))
             return Val.NONE, state
         if kind == "preempt":
             named = [keywords[k] for k in ir.REQUEST_KEYWORDS if k in keywords]
@@ -1570,12 +1524,6 @@ def _request_node(node) -> cst.BaseExpression | None:
         arg = ir.request_argument(node)
         return arg.value if arg is not None else None
     return None
-
-
-def _describe(node) -> str:
-    if isinstance(node, cst.Call):
-        return f"`{ir.code_of(node.func)}()`"
-    return "`...`"
 
 
 def _fill_accumulators(entry: list, exits: list) -> list:

@@ -335,3 +335,10 @@ def describe(effect: Effect) -> str:
     if isinstance(effect.node, cst.Call):
         return f"`{code_of(effect.node.func)}()`"
     return f"`{effect.name}`"
+
+
+def call_text(node: cst.CSTNode) -> str:
+    """A call as messages show it: "`scheduler.finish_requests()`" (its arguments left out)."""
+    if isinstance(node, cst.Call):
+        return f"`{code_of(node.func)}()`"
+    return "`...`"
