@@ -15,6 +15,9 @@ violation fails, and so does a listed one that has gone (delete its entry; the l
 from __future__ import annotations
 
 import ast
+import inspect
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -298,3 +301,56 @@ def test_the_place_check_sees_an_upward_and_a_sideways_import():
     }
     assert place_of("ftlint") == "core" and place_of("ftlint.cli") == "cli"
     assert place_of("ftlint.clinic") is None  # prefixes match whole name parts
+
+
+def _analysis_sources() -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "ftlint" / "analysis").glob("*.py")}
+
+
+def _string_literals(source: str) -> list[str]:
+    """The text of a module's string literals, docstrings left out (they explain, not report)."""
+    tree = ast.parse(source)
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+    ]
+
+
+def _literal_runs(source: str) -> set[str]:
+    return set().union(*(_word_runs(text) for text in _string_literals(source)))
+
+
+def _word_runs(text: str, n: int = 4) -> set[str]:
+    words = re.findall(r"[a-z_]+", text.lower())
+    return {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def test_the_analysis_names_no_rule_and_words_no_message():
+    """Rules own their decisions (issue 21 item 3): ftlint/analysis records neutral facts;
+    each rule module picks its code and words its message."""
+    from ftlint.lint.registry import all_rules
+
+    sources = _analysis_sources()
+    codes = {name: re.findall(r"\bFT[R]?\d{2,3}\b", text) for name, text in sources.items()}
+    assert not {name: found for name, found in codes.items() if found}
+    analysis_runs = set().union(*(_literal_runs(text) for text in sources.values()))
+    worded = {}
+    for code, rule in all_rules().items():
+        shared = _literal_runs(inspect.getsource(sys.modules[rule.__module__])) & analysis_runs
+        if shared:
+            worded[code] = sorted(shared)[:3]
+    assert not worded
+
+
+def test_the_message_check_sees_a_message_worded_in_the_analysis():
+    message_runs = _literal_runs('M = "the unconfirmed tail of the freed request stays cached"')
+    assert message_runs & _literal_runs('"""Doc."""\nx = f"its unconfirmed tail of the freed request"')
+    assert not message_runs & _literal_runs('"""The unconfirmed tail of the freed request."""')
