@@ -1044,7 +1044,7 @@ class _Walk:
         return [(None, state)]
 
     def _ev_if_exp(self, node: cst.IfExp, state: State) -> list:
-        out = []
+        out: list = []
         for _, s in self.ev(node.test, state):
             for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
                 joined = Val.join(a, b)
@@ -1056,7 +1056,7 @@ class _Walk:
         return out
 
     def _ev_dict(self, node: cst.Dict, state: State) -> list:
-        out = []
+        out: list = []
         keys = [el.key if isinstance(el, cst.DictElement) else None for el in node.elements]
         vals = [el.value for el in node.elements]
         for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
