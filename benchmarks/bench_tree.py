@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_FILE = "vllm/v1/fault_tolerance/engine_core_sentinel.py"
@@ -163,7 +164,7 @@ def median(results: list[dict], key: str = "wall") -> float:
     return statistics.median(r[key] for r in results)
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tree", type=Path, help="tree root (commands run from here)")
     parser.add_argument("--rounds", type=int, default=5)
@@ -177,50 +178,63 @@ def main(argv=None) -> int:
         action="store_false",
         help="skip the batch and `pre-commit run --all-files` cases",
     )
-    args = parser.parse_args(argv)
+    return parser
 
-    tree = args.tree.resolve()
-    if not tree.is_dir():
-        parser.error(f"{tree}: not a directory")
-    py = args.python
-    ruff = args.ruff or shutil.which("ruff", path=str(Path(py).parent)) or shutil.which("ruff")
-    env = {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"}
-    cache_dir = Path(tempfile.mkdtemp(prefix="ftlint-bench-cache-"))
-    ftlint = [py, "-m", "ftlint", "check", "--format", "json", "--scan-stats"]
-    single = (tree / args.file).is_file()
-    walked = sum(1 for _ in tree.rglob("*.py"))
 
+@dataclass
+class _Bench:
+    """The cases of one benchmark run and the temporary directories they use."""
+
+    args: argparse.Namespace
+    tree: Path
+    py: str
+    ruff: str | None
+    env: dict[str, str]
+    ftlint: list[str]
+    single: bool
+    target: Path
+    original: bytes
+    cache_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="ftlint-bench-cache-")))
+    edited_cache: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="ftlint-bench-edited-")))
+    work: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="ftlint-bench-pre-commit-")))
+    cases: dict[str, list[str]] = field(default_factory=dict)
+    tracked: list[str] = field(default_factory=list)
+    batch_cases: dict[str, list[list[str]]] = field(default_factory=dict)
+    fresh_dirs: dict[str, list[Path]] = field(default_factory=dict)  # emptied before each run of that case (cold)
+
+
+def _single_cases(bench: _Bench) -> None:
+    ftlint, py, cache_dir = bench.ftlint, bench.py, bench.cache_dir
     cases = {
         "cold": [*ftlint, "--no-cache"],
         "warm": [*ftlint, "--cache-dir", str(cache_dir)],
         "libcst": [py, "-c", "import libcst"],
     }
     cases["warm-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir)]
-    edited_cache = Path(tempfile.mkdtemp(prefix="ftlint-bench-edited-"))
-    if single:
-        cases["file"] = [*ftlint, "--no-cache", args.file]
-        cases["file-warm"] = [*ftlint, "--cache-dir", str(cache_dir), args.file]
-        cases["file-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir), args.file]
-        cases["file-edited"] = [*ftlint, "--cache-dir", str(edited_cache), args.file]
-    target = tree / args.file
-    original = target.read_bytes() if single else b""
-    if ruff:
-        cases = {"ruff": [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "."], **cases}
+    if bench.single:
+        file = bench.args.file
+        cases["file"] = [*ftlint, "--no-cache", file]
+        cases["file-warm"] = [*ftlint, "--cache-dir", str(cache_dir), file]
+        cases["file-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir), file]
+        cases["file-edited"] = [*ftlint, "--cache-dir", str(bench.edited_cache), file]
+    if bench.ruff:
+        cases = {"ruff": [bench.ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "."], **cases}
+    bench.cases = cases
 
-    # pre-commit's way: every tracked file passed explicitly, in its partitions
+
+def _pre_commit_cases(bench: _Bench) -> None:
+    """pre-commit's way: every tracked file passed explicitly, in its partitions."""
+    args, ruff, py, work, cases = bench.args, bench.ruff, bench.py, bench.work, bench.cases
     try:
         import pre_commit
     except ImportError:
         args.pre_commit = False
-    tracked = tracked_python_files(tree) if args.pre_commit else []
-    batch_cases: dict[str, list[list[str]]] = {}
-    fresh_dirs: dict[str, list[Path]] = {}  # emptied before each run of that case (cold)
-    work = Path(tempfile.mkdtemp(prefix="ftlint-bench-pre-commit-"))
+    bench.tracked = tracked = tracked_python_files(bench.tree) if args.pre_commit else []
     if tracked:
-        batch_cases["batches"] = pre_commit_batches([*ftlint, "--no-cache"], tracked)
+        bench.batch_cases["batches"] = pre_commit_batches([*bench.ftlint, "--no-cache"], tracked)
         if ruff:
             ruff_batch = [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "--output-format", "json"]
-            batch_cases["ruff-batches"] = pre_commit_batches(ruff_batch, tracked)
+            bench.batch_cases["ruff-batches"] = pre_commit_batches(ruff_batch, tracked)
         pre_commit = shutil.which("pre-commit", path=str(Path(py).parent)) or shutil.which("pre-commit")
         if pre_commit:
             ftlint_exe = shutil.which("ftlint", path=str(Path(py).parent)) or "ftlint"
@@ -233,14 +247,32 @@ def main(argv=None) -> int:
                 config = work / f"{name}.yaml"
                 config.write_text(PRE_COMMIT_CONFIG.format(id=name, entry=entry))
                 cases[name] = [pre_commit, "run", "--all-files", "--config", str(config)]
-                fresh_dirs[name] = [work / "ftlint-cache", work / "ruff-cache"]
-    env = {**env, "PRE_COMMIT_HOME": str(work / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"}
-    for name in batch_cases:
-        cases[name] = batch_cases[name][0]  # keeps the order; run_batches runs them all
+                bench.fresh_dirs[name] = [work / "ftlint-cache", work / "ruff-cache"]
+    bench.env = {**bench.env, "PRE_COMMIT_HOME": str(work / "pre-commit-home"), "PRE_COMMIT_COLOR": "never"}
+    for name in bench.batch_cases:
+        cases[name] = bench.batch_cases[name][0]  # keeps the order; run_batches runs them all
 
+
+def _run_once(bench: _Bench, name: str, i: int) -> dict:
+    if name == "file-edited":
+        bench.target.write_bytes(bench.original + f"# edited by bench_tree.py, round {i}\n".encode())
+    for fresh in bench.fresh_dirs.get(name, ()):
+        shutil.rmtree(fresh, ignore_errors=True)
+    try:
+        if name in bench.batch_cases:
+            return run_batches(bench.batch_cases[name], bench.tree, bench.env)
+        return run_reaped(bench.cases[name], bench.tree, bench.env)
+    finally:
+        if name == "file-edited":
+            bench.target.write_bytes(bench.original)
+
+
+def _run_rounds(bench: _Bench) -> tuple[dict[str, list[dict]], list[dict]]:
+    """Every case, `--rounds` times (alternating the order), then the exhaustive runs."""
+    cases, tree, env = bench.cases, bench.tree, bench.env
     # byte-compile ftlint as `pip install` does (PYTHONDONTWRITEBYTECODE would otherwise make
     # every run compile ftlint's modules again)
-    subprocess.run([py, "-c", COMPILE_FTLINT], check=False, capture_output=True)
+    subprocess.run([bench.py, "-c", COMPILE_FTLINT], check=False, capture_output=True)
     try:
         # fill the caches once (pre-commit: its own store, PRE_COMMIT_HOME, is made on first use)
         for prime in (
@@ -255,43 +287,33 @@ def main(argv=None) -> int:
             if prime in cases:
                 run_reaped(cases[prime], tree, env)
         results: dict[str, list[dict]] = {name: [] for name in cases}
-        for i in range(args.rounds):
+        for i in range(bench.args.rounds):
             order = list(cases) if i % 2 == 0 else list(reversed(cases))  # alternate the order too
             for name in order:
-                if name == "file-edited":
-                    target.write_bytes(original + f"# edited by bench_tree.py, round {i}\n".encode())
-                for fresh in fresh_dirs.get(name, ()):
-                    shutil.rmtree(fresh, ignore_errors=True)
-                try:
-                    if name in batch_cases:
-                        results[name].append(run_batches(batch_cases[name], tree, env))
-                    else:
-                        results[name].append(run_reaped(cases[name], tree, env))
-                finally:
-                    if name == "file-edited":
-                        target.write_bytes(original)
+                results[name].append(_run_once(bench, name, i))
         exhaustive = [
-            run_reaped([*ftlint, "--no-cache", "--exhaustive"], tree, env) for _ in range(args.exhaustive_rounds)
+            run_reaped([*bench.ftlint, "--no-cache", "--exhaustive"], tree, env)
+            for _ in range(bench.args.exhaustive_rounds)
         ]
     finally:
-        if single and target.read_bytes() != original:
-            target.write_bytes(original)
-        shutil.rmtree(cache_dir, ignore_errors=True)
-        shutil.rmtree(edited_cache, ignore_errors=True)
-        shutil.rmtree(work, ignore_errors=True)
+        if bench.single and bench.target.read_bytes() != bench.original:
+            bench.target.write_bytes(bench.original)
+        shutil.rmtree(bench.cache_dir, ignore_errors=True)
+        shutil.rmtree(bench.edited_cache, ignore_errors=True)
+        shutil.rmtree(bench.work, ignore_errors=True)
+    return results, exhaustive
 
-    print(f"tree: {tree}  ({walked} .py files under it)  rounds: {args.rounds}  cpus: {os.cpu_count()}")
-    print(f"python: {py}\nruff: {ruff or 'not installed'}")
-    if batch_cases:
-        sizes = ", ".join(f"{name}: {len(cmds)} partitions" for name, cmds in batch_cases.items())
-        print(f"tracked Python files: {len(tracked)}  ({sizes}, run one after the other)")
-    elif args.pre_commit:
+
+def _print_table(bench: _Bench, rows: dict[str, list[dict]], walked: int) -> None:
+    print(f"tree: {bench.tree}  ({walked} .py files under it)  rounds: {bench.args.rounds}  cpus: {os.cpu_count()}")
+    print(f"python: {bench.py}\nruff: {bench.ruff or 'not installed'}")
+    if bench.batch_cases:
+        sizes = ", ".join(f"{name}: {len(cmds)} partitions" for name, cmds in bench.batch_cases.items())
+        print(f"tracked Python files: {len(bench.tracked)}  ({sizes}, run one after the other)")
+    elif bench.args.pre_commit:
         print("no tracked Python files (not a git tree, or nothing added): batch and pre-commit cases skipped")
     print()
     print(f"{'case':12} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MiB':>13} {'parsed':>7} {'linted':>7}")
-    rows = dict(results)
-    if exhaustive:
-        rows["exhaustive"] = exhaustive
     for name, rs in rows.items():
         parsed, linted = parsed_walked(rs[-1]["err"])
         print(
@@ -299,60 +321,69 @@ def main(argv=None) -> int:
             f"{max(r['rss_mb'] for r in rs):13.1f} {parsed if parsed >= 0 else '':>7} {linted if linted >= 0 else '':>7}"
         )
 
+
+def _check(label: str, value: float, limit: float, aim: float | None = None) -> bool:
+    passed = value <= limit
+    extra = f" (aim <= {aim:.2f})" if aim is not None else ""
+    print(f"  {label:44} {value:6.2f}  target <= {limit:.2f}{extra}  {'PASS' if passed else 'FAIL'}")
+    return passed
+
+
+def _targets(bench: _Bench, results: dict[str, list[dict]]) -> bool:
     print("\ntargets:")
     ok = True
-
-    def check(label: str, value: float, limit: float, aim: float | None = None) -> None:
-        nonlocal ok
-        passed = value <= limit
-        ok &= passed
-        extra = f" (aim <= {aim:.2f})" if aim is not None else ""
-        print(f"  {label:44} {value:6.2f}  target <= {limit:.2f}{extra}  {'PASS' if passed else 'FAIL'}")
-
-    if ruff:
+    if bench.ruff:
         r = median(results["ruff"])
-        check("cold / ruff", median(results["cold"]) / r, 1.5, 1.0)
-        check("warm / ruff", median(results["warm"]) / r, 0.5)
-        check("warm-engine / ruff (no registry import)", median(results["warm-engine"]) / r, 0.5)
+        ok &= _check("cold / ruff", median(results["cold"]) / r, 1.5, 1.0)
+        ok &= _check("warm / ruff", median(results["warm"]) / r, 0.5)
+        ok &= _check("warm-engine / ruff (no registry import)", median(results["warm-engine"]) / r, 0.5)
         if "batches" in results and "ruff-batches" in results:
-            check(
+            ok &= _check(
                 "batches / ruff-batches (explicit, cold)",
                 median(results["batches"]) / median(results["ruff-batches"]),
                 1.0,
             )
         if "pre-commit" in results and "pre-commit-ruff" in results:
-            check(
+            ok &= _check(
                 "pre-commit / pre-commit-ruff (--all-files, cold)",
                 median(results["pre-commit"]) / median(results["pre-commit-ruff"]),
                 1.5,
             )
     lib = median(results["libcst"])
-    if single:
-        check("file (cold) / import libcst", median(results["file"]) / lib, 1.5)
-        check("file-warm / import libcst", median(results["file-warm"]) / lib, 1.5)
-        check("file-engine / import libcst (no registry)", median(results["file-engine"]) / lib, 1.5)
-        check("file-edited / import libcst", median(results["file-edited"]) / lib, 1.5)
-    check("peak RSS whole tree, MiB (cold)", max(r["rss_mb"] for r in results["cold"]), 300)
+    if bench.single:
+        ok &= _check("file (cold) / import libcst", median(results["file"]) / lib, 1.5)
+        ok &= _check("file-warm / import libcst", median(results["file-warm"]) / lib, 1.5)
+        ok &= _check("file-engine / import libcst (no registry)", median(results["file-engine"]) / lib, 1.5)
+        ok &= _check("file-edited / import libcst", median(results["file-edited"]) / lib, 1.5)
+    ok &= _check("peak RSS whole tree, MiB (cold)", max(r["rss_mb"] for r in results["cold"]), 300)
+    return ok
 
+
+#: cases whose output is not compared with the cold run's (other tools, or the single file)
+_NOT_COMPARED = (
+    "ruff",
+    "ruff-batches",
+    "pre-commit",
+    "pre-commit-ruff",
+    "libcst",
+    "file",
+    "file-warm",
+    "file-engine",
+    "file-edited",
+)
+
+
+def _same_findings(bench: _Bench, results: dict[str, list[dict]], rows: dict[str, list[dict]]) -> bool:
     print("\nsame findings:")
+    ok = True
     base = findings(results["cold"][-1])
     for name, rs in rows.items():
-        if name in (
-            "ruff",
-            "ruff-batches",
-            "pre-commit",
-            "pre-commit-ruff",
-            "libcst",
-            "file",
-            "file-warm",
-            "file-engine",
-            "file-edited",
-        ):
+        if name in _NOT_COMPARED:
             continue
         same = all(findings(r) == base for r in rs)
         ok &= same
         print(f"  {name:10} {'==' if same else '!='} cold   ({len(findings(rs[-1]))} findings)")
-    if single:
+    if bench.single:
         for name in ("file-warm", "file-engine", "file-edited"):
             same = findings(results["file"][-1]) == findings(results[name][-1])
             ok &= same
@@ -362,6 +393,39 @@ def main(argv=None) -> int:
         if bad:
             ok = False
             print(f"  {name}: exit {bad[0]['code']}: {bad[0]['err'][-800:]}")
+    return ok
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    tree = args.tree.resolve()
+    if not tree.is_dir():
+        parser.error(f"{tree}: not a directory")
+    py = args.python
+    target = tree / args.file
+    single = target.is_file()
+    bench = _Bench(
+        args,
+        tree,
+        py,
+        args.ruff or shutil.which("ruff", path=str(Path(py).parent)) or shutil.which("ruff"),
+        {k: v for k, v in os.environ.items() if k != "FTLINT_NO_CACHE"},
+        [py, "-m", "ftlint", "check", "--format", "json", "--scan-stats"],
+        single,
+        target,
+        target.read_bytes() if single else b"",
+    )
+    walked = sum(1 for _ in tree.rglob("*.py"))
+    _single_cases(bench)
+    _pre_commit_cases(bench)
+    results, exhaustive = _run_rounds(bench)
+    rows = dict(results)
+    if exhaustive:
+        rows["exhaustive"] = exhaustive
+    _print_table(bench, rows, walked)
+    ok = _targets(bench, results)
+    ok &= _same_findings(bench, results, rows)
     return 0 if ok else 1
 
 

@@ -994,16 +994,7 @@ class _Walk:
             nodes = [node.left, *(c.comparator for c in node.comparisons)]
             return [(None, s) for _, s in self.ev_seq(nodes, state)]
         if isinstance(node, cst.IfExp):
-            out = []
-            for _, s in self.ev(node.test, state):
-                for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
-                    joined = Val.join(a, b)
-                    if joined is None and _is_callable(a) and _is_callable(b):
-                        # `(self._resume if flag else self._abort)(sched)`: either one is called
-                        out.extend([(a, s2), (b, s2)])
-                    else:
-                        out.append((joined, s2))
-            return out
+            return self._ev_if_exp(node, state)
         if isinstance(node, (cst.List, cst.Set, cst.Tuple)):
             parts = [el.value for el in node.elements]
             out = []
@@ -1011,16 +1002,7 @@ class _Walk:
                 out.append((self.collection(values), s))
             return out
         if isinstance(node, cst.Dict):
-            out = []
-            keys = [el.key if isinstance(el, cst.DictElement) else None for el in node.elements]
-            vals = [el.value for el in node.elements]
-            for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
-                key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
-                if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
-                    out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
-                else:
-                    out.append((None, s))
-            return out
+            return self._ev_dict(node, state)
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
             return self.comprehension(node, state)
         if isinstance(node, cst.Await):
@@ -1030,6 +1012,30 @@ class _Walk:
         if isinstance(node, cst.NamedExpr):
             return [(v, self.assign(node.target, v, s)) for v, s in self.ev(node.value, state)]
         return [(None, state)]
+
+    def _ev_if_exp(self, node: cst.IfExp, state: State) -> list:
+        out: list = []
+        for _, s in self.ev(node.test, state):
+            for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
+                joined = Val.join(a, b)
+                if joined is None and _is_callable(a) and _is_callable(b):
+                    # `(self._resume if flag else self._abort)(sched)`: either one is called
+                    out.extend([(a, s2), (b, s2)])
+                else:
+                    out.append((joined, s2))
+        return out
+
+    def _ev_dict(self, node: cst.Dict, state: State) -> list:
+        out: list = []
+        keys = [el.key if isinstance(el, cst.DictElement) else None for el in node.elements]
+        vals = [el.value for el in node.elements]
+        for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
+            key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
+            if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
+                out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
+            else:
+                out.append((None, s))
+        return out
 
     def name(self, name: str, state: State):
         if name in state.env:

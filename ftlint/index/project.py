@@ -50,6 +50,13 @@ class Function:
 
     @property
     def node(self) -> cst.FunctionDef:
+        """The function's tree (parse(), on first use in an outlined module)."""
+        return self.parse()
+
+    def parse(self) -> cst.FunctionDef:
+        """The function's tree, parsed now when not yet: in an outlined module its lines
+        alone (outline.function_node), else from the whole file (function_from_whole_file,
+        which keeps LibCST's failure on the module)."""
         if self.cst_node is None:
             node = function_node(self)
             self.cst_node = node if node is not None else function_from_whole_file(self)

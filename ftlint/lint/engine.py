@@ -1,19 +1,28 @@
-"""One lint run: discover files, scan the project for the candidates (files that may
-define a handler), lint them (LibCST, one batched visit per fault-path file), then
-suppress and sort.
+"""One lint run (`lint_paths`), top to bottom:
 
-Files that cannot define or be reached from a fault handler are never parsed (see
-prefilter.py); `exhaustive=True` parses every file instead and must give the same
-findings. The speed machinery sits behind two interfaces only this module uses:
-scan.py (the three scan strategies, the stat table and listings) and result_store.py
-(the run entries of the result cache).
+1. discover: the files named, walked (index/discovery.py);
+2. scan: which files of the project may define a fault handler, the candidates (scan.py:
+   the byte prefilter or, warm, the stat table; `--exhaustive` parses every file);
+3. plan: one question to the result store (result_store.py): "these files to lint, or
+   this cached answer"; a run over many files of a project may be answered by, or lint,
+   the project's run (pre-commit's batches);
+4. lint: load the candidates and the scope they reach, then lint each file of the plan
+   (lint_runner.py: LibCST, imported only here, never on a cache hit);
+5. save: the result with what it depended on; then sort.
+
+Should the project's run read a file outside this run's files (one subclassing a
+handler's class), its findings are not this run's: the run plans again and lints its
+own files alone (_lint_alone). Files that cannot define or be reached from a fault
+handler are never parsed (see prefilter.py); `exhaustive=True` parses every file instead
+and must give the same findings. The scan and the store answer questions; neither calls
+back into this module.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,8 +32,8 @@ from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
 from ftlint.index.discovery import Discovered, Skipped, discover, project_root_to_walk, walks_whole_project
 from ftlint.index.prefilter import class_names_defined, files_matching, subclass_pattern
-from ftlint.lint.result_store import CachedRun, LintOutcome, ResultStore, open_cache
-from ftlint.lint.scan import ScanFiles, Scanned, scan
+from ftlint.lint.result_store import LintOutcome, Plan, ResultStore, RunQuestion, in_lint_set, open_cache
+from ftlint.lint.scan import LinterSpec, ScanFiles, Scanned, scan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ftlint.index.listing import DirListings
@@ -73,7 +82,8 @@ def lint_paths(
     discovered = discover(
         list(paths) or [cwd], config, force_exclude=force_exclude or config.force_exclude, cwd=cwd, listings=listings
     )
-    result = _lint(discovered, config, set(selected), cwd, exhaustive, paths, cache, listings, keep_scope)
+    run = _Run(config, set(selected), cwd, exhaustive, paths, cache, listings, keep_scope)
+    result = _lint(discovered, run)
     if listings is not None:
         listings.save()
     return result
@@ -99,140 +109,105 @@ def lint_discovered(
         cache = shared  # one Cache object per directory and run
     else:
         cache = open_cache(cache_dir, exhaustive)
-    return _lint(discovered, config, selected, cwd, exhaustive, explicit, cache, listings, keep_scope)
+    return _lint(discovered, _Run(config, set(selected), cwd, exhaustive, explicit, cache, listings, keep_scope))
 
 
-def _lint(
-    discovered: Discovered,
-    config: Config,
-    selected: set[str],
-    cwd: Path,
-    exhaustive: bool,
-    explicit: Sequence[Path | str],
-    cache: Cache | None,
-    listings: DirListings | None,
-    keep_scope: bool = False,
-    project_runs: bool = True,
+@dataclass(frozen=True)
+class _Run:
+    """A run's settings: what lint_paths was given, the cache and the discovery's listings."""
+
+    config: Config
+    selected: set[str]
+    cwd: Path
+    exhaustive: bool
+    explicit: Sequence[Path | str]  # the paths named (none: the working directory)
+    cache: Cache | None
+    listings: DirListings | None
+    keep_scope: bool
+
+
+def _lint(discovered: Discovered, run: _Run) -> LintResult:
+    """Scan, plan, lint, save (see the module's doc)."""
+    result = _new_result(discovered, run.cwd)
+    given = [os.path.abspath(os.path.join(run.cwd, p)) for p in run.explicit or [run.cwd]]
+    lint_files = list(discovered.absolute)
+    files = ScanFiles(run.config, lint_files, set(given), project_root_to_walk(lint_files, run.config, given))
+    store = ResultStore(run.cache, run.config.handler_patterns(), run.config.fault_steps)
+    linters = LinterSpec(run.config, run.selected, run.cwd, files.lint_set, run.cache, run.exhaustive)
+    scanned = scan(files, store.facts, run.listings, exhaustive=run.exhaustive, linters=linters)
+    result.files_scanned = scanned.count
+
+    question = _question(run, files, scanned, whole=walks_whole_project(run.config, given))
+    plan = store.plan(question)
+    if plan.answer is not None:
+        return _answered(result, run, scanned, plan, linters)
+    linter = scanned.linter if scanned.linter is not None else linters.make(scanned.too_large)
+    outcome = _lint_plan(plan, scanned, linter, run.cwd)
+    store.save(plan, outcome)
+    if plan.project is not None and not _within(outcome, files.lint_set):
+        return _lint_alone(result, run, files, store, scanned, linters, replace(question, project=None))
+    return _linted(result, run, files, scanned, plan, outcome, linter)
+
+
+def _lint_alone(
+    result: LintResult,
+    run: _Run,
+    files: ScanFiles,
+    store: ResultStore,
+    scanned: Scanned,
+    linters: LinterSpec,
+    question: RunQuestion,
 ) -> LintResult:
-    """The steps: the project scan (every Python file a handler could live in; the byte
-    prefilter or, warm, the stat table), the result cache, and only on a miss LibCST
-    (imported here, never on a cache hit). With a cache, a run over part of a project
-    may be answered by (or, over many files, lint and cache) a run over all of it
-    (`project_runs`; see _project_run)."""
+    """After a project run that read a file outside this run's (one subclassing a handler's
+    class): a run over these files alone does not read it, so the project's findings are
+    not this run's (cached for the runs that lint it). Plan, lint and save these files
+    alone, with a linter of their own."""
+    plan = store.plan(question)
+    if plan.answer is not None:
+        return _answered(result, run, scanned, plan, linters)
+    linter = linters.make(scanned.too_large)
+    outcome = _lint_plan(plan, scanned, linter, run.cwd)
+    store.save(plan, outcome)
+    return _linted(result, run, files, scanned, plan, outcome, linter)
+
+
+def _question(run: _Run, files: ScanFiles, scanned: Scanned, *, whole: bool) -> RunQuestion:
+    """The run as the result store is asked about it (`whole`: the lint set is the
+    project). A project run needs a cache, and a scope kept for the caller is this run's
+    own."""
+    project_runs = run.cache is not None and not run.keep_scope
+    return RunQuestion(
+        run.config,
+        run.selected,
+        os.path.abspath(run.cwd),
+        files.lint_files,
+        scanned.candidates,
+        project=_project_run(files, scanned, whole) if project_runs else None,
+        whole=whole,
+        can_widen=_can_widen(scanned.linter),
+    )
+
+
+def _new_result(discovered: Discovered, cwd: Path) -> LintResult:
+    """The result as discovery leaves it: the skipped files, those it could not read."""
     result = LintResult(skipped=list(discovered.skipped))
     for error in discovered.errors:
         result.findings.append(
             failure_finding(display_path(error.path, cwd), ParseFailure(f"cannot read: {error.message}"))
         )
-    cwd_str = os.path.abspath(cwd)
-    lint_files = list(discovered.absolute)
-    result.files_linted = len(lint_files)
-    given = [os.path.abspath(os.path.join(cwd_str, p)) for p in explicit or [cwd]]
-    files = ScanFiles(config, lint_files, set(given), project_root_to_walk(lint_files, config, given))
-    store = ResultStore(cache, config.handler_patterns(), config.fault_steps)
-
-    def new_linter(too_large: Iterable[str] = ()) -> FileLinter:
-        return _new_linter(config, selected, cwd, files.lint_set, cache, exhaustive, too_large)
-
-    scanned = scan(files, store.facts, listings, exhaustive=exhaustive, new_linter=new_linter)
-    result.files_scanned = scanned.count
-
-    whole = walks_whole_project(config, given)  # the lint set is the project
-    project_runs = project_runs and cache is not None and not keep_scope
-    plan = _plan(store, files, scanned, config, selected, cwd_str, whole=whole, project_runs=project_runs)
-    if plan.answer is not None:
-        if keep_scope:  # the same candidates the cached run loaded (its errors are cached)
-            linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-            _load_roots(linter, scanned.candidates, plan.others)
-            result.scope = linter
-        return _cached_result(result, *plan.answer)
-    lint_files, others, project = plan.lint_files, plan.others, plan.project
-
-    # the files that may subclass a handler's class are read in a child while this process
-    # imports LibCST (or, after a forked scan, loads the candidates)
-    subclass_scan = _start_subclass_scan(others, scanned.candidates)
-    linter = scanned.linter if scanned.linter is not None else new_linter(scanned.too_large)
-    if project is not None and linter.lint_set is not None:
-        linter.lint_set.update(project)
-    outcome = _lint_candidates(linter, lint_files, scanned.candidates, others, cwd, scanned.early_errors, subclass_scan)
-    if project is not None:
-        findings, errors = _in_lint_set(outcome, files.lint_set, project, cwd_str)
-    else:
-        findings, errors = outcome.findings, outcome.errors
-    result.findings.extend(findings)
-    result.internal_errors.extend(errors)
-    result.files_parsed = outcome.files_parsed
-    result.texts = outcome.texts
-    result.notes = linter.fault_paths.notes
-    if keep_scope:
-        result.scope = linter
-    if scanned.too_large:
-        result.findings.extend(
-            _too_large_findings(scanned.too_large, lint_files, result.findings, selected, config, cwd)
-        )
-    if scanned.screen is not None:  # every scanned file was parsed once by the screen
-        result.files_parsed = len(set(scanned.screen) | outcome.read_paths)
-    store.save(outcome)
-    if project is not None and outcome.subclasses is not None and not set(outcome.subclasses[1]) <= files.lint_set:
-        # a file outside this run's subclasses a handler's class: a run over these files alone
-        # does not read it, so the project's findings are not this run's (cached for those
-        # that hold it); lint these files alone
-        return _lint(discovered, config, selected, cwd, exhaustive, explicit, cache, listings, project_runs=False)
-    result.findings.sort(key=lambda f: f.sort_key)
+    result.files_linted = len(discovered.absolute)
     return result
 
 
-@dataclass
-class _Plan:
-    """What a run lints once the result cache was asked (or what the cache answered)."""
-
-    lint_files: list[str]
-    others: list[str]  # the lint files that are not candidates: they may subclass a handler's class
-    project: list[str] | None = None  # the project's files, when the run lints all of them
-    answer: tuple[list[Finding], list[str]] | None = None  # findings and errors from the cache
-
-
-def _plan(
-    store: ResultStore,
-    files: ScanFiles,
-    scanned: Scanned,
-    config: Config,
-    selected: set[str],
-    cwd: str,
-    *,
-    whole: bool,
-    project_runs: bool,
-) -> _Plan:
-    """Ask the result cache. Without project runs: this run's own entry. A run over many
-    files of a project (or over all of it) is the project's run: answered by its entry, or
-    linting the whole project so the next of pre-commit's batches is. A run over a few
-    files asks its own entry, then the project's (and keeps that answer as its own)."""
-    candidates = set(scanned.candidates)
-    few = project_runs and not whole and len(files.lint_set) < PROJECT_RUN_MIN_FILES
-    project = _project_run(files, scanned, whole) if project_runs and not few else None
-    if project is not None:
-        project_others = [f for f in project if f not in candidates]
-        answer = store.lookup(config, selected, cwd, project, scanned.candidates, project_others)
-        if answer is not None and set(answer.subclass_files) <= files.lint_set:
-            return _Plan(project, project_others, answer=_in_lint_set(answer, files.lint_set, project, cwd))
-        if whole or (answer is None and _can_widen(scanned.linter)):
-            return _Plan(project, project_others, project)  # linted whole: the next batch reads it
-        # else a subclass of a handler's class outside these files: lint them alone
-    others = [f for f in files.lint_files if f not in candidates]
-    cached = store.lookup(config, selected, cwd, files.lint_files, scanned.candidates, others)
-    if cached is not None:
-        return _Plan(files.lint_files, others, answer=(cached.findings, cached.errors))
-    project = _project_run(files, scanned, whole) if few else None
-    if project is not None:  # a few files: a cached run over the project may answer them
-        answer = store.lookup_project(config, selected, cwd, project, scanned.candidates)
-        if answer is not None and set(answer.subclass_files) <= files.lint_set:
-            findings, errors = _in_lint_set(answer, files.lint_set, project, cwd)
-            store.save_answer(answer, findings, errors)  # found first next time
-            return _Plan(files.lint_files, others, answer=(findings, errors))
-    return _Plan(files.lint_files, others)
-
-
-def _cached_result(result: LintResult, findings: list[Finding], errors: list[str]) -> LintResult:
+def _answered(result: LintResult, run: _Run, scanned: Scanned, plan: Plan, linters: LinterSpec) -> LintResult:
+    """The result the cache answered (with `keep_scope`: the same candidates the cached run
+    loaded, loaded again; its errors are cached)."""
+    assert plan.answer is not None
+    if run.keep_scope:
+        linter = scanned.linter if scanned.linter is not None else linters.make(scanned.too_large)
+        _load_roots(linter, scanned.candidates, plan.others)
+        result.scope = linter
+    findings, errors = plan.answer
     result.findings.extend(findings)
     result.internal_errors.extend(errors)
     result.cache_hit = True
@@ -240,18 +215,59 @@ def _cached_result(result: LintResult, findings: list[Finding], errors: list[str
     return result
 
 
-#: From this many files linted (pre-commit's `--all-files` batches), a run inside a project
-#: lints the whole project and caches that: the next batch is served from it.
-PROJECT_RUN_MIN_FILES = 64
+def _linted(
+    result: LintResult,
+    run: _Run,
+    files: ScanFiles,
+    scanned: Scanned,
+    plan: Plan,
+    outcome: LintOutcome,
+    linter: FileLinter,
+) -> LintResult:
+    """The result of linting `plan` (a project run's findings narrowed to this run's files)."""
+    if plan.project is not None:
+        findings, errors = in_lint_set(outcome, files.lint_set, plan.project, os.path.abspath(run.cwd))
+    else:
+        findings, errors = outcome.findings, outcome.errors
+    result.findings.extend(findings)
+    result.internal_errors.extend(errors)
+    result.files_parsed = outcome.files_parsed
+    result.texts = outcome.texts
+    result.notes = linter.fault_paths.notes
+    if run.keep_scope:
+        result.scope = linter
+    if scanned.too_large:
+        result.findings.extend(
+            _too_large_findings(scanned.too_large, plan.lint_files, result.findings, run.selected, run.config, run.cwd)
+        )
+    if scanned.screen is not None:  # every scanned file was parsed once by the screen
+        result.files_parsed = len(set(scanned.screen) | outcome.read_paths)
+    result.findings.sort(key=lambda f: f.sort_key)
+    return result
+
+
+def _lint_plan(plan: Plan, scanned: Scanned, linter: FileLinter, cwd: Path) -> LintOutcome:
+    """Lint the plan's files (for a project run, the project's: given to the linter first)."""
+    if plan.project is not None and linter.lint_set is not None:
+        linter.lint_set.update(plan.project)
+    # the files that may subclass a handler's class are read in a child while this process
+    # loads the candidates
+    subclass_scan = _start_subclass_scan(plan.others, scanned.candidates)
+    return _lint_candidates(
+        linter, plan.lint_files, scanned.candidates, plan.others, cwd, scanned.early_errors, subclass_scan
+    )
+
+
+def _within(outcome: LintOutcome, lint_set: set[str]) -> bool:
+    """Whether the files a run read because they subclass a handler's class are all in the
+    lint set (or it read none)."""
+    return outcome.subclasses is None or set(outcome.subclasses[1]) <= lint_set
 
 
 def _project_run(files: ScanFiles, scanned: Scanned, whole_project: bool) -> list[str] | None:
     """The project's Python files (sorted), when the run's findings may be taken from a
-    run over all of them: the lint set is the project, or a part of the project's walk.
-    Findings of a file do not depend on which other files are linted (the project scan
-    reaches helpers wherever they are), so a cached run over the project answers any part
-    of it, but for one thing: a file subclassing a handler's class is read only when it is
-    linted, so a project run that read one answers only the runs that lint it (_plan)."""
+    run over all of them (result_store.RunQuestion): the lint set is the project, or a
+    part of the project's walk."""
     if whole_project:
         return sorted(files.lint_files)
     if scanned.walked is None:
@@ -265,55 +281,6 @@ def _can_widen(linter: FileLinter | None) -> bool:
     nothing loaded yet (a module loaded as another file's helper is outlined; had it been
     in the lint set it might have been parsed whole: a `fault-paths` file)."""
     return linter is None or not linter.project.read_paths
-
-
-def _in_lint_set(
-    run: CachedRun | LintOutcome, lint_set: set[str], project: list[str], cwd: str
-) -> tuple[list[Finding], list[str]]:
-    """A project run's findings in files of the lint set, and its errors but those about
-    another file of the project (an error names its file first, as findings are shown)."""
-    findings, errors = run.findings, run.errors
-    if len(project) == len(lint_set):
-        return findings, errors
-    project_set = set(project)
-
-    def file_of(display: str) -> str:
-        return os.path.abspath(os.path.join(cwd, display))
-
-    kept = [f for f in findings if file_of(f.path) in lint_set]
-    kept_errors = []
-    for error in errors:
-        named = file_of(error.partition(": ")[0])
-        if named in lint_set or named not in project_set:
-            kept_errors.append(error)
-    return kept, kept_errors
-
-
-def _new_linter(
-    config: Config,
-    selected: set[str],
-    cwd: Path,
-    lint_set: set[str],
-    cache: Cache | None,
-    exhaustive: bool,
-    too_large: Iterable[str],
-) -> FileLinter:
-    from ftlint.index.outline import OutlineStore
-    from ftlint.index.project import FileProbe
-    from ftlint.lint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
-
-    return FileLinter(
-        config,
-        selected,
-        cwd=cwd,
-        in_fault_path_file=config.is_fault_path,
-        lint_set=lint_set,
-        outline_lint_set=not exhaustive,
-        outline_store=OutlineStore(cache),
-        outline_always=set(too_large),
-        # with a cache, the file-existence tests import resolution makes are dependencies
-        probe=FileProbe(record=cache is not None),
-    )
 
 
 #: Below this many other files, reading them in-process costs less than a fork.

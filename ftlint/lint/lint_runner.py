@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,9 +89,6 @@ class FileLinter:
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store, probe=probe)
         self._loaded: set[Path] = set()
         self._in_fault_path_file = in_fault_path_file
-        self._statement_starts: dict[int, int] = {}  # the file being linted's (see _statement_ranges)
-        self._lines: list[str] | None = None
-        self._ran_codes: set[str] = set()
         self.fault_paths = self._new_fault_paths()
 
     def _new_fault_paths(self) -> FaultPaths:
@@ -159,20 +157,25 @@ class FileLinter:
         if info.module is None:  # outlined: parse the fault-path functions (and learn if LibCST cannot)
             for fn in info.functions:
                 if self.fault_paths.holds_fault_path(fn):
-                    fn.node  # noqa: B018 - parses its outermost function
+                    fn.parse()  # its outermost function
             if info.cst_failure is not None and must_parse:
                 return self._suppress(
                     key, [failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
                 ), []
         context = FileContext(path=key, info=info, fault_paths=self.fault_paths)
-        reports, errors = self._run_rules(context, display)
-        findings = [self._finding(context, display, rule, report) for rule, report in reports]
+        reports, ran, errors = self._run_rules(context, display)
+        positions = _ranges(context, [report.node for _, report in reports])
+        statements = _Statements.of(context, [report for _, report in reports])
+        findings = [
+            _finding(context, display, rule, report, positions[id(report.node)], statements) for rule, report in reports
+        ]
         if UNUSED_NOQA in self.selected and info.text is not None:
-            findings.extend(self._unused_noqa(context, display, findings))
+            findings.extend(self._unused_noqa(context, display, findings, ran))
         return self._suppress(key, findings, info.text), errors
 
     # -- internals -----------------------------------------------------------
-    def _run_rules(self, context: FileContext, display: str) -> tuple[list[tuple[Rule, Report]], list[str]]:
+    def _run_rules(self, context: FileContext, display: str) -> tuple[list[tuple[Rule, Report]], set[str], list[str]]:
+        """The rules' reports, the codes of the rules that ran without an internal error, the errors."""
         rules = [rule(context) for rule in self.rules]
         errors: list[str] = []
         try:
@@ -194,81 +197,8 @@ class FileLinter:
                         import traceback
 
                         traceback.print_exc()
-        self._ran_codes = {rule.CODE for rule in rules}  # the rules that ran without an internal error
-        self._positions = self._ranges(context, [report.node for rule in rules for report in rule.reports])
-        self._statement_ranges(context, [report for rule in rules for report in rule.reports])
-        return [(rule, report) for rule in rules for report in rule.reports], errors
-
-    def _ranges(self, context: FileContext, nodes: list[cst.CSTNode]) -> dict[int, CodeRange]:
-        """id(node) -> CodeRange in the file (segments shifted to their lines)."""
-        found: dict[int, CodeRange] = {}
-        for tree in context.trees():
-            for key, code_range in ranges_of(tree.module, [n for n in nodes if id(n) not in found]).items():
-                found[key] = _shifted(code_range, tree.line_offset)
-        return found
-
-    def _fix_edits(self, context: FileContext, fix: Sequence[Replacement]) -> tuple[Edit, ...]:
-        fast = self._statement_fix_edits(context, fix)
-        if fast is not None:
-            return fast
-        trees = context.trees()
-        edits: list[Edit] = []
-        for tree in trees:
-            mine = fix if len(trees) == 1 else [r for r in fix if ranges_of(tree.module, [r.node])]
-            if mine:
-                edits.extend(
-                    textedits.shift(e, tree.line_offset) for e in textedits.fix_edits(tree.text, tree.module, mine)
-                )
-        return tuple(edits)
-
-    def _statement_fix_edits(self, context: FileContext, fix: Sequence[Replacement]) -> tuple[Edit, ...] | None:
-        """A fix inside one statement of a whole-module tree, from that statement alone
-        (textedits.statement_edits; None: the whole-module way)."""
-        trees = context.trees()
-        if not self._statement_starts:
-            return None
-        groups: dict[int, tuple[cst.CSTNode, list[Replacement]]] = {}
-        for replacement in fix:
-            statement = _statement_of(replacement.node, context.parent_of)
-            if statement is None:
-                return None
-            groups.setdefault(id(statement), (statement, []))[1].append(replacement)
-        nested = {id(n) for n, _ in groups.values()}
-        for statement, _ in groups.values():  # one statement inside another: the whole-module way
-            parent = context.parent_of(statement)
-            while parent is not None:
-                if id(parent) in nested:
-                    return None
-                parent = context.parent_of(parent)
-        if self._lines is None:
-            self._lines = split_lines(trees[0].text, keepends=True)
-        lines = self._lines
-        edits: list[Edit] = []
-        for statement, replacements in groups.values():
-            start = self._statement_starts.get(id(statement))
-            found = None if start is None else textedits.statement_edits(lines, statement, start, replacements)
-            if found is None:
-                return None
-            edits.extend(found)
-        return tuple(sorted(edits, key=lambda e: (e.line, e.column)))
-
-    def _statement_ranges(self, context: FileContext, reports: list[Report]) -> None:
-        """The start lines of the statements that hold the fixes' nodes, in one pass."""
-        self._statement_starts = {}
-        self._lines = None
-        trees = context.trees()
-        if len(trees) != 1 or trees[0].line_offset or not any(report.fix for report in reports):
-            return
-        if trees[0].text != trees[0].module.code:  # LibCST renders it otherwise: the whole-module way
-            return
-        wanted = [
-            s
-            for report in reports
-            for r in (report.fix or ())
-            if (s := _statement_of(r.node, context.parent_of)) is not None
-        ]
-        for key, code_range in ranges_of(trees[0].module, wanted).items():
-            self._statement_starts[key] = code_range.start.line
+        ran = {rule.CODE for rule in rules}
+        return [(rule, report) for rule in rules for report in rule.reports], ran, errors
 
     def _visit(self, context: FileContext, rules: list[Rule]) -> None:
         """One batched visit (ScopeTracker first, then the rules) over the file's fault-path
@@ -296,39 +226,11 @@ class FileLinter:
                 if id(root) not in tracker.functions_seen:  # not inside one visited already
                     cst.visit_batched(root, visitors)
 
-    def _finding(self, context: FileContext, display: str, rule: Rule, report: Report) -> Finding:
-        position = self._positions[id(report.node)]
-        lines = split_lines(context.info.text)
-        start, end = position.start, position.end
-
-        def line_text(number: int) -> str:
-            return lines[number - 1] if 0 < number <= len(lines) else ""
-
-        edits: tuple[Edit, ...] = ()
-        if report.fix:
-            edits = self._fix_edits(context, report.fix)
-        return Finding(
-            path=display,
-            line=start.line,
-            column=start.column + 1,
-            end_line=end.line,
-            end_column=end.column + 1,
-            code=rule.CODE,
-            name=rule.NAME,
-            message=report.message,
-            severity=rule.SEVERITY,
-            line_text=line_text(start.line),
-            end_line_text=line_text(end.line),
-            fix=edits,
-            fix_title=report.fix_title,
-            fix_applicability=("unsafe" if report.unsafe_fix else "safe") if edits else "",
-        )
-
-    def _unused_noqa(self, context: FileContext, display: str, findings: list[Finding]) -> list[Finding]:
+    def _unused_noqa(self, context: FileContext, display: str, findings: list[Finding], ran: set[str]) -> list[Finding]:
         """FT100 (unused_noqa.py): the `# noqa` codes of this file that suppressed none of
-        `findings`, on the lines the rules visited, for the rules that ran without error."""
+        `findings`, on the lines the rules visited, for the rules that ran (`ran`) without error."""
         ignored = self.config.ignored_codes_for(context.path)
-        checked = {code for code in self._ran_codes if code not in ignored}  # `in` knows prefixes
+        checked = {code for code in ran if code not in ignored}  # `in` knows prefixes
         text = context.info.text
         assert text is not None
         return unused_noqa_findings(
@@ -378,6 +280,126 @@ def _visited_lines(info: ModuleInfo, fault_paths: FaultPaths) -> Callable[[int],
         return max(holding, key=lambda s: (s[0], -s[1]))[2]  # the innermost function
 
     return visited
+
+
+def _ranges(context: FileContext, nodes: list[cst.CSTNode]) -> dict[int, CodeRange]:
+    """id(node) -> CodeRange in the file (segments shifted to their lines)."""
+    found: dict[int, CodeRange] = {}
+    for tree in context.trees():
+        for key, code_range in ranges_of(tree.module, [n for n in nodes if id(n) not in found]).items():
+            found[key] = _shifted(code_range, tree.line_offset)
+    return found
+
+
+@dataclass
+class _Statements:
+    """The statements holding the fixes' nodes in a file parsed whole (id(statement) -> its
+    start line) and the file's lines: a fix inside one statement is made from that
+    statement alone (textedits.statement_edits). Empty when the file has no fix, or is
+    outlined, or LibCST renders it otherwise: fixes are made the whole-module way."""
+
+    starts: dict[int, int] = field(default_factory=dict)
+    text: str = ""
+    _lines: list[str] | None = None
+
+    @classmethod
+    def of(cls, context: FileContext, reports: list[Report]) -> _Statements:
+        """The start lines of the statements that hold the fixes' nodes, in one pass."""
+        trees = context.trees()
+        if len(trees) != 1 or trees[0].line_offset or not any(report.fix for report in reports):
+            return cls()
+        if trees[0].text != trees[0].module.code:  # LibCST renders it otherwise: the whole-module way
+            return cls()
+        wanted = [
+            s
+            for report in reports
+            for r in (report.fix or ())
+            if (s := _statement_of(r.node, context.parent_of)) is not None
+        ]
+        starts = {key: code_range.start.line for key, code_range in ranges_of(trees[0].module, wanted).items()}
+        return cls(starts, trees[0].text)
+
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.text, keepends=True)
+        return self._lines
+
+
+def _fix_edits(context: FileContext, fix: Sequence[Replacement], statements: _Statements) -> tuple[Edit, ...]:
+    fast = _statement_fix_edits(context, fix, statements)
+    if fast is not None:
+        return fast
+    trees = context.trees()
+    edits: list[Edit] = []
+    for tree in trees:
+        mine = fix if len(trees) == 1 else [r for r in fix if ranges_of(tree.module, [r.node])]
+        if mine:
+            edits.extend(
+                textedits.shift(e, tree.line_offset) for e in textedits.fix_edits(tree.text, tree.module, mine)
+            )
+    return tuple(edits)
+
+
+def _statement_fix_edits(
+    context: FileContext, fix: Sequence[Replacement], statements: _Statements
+) -> tuple[Edit, ...] | None:
+    """A fix inside one statement of a whole-module tree, from that statement alone
+    (textedits.statement_edits; None: the whole-module way)."""
+    if not statements.starts:
+        return None
+    groups: dict[int, tuple[cst.CSTNode, list[Replacement]]] = {}
+    for replacement in fix:
+        statement = _statement_of(replacement.node, context.parent_of)
+        if statement is None:
+            return None
+        groups.setdefault(id(statement), (statement, []))[1].append(replacement)
+    nested = {id(n) for n, _ in groups.values()}
+    for statement, _ in groups.values():  # one statement inside another: the whole-module way
+        parent = context.parent_of(statement)
+        while parent is not None:
+            if id(parent) in nested:
+                return None
+            parent = context.parent_of(parent)
+    lines = statements.lines()
+    edits: list[Edit] = []
+    for statement, replacements in groups.values():
+        start = statements.starts.get(id(statement))
+        found = None if start is None else textedits.statement_edits(lines, statement, start, replacements)
+        if found is None:
+            return None
+        edits.extend(found)
+    return tuple(sorted(edits, key=lambda e: (e.line, e.column)))
+
+
+def _finding(
+    context: FileContext, display: str, rule: Rule, report: Report, position: CodeRange, statements: _Statements
+) -> Finding:
+    """A rule's report as a Finding: `position`, the range of its node in the file (_ranges)."""
+    lines = split_lines(context.info.text)
+    start, end = position.start, position.end
+
+    def line_text(number: int) -> str:
+        return lines[number - 1] if 0 < number <= len(lines) else ""
+
+    edits: tuple[Edit, ...] = ()
+    if report.fix:
+        edits = _fix_edits(context, report.fix, statements)
+    return Finding(
+        path=display,
+        line=start.line,
+        column=start.column + 1,
+        end_line=end.line,
+        end_column=end.column + 1,
+        code=rule.CODE,
+        name=rule.NAME,
+        message=report.message,
+        severity=rule.SEVERITY,
+        line_text=line_text(start.line),
+        end_line_text=line_text(end.line),
+        fix=edits,
+        fix_title=report.fix_title,
+        fix_applicability=("unsafe" if report.unsafe_fix else "safe") if edits else "",
+    )
 
 
 def _statement_of(node: cst.CSTNode, parent_of: Callable[[cst.CSTNode], cst.CSTNode | None]) -> cst.CSTNode | None:

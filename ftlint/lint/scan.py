@@ -16,7 +16,7 @@ scan's memory across runs; nothing here imports LibCST except the exhaustive scr
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,6 +70,39 @@ class ScanFiles:
         return self.lint_files + [file for file in self.walked if file not in self.lint_set]
 
 
+@dataclass(frozen=True)
+class LinterSpec:
+    """How a run's linter (lint_runner.FileLinter) is made, from the run's settings: the
+    forked scan makes it while its child scans, else the engine does once the result
+    cache missed. Making one imports LibCST."""
+
+    config: Config
+    selected: set[str]
+    cwd: Path
+    lint_set: set[str]  # the files findings are reported for
+    cache: Cache | None
+    exhaustive: bool
+
+    def make(self, too_large: Iterable[str] = ()) -> FileLinter:
+        """A new linter (`too_large`: --exhaustive's files past its size limit, outlined)."""
+        from ftlint.index.outline import OutlineStore
+        from ftlint.index.project import FileProbe
+        from ftlint.lint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
+
+        return FileLinter(
+            self.config,
+            self.selected,
+            cwd=self.cwd,
+            in_fault_path_file=self.config.is_fault_path,
+            lint_set=self.lint_set,
+            outline_lint_set=not self.exhaustive,
+            outline_store=OutlineStore(self.cache),
+            outline_always=set(too_large),
+            # with a cache, the file-existence tests import resolution makes are dependencies
+            probe=FileProbe(record=self.cache is not None),
+        )
+
+
 @dataclass
 class Scanned:
     """What the scan found. `linter`, `early_errors`: a forked scan's linter, which loaded
@@ -92,15 +125,14 @@ def scan(
     listings: DirListings | None,
     *,
     exhaustive: bool,
-    new_linter: Callable[[], FileLinter],
+    linters: LinterSpec,
 ) -> Scanned:
     """The candidates of a run, by the strategy that fits it (see the module's doc).
-    `new_linter` makes the run's linter (it imports LibCST): the forked strategy makes
-    it while the child scans."""
+    The forked strategy makes the run's linter from `linters` while the child scans."""
     if exhaustive:
         return _exhaustive(files, facts)
     if files.walk_root is not None and files.explicit_files and _parse_likely(files.explicit_files, facts):
-        forked = _forked(files, facts, listings, new_linter)
+        forked = _forked(files, facts, listings, linters)
         if forked is not None:
             return forked
     scanned, candidates = scan_serial(files, facts, listings)
@@ -113,9 +145,7 @@ def scan_serial(files: ScanFiles, facts: FileFacts, listings: DirListings | None
     return scanned, [file for file in scanned if facts.candidate(file, files.is_forced(file))]
 
 
-def _forked(
-    files: ScanFiles, facts: FileFacts, listings: DirListings | None, new_linter: Callable[[], FileLinter]
-) -> Scanned | None:
+def _forked(files: ScanFiles, facts: FileFacts, listings: DirListings | None, linters: LinterSpec) -> Scanned | None:
     """pre-commit's call: the walk of the project (I/O) runs in a child while this process
     imports LibCST. With a cache the walk is mostly stats and the child has time to
     outline the files given too (this process does it if the child is not done first);
@@ -131,7 +161,7 @@ def _forked(
     join = parallel_scan.start(lambda: scan_and_save(files, facts, listings, for_child, cache))
     if join is None:
         return None
-    linter = new_linter()
+    linter = linters.make()
     early_errors: list[str] = []
     if given and not join.ready():
         # rather than wait: the files given are candidates whatever the scan finds,

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from ftlint.core.config import load_config
-from ftlint.lint.engine import PROJECT_RUN_MIN_FILES, lint_paths
+from ftlint.lint.engine import lint_paths
 from ftlint.lint.registry import known_codes
+from ftlint.lint.result_store import PROJECT_RUN_MIN_FILES
 from tests.helpers import outlines_made_here
 
 HANDLER = """\
