@@ -1,4 +1,4 @@
-"""``[tool.ftlint]`` in ``pyproject.toml`` → a frozen :class:`Config`.
+"""``ftlint.toml``, or ``[tool.ftlint]`` in ``pyproject.toml`` → a frozen :class:`Config`.
 
 Names and semantics follow ruff (``select``, ``extend-select``, ``ignore``, ``per-file-ignores``,
 ``exclude``, ``extend-exclude``, ``force-exclude``, ``respect-gitignore``, ``cache-dir``), plus
@@ -28,6 +28,7 @@ from typing import Any
 from ftlint.core.gitignore import GlobError, glob_to_regex, has_magic
 
 __all__ = [
+    "CONFIG_FILE_NAMES",
     "CONFIG_KEYS",
     "DEFAULT_EXCLUDES",
     "DEFAULT_FAULT_HANDLERS",
@@ -35,6 +36,7 @@ __all__ = [
     "CodeSelectors",
     "Config",
     "ConfigError",
+    "find_config_file",
     "find_project_root",
     "load_config",
     "select_codes",
@@ -706,30 +708,51 @@ def find_project_root(cwd: Path | str) -> Path:
     return start
 
 
+#: The configuration files looked for in each directory, the first found winning (as ruff's
+#: ``ruff.toml`` over ``pyproject.toml``): ``ftlint.toml`` (keys at top level) always counts;
+#: a ``pyproject.toml`` only when it has a ``[tool.ftlint]`` table.
+CONFIG_FILE_NAMES: tuple[str, ...] = ("ftlint.toml", "pyproject.toml")
+
+
+def _load_file(path: Path) -> Config:
+    """One configuration file: a file with a ``[tool]`` table is read as a pyproject (its
+    ``[tool.ftlint]``, defaults if absent); any other holds the keys at top level."""
+    doc = _parse_toml(path)
+    if "tool" in doc:
+        return _build_config(_ftlint_table(doc, path) or {}, path, path.parent, TABLE)
+    return _build_config(doc, path, path.parent, "")
+
+
+def find_config_file(cwd: Path | str) -> Path | None:
+    """The configuration file that applies in ``cwd``: in the nearest directory at or above it
+    holding one, ``ftlint.toml`` (always) else a ``pyproject.toml`` with ``[tool.ftlint]``."""
+    start = Path(_abs(cwd))
+    for directory in (start, *start.parents):
+        standalone = directory / "ftlint.toml"
+        if os.path.isfile(standalone):
+            return standalone
+        candidate = directory / "pyproject.toml"
+        if os.path.isfile(candidate) and _ftlint_table(_parse_toml(candidate), candidate) is not None:
+            return candidate
+    return None
+
+
 def load_config(cwd: Path | str, explicit: Path | str | None = None) -> Config:
-    """The configuration for a run started in ``cwd``.
+    """The configuration for a run started in ``cwd`` (the CLI's and the language server's).
 
     ``explicit`` (``--config FILE``) must exist and parse; relative to ``cwd``. A file with a
     ``[tool]`` table is read as a pyproject (its ``[tool.ftlint]``, defaults if absent); any other
     TOML file holds the keys at top level (like ``ruff.toml``). The root is the file's directory.
 
-    Otherwise the nearest ``pyproject.toml`` at or above ``cwd`` that has a ``[tool.ftlint]`` table
-    (one without is skipped, as ruff does); none: defaults rooted at the git top-level of ``cwd``,
-    else ``cwd``.
+    Otherwise :func:`find_config_file`: the nearest directory at or above ``cwd`` with an
+    ``ftlint.toml`` or a ``pyproject.toml`` that has a ``[tool.ftlint]`` table (one without is
+    skipped, as ruff does), ``ftlint.toml`` winning in one directory; none: defaults rooted at
+    the git top-level of ``cwd``, else ``cwd``.
     """
     cwd_path = Path(_abs(cwd))
     if explicit is not None:
-        path = Path(_abs(cwd_path / explicit))
-        doc = _parse_toml(path)
-        if "tool" in doc:
-            table = _ftlint_table(doc, path)
-            return _build_config(table or {}, path, path.parent, TABLE)
-        return _build_config(doc, path, path.parent, "")
-    for directory in (cwd_path, *cwd_path.parents):
-        candidate = directory / "pyproject.toml"
-        if not os.path.isfile(candidate):
-            continue
-        table = _ftlint_table(_parse_toml(candidate), candidate)
-        if table is not None:
-            return _build_config(table, candidate, directory, TABLE)
+        return _load_file(Path(_abs(cwd_path / explicit)))
+    found = find_config_file(cwd_path)
+    if found is not None:
+        return _load_file(found)
     return Config(root=find_project_root(cwd_path), path=None)
