@@ -3,7 +3,7 @@
 Names and semantics follow ruff (``select``, ``extend-select``, ``ignore``, ``per-file-ignores``,
 ``exclude``, ``extend-exclude``, ``force-exclude``, ``respect-gitignore``, ``cache-dir``), plus
 ftlint's own ``fault-handlers``, ``extend-fault-handlers``, ``fault-paths``, ``docs-url``,
-``exhaustive-max-mb`` and ``vllm-api``.  No rule takes options: an ``options`` table (once
+``information-uri``, ``exhaustive-max-mb`` and ``vllm-api``.  No rule takes options: an ``options`` table (once
 reserved for per-rule options, never read) is an error that says to remove it.
 
 Every problem is a :class:`ConfigError` whose ``str()`` is one line naming the file and the key::
@@ -250,6 +250,9 @@ class Config:
     cache_dir: str = ".ftlint_cache"
     #: template of a rule's documentation URL ("https://example.org/rules/{code}"); "" = no links
     docs_url: str = ""
+    #: ftlint's home page as SARIF ``driver.informationUri`` / rdjson source url; "" = the
+    #: installed distribution's Project-URL (Homepage, Documentation, Source) when it has one
+    information_uri: str = ""
     #: --exhaustive parses files up to this size whole with LibCST (bigger: FT000, outlined)
     exhaustive_max_mb: float = 2.0
     #: vLLM's stale-output API generation of the linted code: "auto" (from the project's
@@ -407,10 +410,11 @@ class Config:
         return CodeSelectors(out)
 
     def hash(self) -> str:
-        """A stable digest of everything that can change results (all keys but ``cache-dir``, ``docs-url``)."""
+        """A stable digest of everything that can change results (all keys but ``cache-dir``,
+        ``docs-url``, ``information-uri``)."""
         payload = {}
         for f in fields(self):
-            if f.name in ("path", "cache_dir", "table", "docs_url"):
+            if f.name in ("path", "cache_dir", "table", "docs_url", "information_uri"):
                 continue
             value = getattr(self, f.name)
             if isinstance(value, Path):
@@ -542,6 +546,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "fault-paths",
     "cache-dir",
     "docs-url",
+    "information-uri",
     "exhaustive-max-mb",
     "vllm-api",
 )
@@ -598,6 +603,12 @@ class _Validator:
         except GlobError as err:
             raise self.error(key, f"invalid glob {pattern!r}: {err}") from None
 
+    def url(self, key: str, value: str) -> str:
+        scheme, sep, rest = value.partition("://")
+        if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
+            raise self.error(key, f"expected an absolute URL (scheme://...), got {value!r}")
+        return value
+
     def globs(self, key: str, value: object) -> tuple[str, ...]:
         items = self.str_list(key, value)
         for item in items:
@@ -639,10 +650,11 @@ def _build_config(table: Mapping[str, object], path: Path, root: Path, table_nam
                 raise v.error(
                     key, 'expected a URL template with {code} or {name}, e.g. "https://example.org/rules/{code}"'
                 )
-            scheme, sep, rest = value.partition("://")
-            if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
-                raise v.error(key, f"expected an absolute URL (scheme://...), got {value!r}")
-            kwargs[attr] = value
+            kwargs[attr] = v.url(key, value)
+        elif key == "information-uri":
+            if not isinstance(value, str):
+                raise v.error(key, f"expected a string, got {_type_name(value)}")
+            kwargs[attr] = v.url(key, value) if value else ""  # "": not set
         elif key == "exhaustive-max-mb":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise v.error(key, f"expected a positive number of megabytes, got {value!r}")
