@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ftlint.core.config import ConfigError, find_config_file, load_config
-from tests.helpers import SENTINEL_DROPS_FRAME, run_ftlint, write_file
+from tests.helpers import ROOT, SENTINEL_DROPS_FRAME, run_ftlint, write_file
 
 STANDALONE = 'ignore = ["FT002"]\nextend-exclude = ["skipped"]\n'
 
@@ -70,3 +70,11 @@ def test_language_server_uses_the_same_file(tmp_path: Path):
     workspace = server.workspace_for(str(source))
     assert workspace is not None
     assert workspace.config == load_config(source.parent) and workspace.config.path == standalone
+
+
+def test_readme_ftlint_toml_example_loads(tmp_path: Path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = readme.split("Some of them as an `ftlint.toml`:\n\n```toml\n", 1)[1].split("```", 1)[0]
+    write_file(tmp_path, "ftlint.toml", example)
+    cfg = load_config(tmp_path)
+    assert (cfg.select, cfg.ignore, cfg.per_file_ignores) == (("FT",), ("FT003",), (("tests/**", ("FT",)),))

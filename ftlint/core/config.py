@@ -28,7 +28,6 @@ from typing import Any
 from ftlint.core.gitignore import GlobError, glob_to_regex, has_magic
 
 __all__ = [
-    "CONFIG_FILE_NAMES",
     "CONFIG_KEYS",
     "DEFAULT_EXCLUDES",
     "DEFAULT_FAULT_HANDLERS",
@@ -720,33 +719,35 @@ def find_project_root(cwd: Path | str) -> Path:
     return start
 
 
-#: The configuration files looked for in each directory, the first found winning (as ruff's
-#: ``ruff.toml`` over ``pyproject.toml``): ``ftlint.toml`` (keys at top level) always counts;
-#: a ``pyproject.toml`` only when it has a ``[tool.ftlint]`` table.
-CONFIG_FILE_NAMES: tuple[str, ...] = ("ftlint.toml", "pyproject.toml")
-
-
-def _load_file(path: Path) -> Config:
-    """One configuration file: a file with a ``[tool]`` table is read as a pyproject (its
+def _config_from(doc: dict, path: Path) -> Config:
+    """One configuration file's document: with a ``[tool]`` table it is read as a pyproject (its
     ``[tool.ftlint]``, defaults if absent); any other holds the keys at top level."""
-    doc = _parse_toml(path)
     if "tool" in doc:
         return _build_config(_ftlint_table(doc, path) or {}, path, path.parent, TABLE)
     return _build_config(doc, path, path.parent, "")
 
 
-def find_config_file(cwd: Path | str) -> Path | None:
-    """The configuration file that applies in ``cwd``: in the nearest directory at or above it
-    holding one, ``ftlint.toml`` (always) else a ``pyproject.toml`` with ``[tool.ftlint]``."""
-    start = Path(_abs(cwd))
+def _discover(start: Path) -> tuple[Path, dict] | None:
+    """The nearest configuration file at or above ``start`` and its document: in one directory
+    ``ftlint.toml`` (keys at top level) always counts and wins, as ruff's ``ruff.toml`` over
+    ``pyproject.toml``; a ``pyproject.toml`` counts only with a ``[tool.ftlint]`` table."""
     for directory in (start, *start.parents):
         standalone = directory / "ftlint.toml"
         if os.path.isfile(standalone):
-            return standalone
+            return standalone, _parse_toml(standalone)
         candidate = directory / "pyproject.toml"
-        if os.path.isfile(candidate) and _ftlint_table(_parse_toml(candidate), candidate) is not None:
-            return candidate
+        if os.path.isfile(candidate):
+            doc = _parse_toml(candidate)
+            if _ftlint_table(doc, candidate) is not None:
+                return candidate, doc
     return None
+
+
+def find_config_file(cwd: Path | str) -> Path | None:
+    """The configuration file that applies in ``cwd``: in the nearest directory at or above it
+    holding one, ``ftlint.toml`` (always) else a ``pyproject.toml`` with ``[tool.ftlint]``."""
+    found = _discover(Path(_abs(cwd)))
+    return found[0] if found is not None else None
 
 
 def load_config(cwd: Path | str, explicit: Path | str | None = None) -> Config:
@@ -763,8 +764,9 @@ def load_config(cwd: Path | str, explicit: Path | str | None = None) -> Config:
     """
     cwd_path = Path(_abs(cwd))
     if explicit is not None:
-        return _load_file(Path(_abs(cwd_path / explicit)))
-    found = find_config_file(cwd_path)
+        path = Path(_abs(cwd_path / explicit))
+        return _config_from(_parse_toml(path), path)
+    found = _discover(cwd_path)
     if found is not None:
-        return _load_file(found)
+        return _config_from(found[1], found[0])
     return Config(root=find_project_root(cwd_path), path=None)
