@@ -164,7 +164,7 @@ def build_parser(with_review_options: bool = True) -> argparse.ArgumentParser:
     )
 
     clean = sub.add_parser("clean", help="remove the result cache ftlint wrote (ruff clean)")
-    clean.add_argument("--config", type=Path, help="pyproject.toml to read [tool.ftlint] from")
+    clean.add_argument("--config", type=Path, help="ftlint.toml, or pyproject.toml with [tool.ftlint], to read")
     clean.add_argument("--cache-dir", type=Path, help="the cache to remove (default: cache-dir in the config)")
 
     rule = sub.add_parser("rule", help="print a rule's documentation (ruff rule CODE)")
@@ -209,7 +209,7 @@ def add_output_options(parser: argparse.ArgumentParser, default: str = "text") -
 
     parser.add_argument("--format", "--output-format", dest="format", choices=format_names(), default=default)
     parser.add_argument("--output-file", "-o", type=Path, help="write the report here instead of stdout")
-    parser.add_argument("--config", type=Path, help="pyproject.toml to read [tool.ftlint] from")
+    parser.add_argument("--config", type=Path, help="ftlint.toml, or pyproject.toml with [tool.ftlint], to read")
 
 
 def add_selection_options(parser: argparse.ArgumentParser) -> None:

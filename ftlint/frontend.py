@@ -76,6 +76,7 @@ def emit(
         diff_lines=diff_lines,
         color=color,
         unsafe_fixes=bool(getattr(args, "unsafe_fixes", False)),
+        information_uri=tool_home(config) if args.format in ("sarif", "rdjson") else None,
     )
     if getattr(args, "statistics", False):
         from ftlint.report.statistics import render_statistics
@@ -87,6 +88,32 @@ def emit(
         write_report(args.output_file, text)
     else:
         write_stdout(text)
+
+
+#: Project-URL labels naming ftlint's home, best first (PEP 753 normalised: lower case, no punctuation).
+HOME_LABELS = ("homepage", "documentation", "source", "repository")
+
+
+def tool_home(config: Config) -> str | None:
+    """ftlint's home page for SARIF ``informationUri`` and rdjson source url: the config's
+    ``information-uri``, else the installed distribution's Project-URL (``HOME_LABELS``), else
+    None: no output names an address nobody published."""
+    if config.information_uri:
+        return config.information_uri
+    from importlib import metadata
+
+    try:
+        entries = metadata.metadata("ftlint").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    urls: dict[str, str] = {}
+    for entry in entries:
+        label, _, url = entry.partition(",")
+        url = url.strip()
+        scheme, sep, rest = url.partition("://")
+        if sep and scheme.isascii() and scheme.isalpha() and rest and not any(c.isspace() for c in url):
+            urls.setdefault("".join(c for c in label.lower() if c.isalnum()), url)
+    return next((urls[label] for label in HOME_LABELS if label in urls), None)
 
 
 def linked_docs(docs: Mapping[str, RuleDoc], template: str) -> Mapping[str, RuleDoc]:

@@ -1,9 +1,9 @@
-"""``[tool.ftlint]`` in ``pyproject.toml`` → a frozen :class:`Config`.
+"""``ftlint.toml``, or ``[tool.ftlint]`` in ``pyproject.toml`` → a frozen :class:`Config`.
 
 Names and semantics follow ruff (``select``, ``extend-select``, ``ignore``, ``per-file-ignores``,
 ``exclude``, ``extend-exclude``, ``force-exclude``, ``respect-gitignore``, ``cache-dir``), plus
 ftlint's own ``fault-handlers``, ``extend-fault-handlers``, ``fault-paths``, ``docs-url``,
-``exhaustive-max-mb`` and ``vllm-api``.  No rule takes options: an ``options`` table (once
+``information-uri``, ``exhaustive-max-mb`` and ``vllm-api``.  No rule takes options: an ``options`` table (once
 reserved for per-rule options, never read) is an error that says to remove it.
 
 Every problem is a :class:`ConfigError` whose ``str()`` is one line naming the file and the key::
@@ -36,6 +36,7 @@ __all__ = [
     "CodeSelectors",
     "Config",
     "ConfigError",
+    "find_config_file",
     "find_project_root",
     "load_config",
     "select_codes",
@@ -255,6 +256,9 @@ class Config:
     cache_dir: str = ".ftlint_cache"
     #: template of a rule's documentation URL ("https://example.org/rules/{code}"); "" = no links
     docs_url: str = ""
+    #: ftlint's home page as SARIF ``driver.informationUri`` / rdjson source url; "" = the
+    #: installed distribution's Project-URL (Homepage, Documentation, Source) when it has one
+    information_uri: str = ""
     #: --exhaustive parses files up to this size whole with LibCST (bigger: FT000, outlined)
     exhaustive_max_mb: float = 2.0
     #: vLLM's stale-output API generation of the linted code: "auto" (from the project's
@@ -417,10 +421,11 @@ class Config:
         return CodeSelectors(out)
 
     def hash(self) -> str:
-        """A stable digest of everything that can change results (all keys but ``cache-dir``, ``docs-url``)."""
+        """A stable digest of everything that can change results (all keys but ``cache-dir``,
+        ``docs-url``, ``information-uri``)."""
         payload = {}
         for f in fields(self):
-            if f.name in ("path", "cache_dir", "table", "docs_url"):
+            if f.name in ("path", "cache_dir", "table", "docs_url", "information_uri"):
                 continue
             value = getattr(self, f.name)
             if isinstance(value, Path):
@@ -562,6 +567,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "fault-steps",
     "cache-dir",
     "docs-url",
+    "information-uri",
     "exhaustive-max-mb",
     "vllm-api",
     "rules",
@@ -627,6 +633,12 @@ class _Validator:
         except GlobError as err:
             raise self.error(key, f"invalid glob {pattern!r}: {err}") from None
 
+    def url(self, key: str, value: str) -> str:
+        scheme, sep, rest = value.partition("://")
+        if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in value):
+            raise self.error(key, f"expected an absolute URL (scheme://...), got {value!r}")
+        return value
+
     def globs(self, key: str, value: object) -> tuple[str, ...]:
         items = self.str_list(key, value)
         for item in items:
@@ -655,10 +667,12 @@ def _docs_url(v: _Validator, key: str, value: object) -> str:
     url = v.string(key, value)
     if "{code}" not in url and "{name}" not in url:
         raise v.error(key, 'expected a URL template with {code} or {name}, e.g. "https://example.org/rules/{code}"')
-    scheme, sep, rest = url.partition("://")
-    if not (sep and scheme.isascii() and scheme.isalpha() and rest) or any(c.isspace() for c in url):
-        raise v.error(key, f"expected an absolute URL (scheme://...), got {url!r}")
-    return url
+    return v.url(key, url)
+
+
+def _information_uri(v: _Validator, key: str, value: object) -> str:
+    url = v.string(key, value)
+    return v.url(key, url) if url else ""  # "": not set
 
 
 def _exhaustive_max_mb(v: _Validator, key: str, value: object) -> float:
@@ -690,6 +704,7 @@ _KEY_CHECKS: dict[str, Callable[[_Validator, str, object], object]] = {
     **dict.fromkeys(_BOOL_KEYS, _Validator.boolean),
     "cache-dir": _cache_dir,
     "docs-url": _docs_url,
+    "information-uri": _information_uri,
     "exhaustive-max-mb": _exhaustive_max_mb,
     "vllm-api": _vllm_api,
     "per-file-ignores": _per_file_ignores,
@@ -764,30 +779,54 @@ def find_project_root(cwd: Path | str) -> Path:
     return start
 
 
+def _config_from(doc: dict[str, Any], path: Path) -> Config:
+    """One configuration file's document: with a ``[tool]`` table it is read as a pyproject (its
+    ``[tool.ftlint]``, defaults if absent); any other holds the keys at top level."""
+    if "tool" in doc:
+        return _build_config(_ftlint_table(doc, path) or {}, path, path.parent, TABLE)
+    return _build_config(doc, path, path.parent, "")
+
+
+def _discover(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest configuration file at or above ``start`` and its document: in one directory
+    ``ftlint.toml`` (keys at top level) always counts and wins, as ruff's ``ruff.toml`` over
+    ``pyproject.toml``; a ``pyproject.toml`` counts only with a ``[tool.ftlint]`` table."""
+    for directory in (start, *start.parents):
+        standalone = directory / "ftlint.toml"
+        if os.path.isfile(standalone):
+            return standalone, _parse_toml(standalone)
+        candidate = directory / "pyproject.toml"
+        if os.path.isfile(candidate):
+            doc = _parse_toml(candidate)
+            if _ftlint_table(doc, candidate) is not None:
+                return candidate, doc
+    return None
+
+
+def find_config_file(cwd: Path | str) -> Path | None:
+    """The configuration file that applies in ``cwd``: in the nearest directory at or above it
+    holding one, ``ftlint.toml`` (always) else a ``pyproject.toml`` with ``[tool.ftlint]``."""
+    found = _discover(Path(_abs(cwd)))
+    return found[0] if found is not None else None
+
+
 def load_config(cwd: Path | str, explicit: Path | str | None = None) -> Config:
-    """The configuration for a run started in ``cwd``.
+    """The configuration for a run started in ``cwd`` (the CLI's and the language server's).
 
     ``explicit`` (``--config FILE``) must exist and parse; relative to ``cwd``. A file with a
     ``[tool]`` table is read as a pyproject (its ``[tool.ftlint]``, defaults if absent); any other
     TOML file holds the keys at top level (like ``ruff.toml``). The root is the file's directory.
 
-    Otherwise the nearest ``pyproject.toml`` at or above ``cwd`` that has a ``[tool.ftlint]`` table
-    (one without is skipped, as ruff does); none: defaults rooted at the git top-level of ``cwd``,
-    else ``cwd``.
+    Otherwise :func:`find_config_file`: the nearest directory at or above ``cwd`` with an
+    ``ftlint.toml`` or a ``pyproject.toml`` that has a ``[tool.ftlint]`` table (one without is
+    skipped, as ruff does), ``ftlint.toml`` winning in one directory; none: defaults rooted at
+    the git top-level of ``cwd``, else ``cwd``.
     """
     cwd_path = Path(_abs(cwd))
     if explicit is not None:
         path = Path(_abs(cwd_path / explicit))
-        doc = _parse_toml(path)
-        if "tool" in doc:
-            table = _ftlint_table(doc, path)
-            return _build_config(table or {}, path, path.parent, TABLE)
-        return _build_config(doc, path, path.parent, "")
-    for directory in (cwd_path, *cwd_path.parents):
-        candidate = directory / "pyproject.toml"
-        if not os.path.isfile(candidate):
-            continue
-        table = _ftlint_table(_parse_toml(candidate), candidate)
-        if table is not None:
-            return _build_config(table, candidate, directory, TABLE)
+        return _config_from(_parse_toml(path), path)
+    found = _discover(cwd_path)
+    if found is not None:
+        return _config_from(found[1], found[0])
     return Config(root=find_project_root(cwd_path), path=None)

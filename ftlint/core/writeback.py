@@ -58,7 +58,9 @@ class WriteProblem:
     error: bool
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+        from ftlint.core.names import escape_path
+
+        return f"{escape_path(os.fspath(self.path))}: {self.message}"
 
 
 def read_source(path: Path) -> SourceFile | ParseFailure:

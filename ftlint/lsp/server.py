@@ -146,7 +146,8 @@ class FtlintLanguageServer(LanguageServer):
     # -- configuration ----------------------------------------------------------------
     def workspace_for(self, path: str) -> Workspace | None:
         """The workspace of the configuration that applies to `path` (the nearest
-        `[tool.ftlint]` pyproject above it, as `ftlint check` run from its directory)."""
+        `ftlint.toml` or `[tool.ftlint]` pyproject above it, as `ftlint check` run from its
+        directory: `load_config`)."""
         from ftlint.core.config import ConfigError, load_config, select_codes
         from ftlint.lint.registry import known_codes, opt_in_codes
 
@@ -610,6 +611,7 @@ def create_server() -> FtlintLanguageServer:
                     types.FileSystemWatcher(glob_pattern="**/*.py"),
                     types.FileSystemWatcher(glob_pattern="**/*.pyi"),
                     types.FileSystemWatcher(glob_pattern="**/pyproject.toml"),
+                    types.FileSystemWatcher(glob_pattern="**/ftlint.toml"),
                 ]
             )
             ls.client_register_capability(

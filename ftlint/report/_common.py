@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ftlint.core.finding import Edit, Finding, RuleDoc
+from ftlint.core.names import escape_path as escape_path  # re-exported: the reporters import it from here
 
 TOOL_NAME = "ftlint"
 
@@ -96,30 +97,6 @@ def display_path(path: str, ctx: ReportContext) -> str:
     escaped with :func:`escape_path` (a data format escapes control characters itself)."""
     rel = repo_relative(path, ctx)
     return escape_path(rel if rel is not None else _posix(path), controls=False)
-
-
-_CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def escape_path(path: str, *, controls: bool = True) -> str:
-    """A file name as text any UTF-8 output can hold: the bytes of a non-UTF-8 name (which
-    Python decodes with ``surrogateescape``) become ``\\xNN``; with ``controls``, control
-    characters too (``\\n``, ``\\t``, ``\\x1b``), so a name cannot break a line of text output
-    or send terminal escapes.  Names without such characters are returned unchanged."""
-    if path.isprintable() and path.isascii():
-        return path
-    out = []
-    for ch in path:
-        code = ord(ch)
-        if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte code - 0xDC00
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif 0xD800 <= code <= 0xDFFF:  # any other lone surrogate cannot be encoded either
-            out.append(f"\\u{code:04x}")
-        elif controls and not ch.isprintable() and ch != " ":
-            out.append(_CONTROL_ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def path_bytes(path: str) -> bytes:

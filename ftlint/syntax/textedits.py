@@ -300,10 +300,15 @@ def _parses(text: str) -> bool:
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
+    """The fix as a unified diff; the headers name ``path`` escaped as every text output does
+    (a control character or a non-UTF-8 byte in a file name is shown as ``\\xNN``)."""
     import difflib
 
+    from ftlint.core.names import escape_path
+
+    name = escape_path(path)
     return "".join(
         difflib.unified_diff(
-            split_lines(before, keepends=True), split_lines(after, keepends=True), f"a/{path}", f"b/{path}"
+            split_lines(before, keepends=True), split_lines(after, keepends=True), f"a/{name}", f"b/{name}"
         )
     )
