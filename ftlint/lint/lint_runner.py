@@ -27,7 +27,7 @@ from ftlint.syntax.positions import ranges_of
 if TYPE_CHECKING:  # pragma: no cover
     from libcst._position import CodeRange
 
-    from ftlint.index.outline import OutlineStore
+    from ftlint.index.outline import OutlineStore, Segment
     from ftlint.syntax.textedits import Edit, Replacement
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
@@ -87,6 +87,8 @@ class FileLinter:
         self._in_fault_path_file = in_fault_path_file
         self._statement_starts: dict[int, int] = {}  # the file being linted's (see _statement_ranges)
         self._lines: list[str] | None = None
+        self._trees: list[Segment] = []  # the file being linted's (context.trees(), once)
+        self._text_lines: tuple[str, list[str]] | None = None
         self.fault_paths = self._new_fault_paths()
 
     def _new_fault_paths(self) -> FaultPaths:
@@ -192,10 +194,12 @@ class FileLinter:
         return [(rule, report) for rule in rules for report in rule.reports], errors
 
     def _ranges(self, context: FileContext, nodes: list[cst.CSTNode]) -> dict[int, CodeRange]:
-        """id(node) -> CodeRange in the file (segments shifted to their lines)."""
+        """id(node) -> CodeRange in the file (segments shifted to their lines): one codegen
+        of each tree that holds a node asked for (issue 23: not every tree per node)."""
+        self._trees = context.trees()
         found: dict[int, CodeRange] = {}
-        for tree in context.trees():
-            for key, code_range in ranges_of(tree.module, [n for n in nodes if id(n) not in found]).items():
+        for tree, mine in _by_tree(context, self._trees, nodes):
+            for key, code_range in ranges_of(tree.module, mine).items():
                 found[key] = _shifted(code_range, tree.line_offset)
         return found
 
@@ -203,10 +207,9 @@ class FileLinter:
         fast = self._statement_fix_edits(context, fix)
         if fast is not None:
             return fast
-        trees = context.trees()
         edits: list[Edit] = []
-        for tree in trees:
-            mine = fix if len(trees) == 1 else [r for r in fix if ranges_of(tree.module, [r.node])]
+        for tree, nodes in _by_tree(context, self._trees, [r.node for r in fix]):
+            mine = [r for r in fix if any(r.node is node for node in nodes)]
             if mine:
                 edits.extend(
                     textedits.shift(e, tree.line_offset) for e in textedits.fix_edits(tree.text, tree.module, mine)
@@ -216,7 +219,7 @@ class FileLinter:
     def _statement_fix_edits(self, context: FileContext, fix: Sequence[Replacement]) -> tuple[Edit, ...] | None:
         """A fix inside one statement of a whole-module tree, from that statement alone
         (textedits.statement_edits; None: the whole-module way)."""
-        trees = context.trees()
+        trees = self._trees
         if not self._statement_starts:
             return None
         groups: dict[int, tuple[cst.CSTNode, list[Replacement]]] = {}
@@ -248,7 +251,7 @@ class FileLinter:
         """The start lines of the statements that hold the fixes' nodes, in one pass."""
         self._statement_starts = {}
         self._lines = None
-        trees = context.trees()
+        trees = self._trees
         if len(trees) != 1 or trees[0].line_offset or not any(report.fix for report in reports):
             return
         if trees[0].text != trees[0].module.code:  # LibCST renders it otherwise: the whole-module way
@@ -290,7 +293,9 @@ class FileLinter:
 
     def _finding(self, context: FileContext, display: str, rule: Rule, report: Report) -> Finding:
         position = self._positions[id(report.node)]
-        lines = split_lines(context.info.text)
+        if self._text_lines is None or self._text_lines[0] is not context.info.text:  # once a file
+            self._text_lines = (context.info.text, split_lines(context.info.text))
+        lines = self._text_lines[1]
         start, end = position.start, position.end
 
         def line_text(number: int) -> str:
@@ -334,6 +339,25 @@ def _statement_of(node: cst.CSTNode, parent_of: Callable[[cst.CSTNode], cst.CSTN
     while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         current = parent_of(current)
     return current
+
+
+def _by_tree(
+    context: FileContext, trees: list[Segment], nodes: Sequence[cst.CSTNode]
+) -> list[tuple[Segment, list[cst.CSTNode]]]:
+    """The trees that hold `nodes`, each with its nodes (in file order). One tree: all of
+    them; else each node's tree is the root its parents lead to (linear in the trees,
+    where trying each tree for each node was quadratic on a file with many handlers)."""
+    if len(trees) <= 1 or not nodes:
+        return [(tree, list(nodes)) for tree in trees]
+    index = {id(tree.module): n for n, tree in enumerate(trees)}
+    groups: dict[int, list[cst.CSTNode]] = {}
+    for node in nodes:
+        root: cst.CSTNode = node
+        while (parent := context.parent_of(root)) is not None:
+            root = parent
+        if id(root) in index:
+            groups.setdefault(index[id(root)], []).append(node)
+    return [(trees[n], groups[n]) for n in sorted(groups)]
 
 
 def _shifted(code_range: CodeRange, lines: int) -> CodeRange:
