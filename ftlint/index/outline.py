@@ -135,17 +135,25 @@ class OutlineStore:
 def outline_ops(text: str):
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
     cache keeps), or False when Python's parser cannot read the text."""
-    from ftlint.core.source import nesting_failure
+    from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 
     if nesting_failure(text) is not None:
         return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
+    if len(text) > CHUNK_CHARS:  # a big file: Python's tree of one chunk at a time (issue 23)
+        ops: list = []
+        try:
+            for _, line, chunk in top_level_chunks(text):
+                _Outliner(ops, line - 1).walk(chunk.body)
+            return ops
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # parsed whole below, as before
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings of the code are not ours to print
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    ops: list = []
+    ops = []
     _Outliner(ops).walk(tree.body)
     return ops
 
@@ -172,8 +180,9 @@ class _Outliner:
     """project._Indexer over an ast tree, written down as ops: the same functions,
     classes and imports, in the same order."""
 
-    def __init__(self, ops: list) -> None:
+    def __init__(self, ops: list, shift: int = 0) -> None:
         self.ops = ops
+        self.shift = shift  # lines before the chunk walked (source.top_level_chunks)
         self.depth = 0  # open classes and functions (imports count at module level only)
 
     def walk(self, statements: list[ast.stmt]) -> None:
@@ -188,8 +197,8 @@ class _Outliner:
                         statement.name,
                         [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
                         sorted({_dotted(d) for d in statement.decorator_list}, key=str),
-                        first,
-                        statement.end_lineno or statement.lineno,
+                        first + self.shift,
+                        (statement.end_lineno or statement.lineno) + self.shift,
                     ]
                 )
                 self._inside(statement.body)
@@ -244,6 +253,7 @@ class Outline:
     segments: dict[Function, Segment] = field(default_factory=dict)
     _lines: list[str] | None = None
     _layout: tuple[str, str] | None = None
+    _units: tuple[int, dict[Function, tuple[Function, list[Function]]]] | None = None
 
     def span(self, fn: Function) -> tuple[int, int]:
         """(first line, last line) of `fn` in the file, its decorators included."""
@@ -253,6 +263,14 @@ class Outline:
         """The tree `fn`'s node lies in; None until it is parsed (or when it came from the
         whole file: project.function_from_whole_file)."""
         return self.segments.get(fn)
+
+    def unit_of(self, fn: Function) -> tuple[Function, list[Function]]:
+        """`fn`'s outermost function and the functions within its lines (itself first), in
+        module order: from _units, made once (not a scan of every function per function)."""
+        if self._units is None or self._units[0] != len(self.spans):
+            units = _units(self)
+            self._units = (len(self.spans), {f: (outer, inside) for outer, inside in units.items() for f in inside})
+        return self._units[1][fn]
 
     def trees(self) -> list[Segment]:
         """The parsed segments, each once, in file order (ModuleInfo.trees)."""
@@ -303,11 +321,10 @@ def function_node(fn: Function) -> cst.FunctionDef | None:
     outlined = info.outline
     if outlined is None:
         return None
-    outer = _outermost(fn, outlined)
+    outer, inside = outlined.unit_of(fn)
     unit = _parse_unit(outer, outlined)
     if unit is not None:
         segment, nodes = unit
-        inside = _inside(outer, outlined)
         if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes, strict=True)):
             for function, node in zip(inside, nodes, strict=True):
                 if function.cst_node is None:
@@ -323,25 +340,10 @@ def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
-def _inside(outer: Function, outlined: Outline) -> list[Function]:
-    """The functions whose lines lie within `outer`'s (itself included), in module order."""
-    spans = outlined.spans
-    return [f for f, span in spans.items() if _within(span, spans[outer])]
-
-
-def _outermost(fn: Function, outlined: Outline) -> Function:
-    spans = outlined.spans
-    best, mine = fn, spans[fn]
-    for other, span in spans.items():
-        if _within(mine, span) and span[0] <= spans[best][0] and (span[0] < spans[best][0] or span[1] > spans[best][1]):
-            best = other
-    return best
-
-
 def _units(outlined: Outline) -> dict[Function, list[Function]]:
     """Each outermost function -> the functions within its lines (itself first), in
-    module order: one sorted interval walk (O(functions log functions)), the same
-    grouping as _outermost and _inside give one function at a time."""
+    module order: one sorted interval walk (O(functions log functions)), not a scan of
+    every function for every function (issue 24)."""
     order = sorted(outlined.spans.items(), key=lambda item: (item[1][0], -item[1][1]))
     units: dict[Function, list[Function]] = {}
     outer: Function | None = None
