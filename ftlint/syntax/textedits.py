@@ -189,7 +189,7 @@ def combine(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Combined:
         return Combined(text)
     marks: list[int] = []
     candidate = _apply(text, chosen, marks)
-    if _parses(candidate, marks):
+    if parses(candidate, marks):
         return Combined(candidate, sorted(taken))
     # Something in the combination does not parse: keep what parses, one group at a time.
     kept_spans: list[_Span] = []
@@ -198,7 +198,7 @@ def combine(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Combined:
     for index in taken:
         marks = []
         trial = _apply(text, kept_spans + spans[index], marks)
-        if _parses(trial, marks):
+        if parses(trial, marks):
             kept_spans.extend(spans[index])
             kept.append(index)
             result = trial
@@ -291,7 +291,7 @@ def _newline_of(line: str) -> str:
     return "\n"
 
 
-def _parses(text: str, marks: Sequence[int] = ()) -> bool:
+def parses(text: str, marks: Sequence[int] = ()) -> bool:
     """Whether LibCST parses the fixed text. A big file (source.CHUNK_CHARS) is checked in
     top-level chunks: Python's parser on each, LibCST on those that hold a change (`marks`),
     so no tree of the whole file is built (gigabytes for 9 MB: issue 23)."""
