@@ -377,7 +377,7 @@ def _is_under(path: Path, parent: Path) -> bool:
 #: files past this many characters are parsed with Python's parser in top-level chunks
 #: (outline.outline_ops, textedits' parse check): its tree of a whole 9 MB file takes
 #: about 2 GB, a chunk's only a chunk's share (issue 23).
-CHUNK_CHARS = 256_000
+CHUNK_CHARS = 64_000
 _TOP_LEVEL = re.compile(r"^(?:def |class |async def |@)", re.M)
 
 
