@@ -161,6 +161,7 @@ class Interpreter:
         self._fallback: V.Generation | None = None
         self.notes: list[str] = []
         self._done: set = set()  # (Function, handler class or None) walked
+        self._handlers_run: tuple[int, int] | None = None  # sizes of the handler sets last walked
         self._by_fn: dict = {}  # id(Function) -> {code: {id(node): Finding}}
         self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
 
@@ -181,6 +182,12 @@ class Interpreter:
         return self._drops.get(id(node))
 
     def _run_handlers(self) -> None:
+        """Walk every handler once; asked per function and node, so a second call with
+        the same handlers returns at once (not a pass over every handler per query)."""
+        sizes = (len(self.fault_paths.handlers), len(self.fault_paths.inherited_handlers))
+        if sizes == self._handlers_run:
+            return
+        self._handlers_run = sizes
         for handler in list(self.fault_paths.handlers):
             self._run(handler)
         for handler, cls in list(self.fault_paths.inherited_handlers):

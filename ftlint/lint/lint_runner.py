@@ -89,6 +89,7 @@ class FileLinter:
         self._lines: list[str] | None = None
         self._trees: list[Segment] = []  # the file being linted's (context.trees(), once)
         self._text_lines: tuple[str, list[str]] | None = None
+        self._tree_index: dict[int, int] = {}  # id(tree's module) -> its index in _trees
         self.fault_paths = self._new_fault_paths()
 
     def _new_fault_paths(self) -> FaultPaths:
@@ -197,6 +198,7 @@ class FileLinter:
         """id(node) -> CodeRange in the file (segments shifted to their lines): one codegen
         of each tree that holds a node asked for (issue 23: not every tree per node)."""
         self._trees = context.trees()
+        self._tree_index = {id(tree.module): n for n, tree in enumerate(self._trees)}
         found: dict[int, CodeRange] = {}
         for tree, mine in _by_tree(context, self._trees, nodes):
             for key, code_range in ranges_of(tree.module, mine).items():
@@ -208,7 +210,7 @@ class FileLinter:
         if fast is not None:
             return fast
         edits: list[Edit] = []
-        for tree, nodes in _by_tree(context, self._trees, [r.node for r in fix]):
+        for tree, nodes in _by_tree(context, self._trees, [r.node for r in fix], self._tree_index):
             mine = [r for r in fix if any(r.node is node for node in nodes)]
             if mine:
                 edits.extend(
@@ -342,14 +344,14 @@ def _statement_of(node: cst.CSTNode, parent_of: Callable[[cst.CSTNode], cst.CSTN
 
 
 def _by_tree(
-    context: FileContext, trees: list[Segment], nodes: Sequence[cst.CSTNode]
+    context: FileContext, trees: list[Segment], nodes: Sequence[cst.CSTNode], index: dict[int, int] | None = None
 ) -> list[tuple[Segment, list[cst.CSTNode]]]:
     """The trees that hold `nodes`, each with its nodes (in file order). One tree: all of
     them; else each node's tree is the root its parents lead to (linear in the trees,
     where trying each tree for each node was quadratic on a file with many handlers)."""
     if len(trees) <= 1 or not nodes:
         return [(tree, list(nodes)) for tree in trees]
-    index = {id(tree.module): n for n, tree in enumerate(trees)}
+    index = {id(tree.module): n for n, tree in enumerate(trees)} if index is None else index
     groups: dict[int, list[cst.CSTNode]] = {}
     for node in nodes:
         root: cst.CSTNode = node
