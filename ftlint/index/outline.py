@@ -134,7 +134,22 @@ class OutlineStore:
 
 def outline_ops(text: str):
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
-    cache keeps), or False when Python's parser cannot read the text."""
+    cache keeps), or False when Python's parser cannot read the text. The cyclic garbage
+    collector is paused meanwhile: Python's tree holds no cycles, and its collections
+    would scan every object the process holds once per few hundred nodes made (a
+    language server's whole project: the cost of an edit would grow with it)."""
+    import gc
+
+    if not gc.isenabled():
+        return _outline_ops(text)
+    gc.disable()
+    try:
+        return _outline_ops(text)
+    finally:
+        gc.enable()
+
+
+def _outline_ops(text: str):
     from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 
     if nesting_failure(text) is not None:
