@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from ftlint.analysis.faultpath import FaultPaths, handler_matcher
+from ftlint.core import progress
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import failure_finding, split_lines
@@ -137,6 +138,7 @@ class FileLinter:
         return errors
 
     def lint_file(self, path: Path, display: str, *, must_parse: bool) -> tuple[list[Finding], list[str]]:
+        progress.tick()
         key = Path(os.path.abspath(path))
         if must_parse:
             info = self.project.module_at(key)
@@ -410,7 +412,7 @@ def screen_files(paths: list[str], patterns: tuple[str, ...]) -> dict[str, str]:
     workers = _workers()
     if workers < 2 or len(paths) < PARALLEL_THRESHOLD:
         _screen_init(patterns)
-        return dict(map(_screen_one, paths))
+        return dict(map(_ticked, map(_screen_one, paths)))
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -419,7 +421,12 @@ def screen_files(paths: list[str], patterns: tuple[str, ...]) -> dict[str, str]:
     # biggest files first, so no worker is left with a large file at the end
     order = sorted(paths, key=_size, reverse=True)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_screen_init, initargs=(patterns,)) as pool:
-        return dict(pool.map(_screen_one, order, chunksize=4))
+        return dict(map(_ticked, pool.map(_screen_one, order, chunksize=4)))
+
+
+def _ticked(screened: tuple[str, str]) -> tuple[str, str]:
+    progress.tick()  # one more file screened (ftlint.report.progress shows it)
+    return screened
 
 
 def _size(path: str) -> int:
