@@ -396,6 +396,7 @@ def _lint_or_fix(args, config, selected):
             exhaustive=args.exhaustive,
             force_exclude=args.force_exclude,
             outcome=outcome,
+            want_diff=args.diff,
         )
         if args.diff and diff_text:
             sys.stdout.write(diff_text)
