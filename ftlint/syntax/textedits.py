@@ -239,6 +239,15 @@ _EMPTY_BLOCK = re.compile(r"expected an indented block after .* on line (?P<head
 def _fill_empty_blocks(text: str, removed: list[tuple[int, str]], marks: list[int]) -> str:
     """Insert `pass` where removals left a block with no statement (each fix adds `pass`
     only when it alone empties a block; together they can empty one none of them did)."""
+    from ftlint.core.source import CHUNK_CHARS, top_level_chunks
+
+    if len(text) > CHUNK_CHARS:  # a big file: no Python tree of the whole of it when it parses (issue 23)
+        try:
+            for _ in top_level_chunks(text):
+                pass
+            return text
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # the whole text below finds the block to fill
     for _ in range(200):
         try:
             with warnings.catch_warnings():
