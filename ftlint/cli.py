@@ -334,7 +334,10 @@ def run_check(args) -> int:
         if args.fix or args.diff:
             raise UsageError("--add-noqa cannot be combined with --fix or --diff")
         return run_add_noqa(args, config, selected)
-    result, outcome = _lint_or_fix(args, config, selected)
+    from ftlint.report.progress import shown_for
+
+    with shown_for(args):  # progress on stderr, a terminal only
+        result, outcome = _lint_or_fix(args, config, selected)
     _print_notes(args, result)
     if (not args.diff or args.fix) and not (args.silent or args.fix_only):
         emit(args, result.findings, config)
@@ -402,6 +405,7 @@ def _lint_or_fix(args, config, selected):
             exhaustive=args.exhaustive,
             force_exclude=args.force_exclude,
             outcome=outcome,
+            want_diff=args.diff,
         )
         if args.diff and diff_text:
             sys.stdout.write(diff_text)

@@ -163,6 +163,7 @@ class Interpreter:
         self._fallback: V.Generation | None = None
         self.notes: list[str] = []
         self._done: set = set()  # (Function, handler class or None) walked
+        self._handlers_run: tuple[int, int, int] | None = None  # sizes of the handler sets last walked
         self._by_fn: dict = {}  # id(Function) -> {fact type: {id(node): PathFact}}
         self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
 
@@ -183,6 +184,13 @@ class Interpreter:
         return self._drops.get(id(node))
 
     def _run_handlers(self) -> None:
+        """Walk every handler once; asked per function and node, so a second call with
+        the same handlers returns at once (not a pass over every handler per query)."""
+        paths = self.fault_paths
+        sizes = (len(paths.handlers), len(paths.inherited_handlers), len(paths.step_guards))
+        if sizes == self._handlers_run:
+            return
+        self._handlers_run = sizes
         for handler in list(self.fault_paths.handlers):
             self._run(handler)
         for handler, cls in list(self.fault_paths.inherited_handlers):

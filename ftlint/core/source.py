@@ -11,6 +11,7 @@ import io
 import os
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -382,3 +383,44 @@ def _is_under(path: Path, parent: Path) -> bool:
         return True
     except ValueError:
         return False
+
+
+#: files past this many characters are parsed with Python's parser in top-level chunks
+#: (outline.outline_ops, textedits' parse check): its tree of a whole 9 MB file takes
+#: about 2 GB, a chunk's only a chunk's share (issue 23).
+CHUNK_CHARS = 64_000
+_TOP_LEVEL = re.compile(r"^(?:def |class |async def |@)", re.M)
+
+
+def top_level_chunks(text: str, size: int | None = None) -> Iterator[tuple[int, int, Any]]:
+    """(start offset, first line, ast.Module) of consecutive pieces of `text` that Python
+    parses alone, each ending before a `def`, `class` or decorator line at column 0 and
+    together the whole text. A piece that does not parse alone (a string or bracket
+    still open at the cut, a decorator cut from its def) is doubled until it does, so a
+    cut is always a top-level statement boundary. Raises SyntaxError or ValueError as
+    ast.parse does when the rest of the text does not parse (the caller parses it whole)."""
+    import ast
+    import warnings
+    from bisect import bisect_left
+
+    size = size or CHUNK_CHARS
+    bounds = [0, *(m.start() for m in _TOP_LEVEL.finditer(text) if m.start()), len(text)]
+    last = len(bounds) - 1
+    i, line = 0, 1
+    while i < last:
+        j = min(max(bisect_left(bounds, bounds[i] + size, i + 1), i + 1), last)
+        while True:
+            chunk = text[bounds[i] : bounds[j]]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(chunk)
+                break
+            except SyntaxError:
+                if j == last:
+                    raise
+                j = min(last, j + (j - i))
+        yield bounds[i], line, tree
+        del tree
+        line += chunk.count("\n") + chunk.count("\r") - chunk.count("\r\n")
+        i = j

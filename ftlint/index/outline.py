@@ -140,18 +140,40 @@ class OutlineStore:
 
 def outline_ops(text: str) -> OutlineOps | Literal[False]:
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
-    cache keeps), or False when Python's parser cannot read the text."""
-    from ftlint.core.source import nesting_failure
+    cache keeps), or False when Python's parser cannot read the text. The cyclic garbage
+    collector is paused meanwhile: Python's tree holds no cycles, and its collections
+    would scan every object the process holds once per few hundred nodes made (a
+    language server's whole project: the cost of an edit would grow with it)."""
+    import gc
+
+    if not gc.isenabled():
+        return _outline_ops(text)
+    gc.disable()
+    try:
+        return _outline_ops(text)
+    finally:
+        gc.enable()
+
+
+def _outline_ops(text: str) -> OutlineOps | Literal[False]:
+    from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 
     if nesting_failure(text) is not None:
         return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
+    ops: OutlineOps = []
+    if len(text) > CHUNK_CHARS:  # a big file: Python's tree of one chunk at a time (issue 23)
+        try:
+            for _, line, chunk in top_level_chunks(text):
+                _Outliner(ops, line - 1).walk(chunk.body)
+            return ops
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            ops = []  # parsed whole below, as before
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings of the code are not ours to print
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    ops: OutlineOps = []
     _Outliner(ops).walk(tree.body)
     return ops
 
@@ -178,8 +200,9 @@ class _Outliner:
     """project._Indexer over an ast tree, written down as ops: the same functions,
     classes and imports, in the same order."""
 
-    def __init__(self, ops: OutlineOps) -> None:
+    def __init__(self, ops: OutlineOps, shift: int = 0) -> None:
         self.ops = ops
+        self.shift = shift  # lines before the chunk walked (source.top_level_chunks)
         self.depth = 0  # open classes and functions (imports count at module level only)
 
     def walk(self, statements: list[ast.stmt]) -> None:
@@ -194,8 +217,8 @@ class _Outliner:
                         statement.name,
                         [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
                         sorted({_dotted(d) for d in statement.decorator_list}, key=str),
-                        first,
-                        statement.end_lineno or statement.lineno,
+                        first + self.shift,
+                        (statement.end_lineno or statement.lineno) + self.shift,
                     ]
                 )
                 self._inside(statement.body)
@@ -250,6 +273,7 @@ class Outline(Generic[Fn]):
     segments: dict[Fn, Segment] = field(default_factory=dict)
     _lines: list[str] | None = None
     _layout: tuple[str, str] | None = None
+    _units: tuple[int, dict[Fn, tuple[Fn, list[Fn]]]] | None = None
 
     def span(self, fn: Fn) -> tuple[int, int]:
         """(first line, last line) of `fn` in the file, its decorators included."""
@@ -259,6 +283,14 @@ class Outline(Generic[Fn]):
         """The tree `fn`'s node lies in; None until it is parsed (or when it came from the
         whole file: project.function_from_whole_file)."""
         return self.segments.get(fn)
+
+    def unit_of(self, fn: Fn) -> tuple[Fn, list[Fn]]:
+        """`fn`'s outermost function and the functions within its lines (itself first), in
+        module order: from units(), made once (not a scan of every function per function)."""
+        if self._units is None or self._units[0] != len(self.spans):
+            grouped = units(self)
+            self._units = (len(self.spans), {f: (outer, inner) for outer, inner in grouped.items() for f in inner})
+        return self._units[1][fn]
 
     def trees(self) -> list[Segment]:
         """The parsed segments, each once, in file order (ModuleInfo.trees)."""
@@ -302,25 +334,10 @@ def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
-def inside(outer: Fn, outlined: Outline[Fn]) -> list[Fn]:
-    """The functions whose lines lie within `outer`'s (itself included), in module order."""
-    spans = outlined.spans
-    return [f for f, span in spans.items() if _within(span, spans[outer])]
-
-
-def outermost(fn: Fn, outlined: Outline[Fn]) -> Fn:
-    spans = outlined.spans
-    best, mine = fn, spans[fn]
-    for other, span in spans.items():
-        if _within(mine, span) and span[0] <= spans[best][0] and (span[0] < spans[best][0] or span[1] > spans[best][1]):
-            best = other
-    return best
-
-
 def units(outlined: Outline[Fn]) -> dict[Fn, list[Fn]]:
     """Each outermost function -> the functions within its lines (itself first), in
-    module order: one sorted interval walk (O(functions log functions)), the same
-    grouping as outermost and inside give one function at a time."""
+    module order: one sorted interval walk (O(functions log functions)), not a scan of
+    every function for every function (issue 24)."""
     order = sorted(outlined.spans.items(), key=lambda item: (item[1][0], -item[1][1]))
     grouped: dict[Fn, list[Fn]] = {}
     outer: Fn | None = None

@@ -338,11 +338,10 @@ def function_node(fn: Function) -> cst.FunctionDef | None:
     outlined = info.outline
     if outlined is None:
         return None
-    outer = outline.outermost(fn, outlined)
+    outer, inside = outlined.unit_of(fn)
     unit = outline.parse_unit(outer, outer.name, outlined)
     if unit is not None:
         segment, nodes = unit
-        inside = outline.inside(outer, outlined)
         if len(inside) == len(nodes) and all(f.name == n.name.value for f, n in zip(inside, nodes, strict=True)):
             for function, node in zip(inside, nodes, strict=True):
                 if function.cst_node is None:

@@ -19,15 +19,17 @@ import tokenize
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
-from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, parse, split_lines
+from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, split_lines
 from ftlint.core.suppressions import NOQA
 from ftlint.core.writeback import WriteProblem, read_source, write_back
 from ftlint.lint.engine import lint_paths
 from ftlint.lint.unused_noqa import CODE as UNUSED_NOQA
+from ftlint.syntax import textedits
 
 
 @dataclass
@@ -101,6 +103,7 @@ def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[str | Non
     lines = split_lines(text, keepends=True)
     noqa = re.compile(NOQA, re.I)
     changed = 0
+    touched: list[int] = []
     for number, codes in sorted(wanted.items()):
         if not 0 < number <= len(lines):
             continue
@@ -129,10 +132,12 @@ def add_noqa_comments(text: str, findings: Iterable[Finding]) -> tuple[str | Non
             body = body.rstrip(" \t") + f"  # noqa: {', '.join(sorted(codes))}"
         lines[number - 1] = body + newline
         changed += 1
+        touched.append(number)
     if not changed:
         return text, 0
     new_text = "".join(lines)
-    if isinstance(parse(new_text), ParseFailure):
+    starts = list(accumulate(map(len, lines), initial=0))
+    if not textedits.parses(new_text, [starts[number - 1] for number in touched]):  # big files: changed chunks only
         return None, 0
     return new_text, changed
 

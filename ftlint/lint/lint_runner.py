@@ -16,6 +16,7 @@ from libcst.metadata import MetadataWrapper
 
 from ftlint.analysis.faultpath import FaultPaths, handler_matcher
 from ftlint.analysis.steps import StepGuards
+from ftlint.core import progress
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import failure_finding, split_lines
@@ -31,7 +32,7 @@ from ftlint.syntax.positions import ranges_of
 if TYPE_CHECKING:  # pragma: no cover
     from libcst._position import CodeRange
 
-    from ftlint.index.outline import OutlineStore
+    from ftlint.index.outline import OutlineStore, Segment
     from ftlint.syntax.textedits import Edit, Replacement
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
@@ -137,6 +138,7 @@ class FileLinter:
         return errors
 
     def lint_file(self, path: Path, display: str, *, must_parse: bool) -> tuple[list[Finding], list[str]]:
+        progress.tick()
         key = Path(os.path.abspath(path))
         if must_parse:
             info = self.project.module_at(key)
@@ -164,10 +166,12 @@ class FileLinter:
                 ), []
         context = FileContext(path=key, info=info, fault_paths=self.fault_paths)
         reports, ran, errors = self._run_rules(context, display)
-        positions = _ranges(context, [report.node for _, report in reports])
-        statements = _Statements.of(context, [report for _, report in reports])
+        trees = _Trees.of(context)
+        positions = _ranges(context, trees, [report.node for _, report in reports])
+        statements = _Statements.of(context, trees, [report for _, report in reports])
         findings = [
-            _finding(context, display, rule, report, positions[id(report.node)], statements) for rule, report in reports
+            _finding(context, display, rule, report, positions[id(report.node)], trees, statements)
+            for rule, report in reports
         ]
         if UNUSED_NOQA in self.selected and info.text is not None:
             findings.extend(self._unused_noqa(context, display, findings, ran))
@@ -282,11 +286,42 @@ def _visited_lines(info: ModuleInfo, fault_paths: FaultPaths) -> Callable[[int],
     return visited
 
 
-def _ranges(context: FileContext, nodes: list[cst.CSTNode]) -> dict[int, CodeRange]:
-    """id(node) -> CodeRange in the file (segments shifted to their lines)."""
+@dataclass
+class _Trees:
+    """The parsed trees of the file being linted (context.trees(), asked once), where each
+    tree's module sits in that list, and the file's lines (split once)."""
+
+    trees: list[Segment]
+    index: dict[int, int]  # id(tree's module) -> its place in `trees`
+    lines: list[str]
+
+    @classmethod
+    def of(cls, context: FileContext) -> _Trees:
+        trees = context.trees()
+        return cls(trees, {id(tree.module): n for n, tree in enumerate(trees)}, split_lines(context.info.text))
+
+    def holding(self, context: FileContext, nodes: Sequence[cst.CSTNode]) -> list[tuple[Segment, list[cst.CSTNode]]]:
+        """The trees that hold `nodes`, each with its nodes (in file order). One tree: all of
+        them; else each node's tree is the root its parents lead to (linear in the trees,
+        where trying each tree for each node was quadratic on a file with many handlers)."""
+        if len(self.trees) <= 1 or not nodes:
+            return [(tree, list(nodes)) for tree in self.trees]
+        groups: dict[int, list[cst.CSTNode]] = {}
+        for node in nodes:
+            root: cst.CSTNode = node
+            while (parent := context.parent_of(root)) is not None:
+                root = parent
+            if id(root) in self.index:
+                groups.setdefault(self.index[id(root)], []).append(node)
+        return [(self.trees[n], groups[n]) for n in sorted(groups)]
+
+
+def _ranges(context: FileContext, trees: _Trees, nodes: list[cst.CSTNode]) -> dict[int, CodeRange]:
+    """id(node) -> CodeRange in the file (segments shifted to their lines): one codegen
+    of each tree that holds a node asked for (issue 23: not every tree per node)."""
     found: dict[int, CodeRange] = {}
-    for tree in context.trees():
-        for key, code_range in ranges_of(tree.module, [n for n in nodes if id(n) not in found]).items():
+    for tree, mine in trees.holding(context, nodes):
+        for key, code_range in ranges_of(tree.module, mine).items():
             found[key] = _shifted(code_range, tree.line_offset)
     return found
 
@@ -303,9 +338,9 @@ class _Statements:
     _lines: list[str] | None = None
 
     @classmethod
-    def of(cls, context: FileContext, reports: list[Report]) -> _Statements:
+    def of(cls, context: FileContext, parsed: _Trees, reports: list[Report]) -> _Statements:
         """The start lines of the statements that hold the fixes' nodes, in one pass."""
-        trees = context.trees()
+        trees = parsed.trees
         if len(trees) != 1 or trees[0].line_offset or not any(report.fix for report in reports):
             return cls()
         if trees[0].text != trees[0].module.code:  # LibCST renders it otherwise: the whole-module way
@@ -325,14 +360,15 @@ class _Statements:
         return self._lines
 
 
-def _fix_edits(context: FileContext, fix: Sequence[Replacement], statements: _Statements) -> tuple[Edit, ...]:
+def _fix_edits(
+    context: FileContext, fix: Sequence[Replacement], trees: _Trees, statements: _Statements
+) -> tuple[Edit, ...]:
     fast = _statement_fix_edits(context, fix, statements)
     if fast is not None:
         return fast
-    trees = context.trees()
     edits: list[Edit] = []
-    for tree in trees:
-        mine = fix if len(trees) == 1 else [r for r in fix if ranges_of(tree.module, [r.node])]
+    for tree, nodes in trees.holding(context, [r.node for r in fix]):
+        mine = [r for r in fix if any(r.node is node for node in nodes)]
         if mine:
             edits.extend(
                 textedits.shift(e, tree.line_offset) for e in textedits.fix_edits(tree.text, tree.module, mine)
@@ -372,10 +408,16 @@ def _statement_fix_edits(
 
 
 def _finding(
-    context: FileContext, display: str, rule: Rule, report: Report, position: CodeRange, statements: _Statements
+    context: FileContext,
+    display: str,
+    rule: Rule,
+    report: Report,
+    position: CodeRange,
+    trees: _Trees,
+    statements: _Statements,
 ) -> Finding:
     """A rule's report as a Finding: `position`, the range of its node in the file (_ranges)."""
-    lines = split_lines(context.info.text)
+    lines = trees.lines
     start, end = position.start, position.end
 
     def line_text(number: int) -> str:
@@ -383,7 +425,7 @@ def _finding(
 
     edits: tuple[Edit, ...] = ()
     if report.fix:
-        edits = _fix_edits(context, report.fix, statements)
+        edits = _fix_edits(context, report.fix, trees, statements)
     return Finding(
         path=display,
         line=start.line,
@@ -465,7 +507,7 @@ def screen_files(paths: list[str], patterns: tuple[str, ...], steps: tuple[str, 
     workers = _workers()
     if workers < 2 or len(paths) < PARALLEL_THRESHOLD:
         _screen_init(patterns, steps)
-        return dict(map(_screen_one, paths))
+        return dict(map(_ticked, map(_screen_one, paths)))
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -474,7 +516,12 @@ def screen_files(paths: list[str], patterns: tuple[str, ...], steps: tuple[str, 
     # biggest files first, so no worker is left with a large file at the end
     order = sorted(paths, key=_size, reverse=True)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_screen_init, initargs=(patterns, steps)) as pool:
-        return dict(pool.map(_screen_one, order, chunksize=4))
+        return dict(map(_ticked, pool.map(_screen_one, order, chunksize=4)))
+
+
+def _ticked(screened: tuple[str, str]) -> tuple[str, str]:
+    progress.tick()  # one more file screened (ftlint.report.progress shows it)
+    return screened
 
 
 def _size(path: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
@@ -195,16 +196,18 @@ def combine(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Combined:
         taken.append(index)
     if not taken:
         return Combined(text)
-    candidate = _apply(text, chosen)
-    if _parses(candidate):
+    marks: list[int] = []
+    candidate = _apply(text, chosen, marks)
+    if parses(candidate, marks):
         return Combined(candidate, sorted(taken))
     # Something in the combination does not parse: keep what parses, one group at a time.
     kept_spans: list[_Span] = []
     kept: list[int] = []
     result = text
     for index in taken:
-        trial = _apply(text, kept_spans + spans[index])
-        if _parses(trial):
+        marks = []
+        trial = _apply(text, kept_spans + spans[index], marks)
+        if parses(trial, marks):
             kept_spans.extend(spans[index])
             kept.append(index)
             result = trial
@@ -217,8 +220,9 @@ def _conflict(a: _Span, b: _Span) -> bool:
     return a.start == b.start and (a.start == a.end or b.start == b.end)
 
 
-def _apply(text: str, spans: list[_Span]) -> str:
-    """Apply non-conflicting spans, then give every block they emptied one `pass`."""
+def _apply(text: str, spans: list[_Span], marks: list[int]) -> str:
+    """Apply non-conflicting spans, then give every block they emptied one `pass`.
+    `marks` gets the offsets in the result where text changed."""
     pieces = []
     removed: list[tuple[int, str]] = []  # (offset in the result, text removed there)
     position = 0
@@ -229,19 +233,30 @@ def _apply(text: str, spans: list[_Span]) -> str:
         out_length += len(keep)
         if span.end > span.start:
             removed.append((out_length, text[span.start : span.end]))
+        marks.append(out_length)
         pieces.append(span.text)
         out_length += len(span.text)
+        marks.append(out_length)
         position = span.end
     pieces.append(text[position:])
-    return _fill_empty_blocks("".join(pieces), removed)
+    return _fill_empty_blocks("".join(pieces), removed, marks)
 
 
 _EMPTY_BLOCK = re.compile(r"expected an indented block after .* on line (?P<header>\d+)")
 
 
-def _fill_empty_blocks(text: str, removed: list[tuple[int, str]]) -> str:
+def _fill_empty_blocks(text: str, removed: list[tuple[int, str]], marks: list[int]) -> str:
     """Insert `pass` where removals left a block with no statement (each fix adds `pass`
     only when it alone empties a block; together they can empty one none of them did)."""
+    from ftlint.core.source import CHUNK_CHARS, top_level_chunks
+
+    if len(text) > CHUNK_CHARS:  # a big file: no Python tree of the whole of it when it parses (issue 23)
+        try:
+            for _ in top_level_chunks(text):
+                pass
+            return text
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # the whole text below finds the block to fill
     for _ in range(200):
         try:
             with warnings.catch_warnings():
@@ -271,6 +286,7 @@ def _fill_empty_blocks(text: str, removed: list[tuple[int, str]]) -> str:
                 start = len(text)
             inserted = indent + "pass" + newline
             text = text[:start] + inserted + text[start:]
+            marks[:] = [m + len(inserted) if m >= start else m for m in marks] + [start]
             removed = [(at + len(inserted) if at >= start else at, old) for at, old in removed if at != where]
     return text
 
@@ -293,9 +309,27 @@ def _newline_of(line: str) -> str:
     return "\n"
 
 
-def _parses(text: str) -> bool:
-    from ftlint.core.source import ParseFailure, parse
+def parses(text: str, marks: Sequence[int] = ()) -> bool:
+    """Whether LibCST parses the fixed text. A big file (source.CHUNK_CHARS) is checked in
+    top-level chunks: Python's parser on each, LibCST on those that hold a change (`marks`),
+    so no tree of the whole file is built (gigabytes for 9 MB: issue 23)."""
+    from ftlint.core.source import CHUNK_CHARS, ParseFailure, parse, top_level_chunks
 
+    if len(text) > CHUNK_CHARS:
+        try:
+            starts = [start for start, _, _ in top_level_chunks(text)] + [len(text)]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass  # parsed whole below
+        else:
+            changed = sorted(
+                {bisect_right(starts, mark) - 1 for mark in marks}
+                | {bisect_right(starts, mark - 1) - 1 for mark in marks if mark}
+            )
+            return not any(
+                isinstance(parse(text[starts[n] : starts[n + 1]]), ParseFailure)
+                for n in changed
+                if 0 <= n < len(starts) - 1
+            )
     return not isinstance(parse(text), ParseFailure)
 
 
