@@ -190,3 +190,26 @@ def test_the_static_verdicts_hold_on_the_runtime_harness(tmp_path, text, ftr):
     assert sorted({v.code for v in report.violations}) == ftr
     assert sentinel.engine.aborted == ["r0", "r1"]  # vLLM's on_fault ran: every request aborted
     assert (report.dirty_total, report.dirty_evicted) == (2, 0 if ftr else 2)
+
+
+@pytest.mark.vllm
+def test_the_vllm_tree_from_the_static_environment(tmp_path, static_python):
+    """The installed vLLM 0.34.0 package linted where vLLM is not importable (its files read
+    as any project's): the same single finding as tests/test_vllm_tree.py's run."""
+    vllm_dir = _installed_root() / "vllm"
+    runs = []
+    for python in (sys.executable, static_python):
+        proc = subprocess.run(
+            [python, "-m", "ftlint", "check", "--format", "json", str(vllm_dir)],
+            cwd=tmp_path,
+            env=ftlint_env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        runs.append([(f["path"], f["line"], f["code"], f["message"]) for f in json.loads(proc.stdout)])
+    assert runs[0] == runs[1]
+    assert [(Path(p).relative_to(vllm_dir).as_posix(), code) for p, _, code, _ in runs[1]] == [
+        ("v1/fault_tolerance/engine_core_sentinel.py", "FT007")
+    ]
