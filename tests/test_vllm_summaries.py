@@ -53,6 +53,11 @@ class MySentinel(EngineCoreSentinel):
                 }
             )
 """
+# Overrides a method vLLM's on_fault does not call on self: the summary still holds.
+OVERRIDES_INIT = SUBCLASS.replace(
+    "    def on_fault(self, exc):",
+    "    def __init__(self, engine):\n        super().__init__(engine, engine.parallel_config)\n\n    def on_fault(self, exc):",
+)
 # vLLM's on_fault calls self._push_status(): an override makes the shipped summary not hold.
 OVERRIDES_HELPER = (
     SUBCLASS
@@ -120,8 +125,9 @@ def test_shipped_summaries_are_what_the_installed_vllm_gives():
         (SUBCLASS, [(7, 9, "FT007")]),
         (REEXPORTED, [(7, 9, "FT007")]),
         (EVICTS_FIRST, []),
+        (OVERRIDES_INIT, [(10, 9, "FT007")]),
     ],
-    ids=["subclass", "re-exported", "evicts-first"],
+    ids=["subclass", "re-exported", "evicts-first", "overrides-init"],
 )
 def test_same_findings_with_and_without_vllm(tmp_path, static_python, text, expected):
     project = write_project(tmp_path / "p", {"sentinel.py": text})

@@ -268,7 +268,7 @@ class Interpreter:
                     return method
         return None
 
-    def shipped_vllm_method(self, fn, name: str, gen: V.Generation):
+    def shipped_vllm_method(self, fn, name: str, gen: V.Generation, self_class=None):
         """`super().name` into vLLM's own base class, from the summaries shipped for the
         handler's API generation (vllm_summaries.py): a list of path effects, None when
         there is no usable summary."""
@@ -283,7 +283,8 @@ class Interpreter:
             found = vllm_summaries.lookup(data, ref.module, ref.name, name)
             if found is False:
                 continue
-            overridden = sorted(set(cls.methods) & vllm_summaries.methods_of(data, ref.module, ref.name) - {name})
+            mine = set(cls.methods) | set(self_class.methods if self_class is not None else ())
+            overridden = sorted(mine & vllm_summaries.calls_on_self(data, ref.module, ref.name, name) - {name})
             if overridden:  # vLLM's method may call them on `self`: its summary does not hold
                 self.note(
                     f"{fn.qualname}: `super().{name}()`: ftlint's vLLM summary does not hold where "
@@ -1503,7 +1504,9 @@ class _Walk:
                         if not node.args
                         else self._inline_args(base, node, state)
                     )
-                shipped = self.interp.shipped_vllm_method(self.fn, ref[1], self.gen)
+                shipped = self.interp.shipped_vllm_method(
+                    self.fn, ref[1], self.gen, self.selves[-1] if self.selves else None
+                )
                 if shipped is not None:
                     return self._apply_shipped(ref[1], shipped, node, state)
                 self.interp.note(

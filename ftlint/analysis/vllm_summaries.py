@@ -77,34 +77,39 @@ def lookup(data: dict[str, Any], imported_from: str, class_name: str, method: st
     return False
 
 
-def methods_of(data: dict[str, Any], imported_from: str, class_name: str) -> set[str]:
-    """The summarised methods of that class (see lookup)."""
-    for key, methods in data.get("classes", {}).items():
+def calls_on_self(data: dict[str, Any], imported_from: str, class_name: str, method: str) -> set[str]:
+    """The methods vLLM's `method` calls on `self`, directly or through its own class's
+    methods: a subclass overriding one of them makes the summary not hold."""
+    for key, methods in data.get("calls-on-self", {}).items():
         module, _, name = key.partition(":")
         if name == class_name and (module == imported_from or module.startswith(imported_from + ".")):
-            return set(methods)
+            return set(methods.get(method, ()))
     return set()
 
 
-def dump(version: str, classes: dict[str, dict[str, list[PathEffects] | None]]) -> str:
-    """The data file's text: stable order, one line per path."""
+def dump(version: str, generated: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """The data file's text (generated: vllm_summarise.generate's): stable order, one line
+    per path."""
     lines = [
         "{",
         f' "format": {FORMAT},',
         f' "vllm": {json.dumps(version)},',
         ' "generated-by": "scripts/vllm_summaries.py: effects computed by ftlint\'s interpreter from vLLM\'s source",',
-        ' "classes": {',
     ]
-    for i, (cls, methods) in enumerate(sorted(classes.items())):
-        lines.append(f"  {json.dumps(cls)}: {{")
-        for j, (method, paths) in enumerate(sorted(methods.items())):
-            comma = "," if j < len(methods) - 1 else ""
-            if paths is None:
-                lines.append(f"   {json.dumps(method)}: null{comma}")
-                continue
-            lines.append(f"   {json.dumps(method)}: [")
-            lines.extend(f"    {json.dumps(p)}{',' if k < len(paths) - 1 else ''}" for k, p in enumerate(paths))
-            lines.append(f"   ]{comma}")
-        lines.append("  }" + ("," if i < len(classes) - 1 else ""))
-    lines += [" }", "}"]
+    for part in ("calls-on-self", "classes"):
+        classes = generated[part]
+        lines.append(f" {json.dumps(part)}: {{")
+        for i, (cls, methods) in enumerate(sorted(classes.items())):
+            lines.append(f"  {json.dumps(cls)}: {{")
+            for j, (method, value) in enumerate(sorted(methods.items())):
+                comma = "," if j < len(methods) - 1 else ""
+                if part == "calls-on-self" or value is None:
+                    lines.append(f"   {json.dumps(method)}: {json.dumps(value)}{comma}")
+                    continue
+                lines.append(f"   {json.dumps(method)}: [")
+                lines.extend(f"    {json.dumps(p)}{',' if k < len(value) - 1 else ''}" for k, p in enumerate(value))
+                lines.append(f"   ]{comma}")
+            lines.append("  }" + ("," if i < len(classes) - 1 else ""))
+        lines.append(" }" + ("," if part != "classes" else ""))
+    lines.append("}")
     return "\n".join(lines) + "\n"
