@@ -219,3 +219,32 @@ def test_the_vllm_tree_from_the_static_environment(tmp_path, static_python):
     assert [(Path(p).relative_to(vllm_dir).as_posix(), code) for p, _, code, _ in runs[1]] == [
         ("v1/fault_tolerance/engine_core_sentinel.py", "FT007")
     ]
+
+
+def test_vllm_source_gives_the_api_generation(tmp_path):
+    """With no `Request` class in the project and none named by the handler, the
+    `vllm-source` tree's `vllm/v1/request.py` says the generation (here a small sample of
+    the older API's fields), as the installed vLLM's does."""
+    write_project(
+        tmp_path / "src",
+        {
+            "vllm/__init__.py": "",
+            "vllm/v1/request.py": """
+            class Request:
+                def __init__(self):
+                    self.num_in_flight_tokens = 0
+                    self.num_output_placeholders = 0
+                    self.async_tokens_to_discard = 0
+            """,
+        },
+    )
+    handler = """
+    class Sentinel:
+        def on_fault(self, exc):
+            for req in list(self.scheduler.running):
+                self.scheduler._preempt_request(req, 0.0)
+    """
+    project = write_project(tmp_path / "p", {"sentinel.py": handler}, config='vllm-source = "../src"\n')
+    proc = run_ftlint("check", "--select", "FT008", "sentinel.py", cwd=project)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "`req.num_in_flight_tokens` and `req.num_output_placeholders` are not both reset" in proc.stdout

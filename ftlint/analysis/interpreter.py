@@ -238,7 +238,7 @@ class Interpreter:
             if found is not None:
                 return found
         if self._fallback is None:
-            self._fallback = generation.fallback(self.project.probe.is_file)[0]
+            self._fallback = generation.fallback(self.project.probe.is_file, self.fault_paths.vllm_source)[0]
         return self._fallback
 
     def installed_vllm_method(self, fn, name: str):
