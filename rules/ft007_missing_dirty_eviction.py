@@ -27,8 +27,9 @@ class MissingDirtyEviction(Rule):
     an eviction: the zeroed blocks keep their hashes. Ids read before the free and
     evicted after it still count; ids read after it do not (FT006). A call the
     analysis cannot follow is taken as having no effect, so it is never the reason for
-    a finding; `super().on_fault()` into vLLM's own handler is read from the installed
-    vLLM.
+    a finding; `super().on_fault()` into vLLM's own handler is read from vLLM's source
+    (`vllm-source`, else the installed vLLM) or, with neither (pre-commit's
+    environment), from the summary of it ftlint ships: the same finding either way.
 
     ## Why is this bad?
     vLLM caches the blocks of a step at schedule time, before the forward pass. When

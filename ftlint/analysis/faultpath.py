@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ftlint.analysis.steps import Branch, StepGuards
@@ -112,6 +113,7 @@ class FaultPaths:
         in_fault_path_file: Callable[[ModuleInfo], bool] = lambda info: False,
         vllm_api: str = "auto",
         steps: Iterable[str] = (),
+        vllm_source: str = "",
     ) -> None:
         self.project = project
         steps = tuple(steps)
@@ -124,6 +126,8 @@ class FaultPaths:
         #: caches on the id() of its effects
         self.guard_branches: dict[int, ir.Seq] = {}
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
+        #: [tool.ftlint] vllm-source: the directory holding the `vllm` package, or None
+        self.vllm_source: Path | None = Path(vllm_source) if vllm_source else None
         self._interpreter: Interpreter | None = None
         self.is_handler = is_handler
         self.in_fault_path_file = in_fault_path_file

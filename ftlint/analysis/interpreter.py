@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import libcst as cst
 
-from ftlint.analysis import generation
+from ftlint.analysis import generation, vllm_summaries
 from ftlint.analysis import values as Val
 from ftlint.analysis.facts import (
     BroadEviction,
@@ -57,6 +57,14 @@ _PASSTHROUGH = frozenset(
 _ADDING = frozenset(
     {"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"}
 )
+
+
+@dataclass(frozen=True)
+class _VllmMethod:
+    """Where a shipped summary's effects happen: a method of vLLM's, in no project module."""
+
+    qualname: str
+    module: None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -230,31 +238,91 @@ class Interpreter:
             if found is not None:
                 return found
         if self._fallback is None:
-            self._fallback = generation.fallback(self.project.probe.is_file)[0]
+            self._fallback = generation.fallback(self.project.probe.is_file, self.fault_paths.vllm_source)[0]
         return self._fallback
 
     def installed_vllm_method(self, fn, name: str):
         """`super().name` where the base class is vLLM's own (`class H(EngineCoreSentinel)`
-        importing it from vllm): the method from the installed vLLM's source (read with
-        the project's loader, never imported), or None."""
+        importing it from vllm): the method from vLLM's source (read with the project's
+        loader, never imported): the `vllm-source` tree when configured, else the installed
+        vLLM's; or None (then vllm_summaries.py's shipped summary, see shipped_vllm_method)."""
         cls = fn.class_info
         if cls is None:
             return None
-        request = generation.installed_vllm_request(self.project.probe.is_file)
-        if request is None:
-            return None
-        site_packages = request.parent.parent.parent
+        root = self.fault_paths.vllm_source
+        if root is None:
+            request = generation.installed_vllm_request(self.project.probe.is_file)
+            if request is None:
+                return None
+            root = request.parent.parent.parent
         for base in cls.bases:
             ref = fn.module.imports.get(base.split(".")[0])
             if ref is None or ref.level or ref.module.split(".")[0] != "vllm" or not ref.name:
                 continue
-            path = site_packages.joinpath(*ref.module.split(".")).with_suffix(".py")
-            info = self.project.module_at(path) if self.project.probe.is_file(path) else None
-            base_cls = info.classes.get(ref.name) if info is not None else None
-            method = self.project.method(base_cls, name) if base_cls is not None else None
-            if method is not None:
-                return method
+            module_path = root.joinpath(*ref.module.split("."))
+            for path in (module_path.with_suffix(".py"), module_path / "__init__.py"):
+                info = self.project.module_at(path) if self.project.probe.is_file(path) else None
+                base_cls = self.project.resolve_class(info, ref.name) if info is not None else None
+                method = self.project.method(base_cls, name) if base_cls is not None else None
+                if method is not None:
+                    return method
         return None
+
+    def shipped_vllm_method(self, fn, name: str, gen: V.Generation, self_class=None):
+        """`super().name` into vLLM's own base class, from the summaries shipped for the
+        handler's API generation (vllm_summaries.py): a list of path effects, None when
+        there is no usable summary."""
+        cls = fn.class_info
+        data = vllm_summaries.for_generation(gen) if cls is not None else None
+        if data is None:
+            return None
+        for base in cls.bases:
+            ref = fn.module.imports.get(base.split(".")[0])
+            if ref is None or ref.level or ref.module.split(".")[0] != "vllm" or not ref.name:
+                continue
+            found = vllm_summaries.lookup(data, ref.module, ref.name, name)
+            if found is False:
+                continue
+            mine = set(cls.methods) | set(self_class.methods if self_class is not None else ())
+            overridden = sorted(mine & vllm_summaries.calls_on_self(data, ref.module, ref.name, name) - {name})
+            if overridden:  # vLLM's method may call them on `self`: its summary does not hold
+                self.note(
+                    f"{fn.qualname}: `super().{name}()`: ftlint's vLLM summary does not hold where "
+                    f"{', '.join(overridden)} {'is' if len(overridden) == 1 else 'are'} overridden; set vllm-source to follow it"
+                )
+                return None
+            return found
+        return None
+
+    def path_effects(self, fn) -> list[vllm_summaries.PathEffects] | None:
+        """What each path through `fn` (a method of vLLM's own, walked as a helper called on
+        `self`) leaves in the walk's state, for vllm_summaries.py; None when it depends on
+        `fn`'s other arguments or marks stale output to be dropped (then not summarised)."""
+        walk = _Walk(self, fn, is_handler=False)
+        env = {p: None if p in ("self", "cls") and fn.is_method else ("param", p) for p in fn.params}
+        start = State(env)
+        walk.stack.append((fn, None))
+        walk.selves.append(fn.class_info)
+        try:
+            flow = walk.suite(fn.node.body, [start])
+        except (_Abandon, RecursionError):
+            return None
+        if walk.drops:
+            return None
+        out: list[vllm_summaries.PathEffects] = []
+        for state in (flow.normal + flow.ret) or [start]:
+            effects: vllm_summaries.PathEffects = {
+                "freed": sorted({key for key, _ in state.freed}),
+                "evicted": sorted(map(list, state.evicted)),
+                "zeroed": sorted(map(list, state.zeroed)),
+                "pending": sorted([key, sorted(missing)] for key, _, missing in state.pending),
+            }
+            keys = effects["freed"] + [e[0] for k in ("evicted", "zeroed", "pending") for e in effects[k]]
+            if any(key.startswith("p:") for key in keys):
+                return None
+            if effects not in out:
+                out.append(effects)
+        return sorted(out, key=repr)
 
     def _own_texts(self, info):
         """The handler's module, then the project modules it imports (its helpers)."""
@@ -1436,12 +1504,36 @@ class _Walk:
                         if not node.args
                         else self._inline_args(base, node, state)
                     )
+                shipped = self.interp.shipped_vllm_method(
+                    self.fn, ref[1], self.gen, self.selves[-1] if self.selves else None
+                )
+                if shipped is not None:
+                    return self._apply_shipped(ref[1], shipped, node, state)
                 self.interp.note(
-                    f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in the installed vLLM; its effect is not followed"
+                    f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in vLLM's source or ftlint's vLLM summaries; its effect is not followed"
                 )
             else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
         return [(None, state)]
+
+    def _apply_shipped(self, name: str, paths: list, node, state: State) -> list:
+        """A shipped summary of vLLM's `name` (vllm_summaries.py) applied as `inline` would
+        leave the walk: its effects located in vLLM's file, reached through this call."""
+        site = Site(cast("Function", _VllmMethod(name)), node, self.site(node))
+        out = []
+        for path in paths:
+            out.append(
+                (
+                    None,
+                    state.replace(
+                        freed=state.freed | {(key, site) for key in path["freed"]},
+                        evicted=state.evicted | {tuple(e) for e in path["evicted"]},
+                        zeroed=state.zeroed | {tuple(z) for z in path["zeroed"]},
+                        pending=state.pending | {(key, site, frozenset(missing)) for key, missing in path["pending"]},
+                    ),
+                )
+            )
+        return out or [(None, state)]
 
     def _inline_args(self, fn, node, state: State) -> list:
         out = []

@@ -103,6 +103,7 @@ class FileLinter:
             lambda info: in_fault_path_file(info.path),
             self.config.vllm_api,
             self.config.fault_steps,
+            self.config.vllm_source,
         )
 
     def reset_scope(self) -> None:
