@@ -222,13 +222,13 @@ class StepCalls:
         last_except = data.rfind(b"except")
         if last_except == -1:
             return False
-        first_try = _TRY_HEADER.search(data, 0, last_except)
-        if first_try is None:
-            return False
-        return any(
-            first_try.end() <= at < last_except and not _on_comment_line(data, at)
-            for at in self._call_starts(data, first_try.end(), last_except)
-        )
+        after_try = None  # where the first `try` header ends, found at the first call
+        for at in self._call_starts(data, 0, last_except):
+            if after_try is None:
+                after_try = _first_try_end(data, last_except)
+            if after_try <= at and not _on_comment_line(data, at):
+                return True
+        return False
 
     def _call_starts(self, data: bytes, start: int, end: int) -> Iterator[int]:
         """Where a step call starts in data[start:end] (more places may be yielded)."""
@@ -249,8 +249,21 @@ class StepCalls:
                 yield match.start()
 
 
-#: a `try` header: the keyword, whitespace or line continuations, its colon
-_TRY_HEADER = re.compile(rb"(?<![\w\x80-\xff])try(?:\s|\\(?:\r\n?|\n))*:")
+#: the rest of a `try` header after the keyword: whitespace or line continuations, a colon
+_TRY_COLON = re.compile(rb"(?:\s|\\(?:\r\n?|\n))*:")
+
+
+def _first_try_end(data: bytes, end: int) -> int:
+    """Where the first `try` header (a whole `try`, then its colon) before `end` ends, or
+    len(data) when there is none (bytes.find for the keyword: memchr speed)."""
+    at = data.find(b"try", 0, end)
+    while at != -1:
+        if not (at and _IDENT_BYTE.match(data, at - 1)) and not _IDENT_BYTE.match(data, at + 3):
+            colon = _TRY_COLON.match(data, at + 3)
+            if colon is not None:
+                return colon.end()
+        at = data.find(b"try", at + 1, end)
+    return len(data)
 
 
 def _on_comment_line(data: bytes, at: int) -> bool:
