@@ -264,3 +264,12 @@ def test_a_guarded_module_is_read_by_ast_once(tmp_path, monkeypatch):
     result = lint_paths([], load_config(root), set(known_codes()), cwd=root)
     assert {f.code for f in result.findings} >= {"FT007"}
     assert sorted(parsed) == ["engine.py", "loop.py"]
+
+
+def test_the_bytes_test_with_a_glob_of_several_wildcards():
+    from ftlint.index.prefilter import StepCalls
+
+    steps = StepCalls(["*busy*loop*"])
+    assert steps.calls_step(b"try:\n    my_busy_x_loop(self)\nexcept E:\n    pass\n") is True
+    assert steps.calls_step(b"try:\n    pass\nexcept E:\n    pass\nmy_busy_x_loop(self)\n") is False
+    assert steps.calls_step(b"try:\n    pass\n    # my_busy_x_loop(self)\nexcept E:\n    pass\n") is False

@@ -241,11 +241,11 @@ class StepCalls:
             return
         for match in _ANY_CALL.finditer(data, start, end):
             try:
-                name = match.group(1).decode("utf-8")
+                called = match.group(1).decode("utf-8")
             except UnicodeDecodeError:
                 yield match.start()  # not UTF-8: the parser decides
                 continue
-            if self.globs.fullmatch(name):
+            if self.globs.fullmatch(called):
                 yield match.start()
 
 
