@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ftlint.core.config import handler_name_matcher
+from ftlint.index import step_scan
 from ftlint.index.prefilter import StepCalls
-from ftlint.index.step_scan import NOT_FAILURES, Guards, guarded_functions
+from ftlint.index.step_scan import NOT_FAILURES, Guards
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
@@ -63,9 +64,12 @@ class StepGuards:
     def _screen(self, module: ModuleInfo) -> Guards | None:
         known = self._screened.get(id(module))
         if known is None or known[0] is not module:
+            data = module.text.encode("utf-8", "surrogatepass")
             guards: Guards | None = {}
-            if self._bytes.calls_step(module.text.encode("utf-8", "surrogatepass")):
-                guards = guarded_functions(module.text, self._matches)
+            if self._bytes.calls_step(data):
+                seen, guards = step_scan.known(data, self._bytes.steps)
+                if not seen:  # the prefilter did not read these bytes (another encoding, a BOM)
+                    guards = step_scan.guarded_functions(module.text, self._matches)
             known = self._screened[id(module)] = (module, guards)
         return known[1]
 
