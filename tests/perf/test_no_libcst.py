@@ -84,3 +84,47 @@ def test_same_files_with_a_handler_lint_it(tmp_path: Path, explicit: bool) -> No
         return (f["path"], f["code"], f["line"], f["column"], f["message"])
 
     assert sorted(map(key, found)) == sorted(map(key, found_alone))
+
+
+HANDLER = """\
+from pkg.helpers import drop_all
+
+class Sentinel:
+    def on_fault(self, exc):
+        if exc is None:
+            drop_all(self.scheduler)  # empties the whole prefix cache (FT005, in the helper)
+            return
+        self.scheduler.finish_requests(None, "aborted")
+"""
+HELPERS = "def drop_all(s):\n    s.reset_prefix_cache()\n"
+SUBCLASS = "from pkg.handler import Sentinel\n\n\nclass Mine(Sentinel):\n    def helper(self):\n        pass\n"
+
+
+def _project(tmp_path: Path) -> Path:
+    files = {**PLAIN, "pkg/handler.py": HANDLER, "pkg/helpers.py": HELPERS, "pkg/sub.py": SUBCLASS}
+    return write_project(tmp_path / "proj", files)
+
+
+def test_files_a_handler_elsewhere_does_not_reach(tmp_path: Path) -> None:
+    """pre-commit's call on files of a project whose handler lives elsewhere and reaches
+    none of them: the scope followed with `ast` says so, LibCST is not imported."""
+    root = _project(tmp_path)
+    imported, status, found = _check(root, "--no-cache", "pkg/a.py", "pkg/b.py", "pkg/c.py")
+    assert _libcst(imported) == [] and (status, found) == (0, [])
+
+
+@pytest.mark.parametrize(
+    "files",
+    [("pkg/helpers.py",), ("pkg/a.py", "pkg/helpers.py"), ("pkg/sub.py",)],
+    ids=["helper", "plain-and-helper", "subclass"],
+)
+def test_files_the_scope_reaches_are_linted(tmp_path: Path, files: tuple[str, ...]) -> None:
+    """A helper a handler elsewhere reaches, or a subclass of a handler's class: LibCST
+    decides, and the findings are those of the whole project's run in these files."""
+    root = _project(tmp_path)
+    imported, _, found = _check(root, "--no-cache", *files)
+    assert "libcst" in imported
+    _, _, whole = _check(root, "--no-cache")
+    assert found == [f for f in whole if f["path"] in files]
+    if files[-1] == "pkg/helpers.py":
+        assert [f["code"] for f in found] == ["FT005"]
