@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ftlint.core.config import handler_name_matcher
+from ftlint.index.prefilter import StepCalls
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
 
 CallRef = tuple[str, str]
@@ -47,19 +48,24 @@ class Reach:
         return {str(fn.module.path) for fn in self.functions}
 
 
-def reach(project: Project, candidates: Iterable[str], patterns: Iterable[str]) -> Reach | None:
-    """The scope the candidates' handlers and step guards reach (see the module's doc);
-    None when the walk cannot be sure."""
+def reach(project: Project, candidates: Iterable[str], patterns: Iterable[str], steps: Iterable[str]) -> Reach | None:
+    """The scope the candidates' handlers and step guards (`fault-steps`) reach (see the
+    module's doc); None when the walk cannot be sure."""
+    steps = tuple(steps)
+    calls_step = StepCalls(steps).calls_step if steps else None
     try:
-        return _Walk(project, handler_name_matcher(patterns)).run([Path(c) for c in candidates])
+        return _Walk(project, handler_name_matcher(patterns), calls_step).run([Path(c) for c in candidates])
     except (Undecided, RecursionError, SyntaxError, ValueError):
         return None
 
 
 class _Walk:
-    def __init__(self, project: Project, matches: Callable[[str], bool]) -> None:
+    def __init__(
+        self, project: Project, matches: Callable[[str], bool], calls_step: Callable[[bytes], bool] | None
+    ) -> None:
         self.project = project
         self.matches = matches
+        self.calls_step = calls_step  # prefilter.StepCalls: `except` and a step call in these bytes
         self.nodes: dict[Function, ast.FunctionDef | ast.AsyncFunctionDef] = {}
 
     def run(self, candidates: list[Path]) -> Reach:
@@ -96,9 +102,12 @@ class _Walk:
         return info
 
     def _guard_callees(self, fn: Function) -> Iterator[Function]:
-        """What the `except` branches in `fn` call (every branch: a superset of its step guards)."""
+        """What the `except` branches in `fn` call (every branch of a function whose text has
+        `except` and a step call: a superset of its step guards)."""
         outlined = fn.module.outline
-        if outlined is not None and "except" not in outlined.text_of(fn):
+        if self.calls_step is None:
+            return
+        if outlined is not None and not self.calls_step(outlined.text_of(fn).encode("utf-8", "surrogatepass")):
             return
         node = self._node(fn)
         for inner in ast.walk(node):

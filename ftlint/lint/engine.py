@@ -202,7 +202,7 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
         probe=FileProbe(record=run.cache is not None),
     )
     project.ast_only = True
-    found = reach(project, scanned.candidates, run.config.handler_patterns())
+    found = reach(project, scanned.candidates, run.config.handler_patterns(), run.config.fault_steps)
     if found is None or not lint.isdisjoint(found.files()):
         return None
     names = sorted(found.handler_classes)

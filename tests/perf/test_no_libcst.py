@@ -97,11 +97,23 @@ class Sentinel:
         self.scheduler.finish_requests(None, "aborted")
 """
 HELPERS = "def drop_all(s):\n    s.reset_prefix_cache()\n"
+GUARD = """\
+from pkg.cleanup import drop_all_here
+
+def run_busy_loop(engine):
+    while True:
+        try:
+            engine.step()
+        except Exception:
+            drop_all_here(engine.scheduler)
+"""
+CLEANUP = "def drop_all_here(s):\n    s.reset_prefix_cache()\n"
 SUBCLASS = "from pkg.handler import Sentinel\n\n\nclass Mine(Sentinel):\n    def helper(self):\n        pass\n"
 
 
 def _project(tmp_path: Path) -> Path:
     files = {**PLAIN, "pkg/handler.py": HANDLER, "pkg/helpers.py": HELPERS, "pkg/sub.py": SUBCLASS}
+    files.update({"pkg/guard.py": GUARD, "pkg/cleanup.py": CLEANUP})
     return write_project(tmp_path / "proj", files)
 
 
@@ -115,16 +127,16 @@ def test_files_a_handler_elsewhere_does_not_reach(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "files",
-    [("pkg/helpers.py",), ("pkg/a.py", "pkg/helpers.py"), ("pkg/sub.py",)],
-    ids=["helper", "plain-and-helper", "subclass"],
+    [("pkg/helpers.py",), ("pkg/a.py", "pkg/helpers.py"), ("pkg/sub.py",), ("pkg/cleanup.py",)],
+    ids=["helper", "plain-and-helper", "subclass", "step-guard-helper"],
 )
 def test_files_the_scope_reaches_are_linted(tmp_path: Path, files: tuple[str, ...]) -> None:
-    """A helper a handler elsewhere reaches, or a subclass of a handler's class: LibCST
+    """A helper a handler or a step guard elsewhere reaches, or a subclass of a handler's class: LibCST
     decides, and the findings are those of the whole project's run in these files."""
     root = _project(tmp_path)
     imported, _, found = _check(root, "--no-cache", *files)
     assert "libcst" in imported
     _, _, whole = _check(root, "--no-cache")
     assert found == [f for f in whole if f["path"] in files]
-    if files[-1] == "pkg/helpers.py":
+    if files[-1] in ("pkg/helpers.py", "pkg/cleanup.py"):
         assert [f["code"] for f in found] == ["FT005"]
