@@ -12,14 +12,20 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ftlint.core.source import ParseFailure, load_module, parse, read_text
 from ftlint.index import outline
 from ftlint.index.outline import Outline, Segment, statements_in, suites_of
-from ftlint.syntax import ir
-from ftlint.syntax.positions import ranges_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
+    from ftlint.syntax import ir
+
+# LibCST (and the IR and positions built on it) is imported where a tree is built or read,
+# never at import: a run whose files hold no fault path resolves calls over outlines
+# (Python's `ast`) alone (analysis/reach.py)
 
 MAX_RESOLUTION_DEPTH = 8
 
@@ -64,6 +70,8 @@ class Function:
 
     @property
     def ir(self) -> ir.Seq:
+        from ftlint.syntax import ir
+
         if self._ir is None:
             self._ir = ir.build(self.node.body)
         return self._ir
@@ -90,6 +98,8 @@ class Function:
         """(first line, last line) of the function in the file, its decorators included;
         None when unknown. An outlined module knows them without parsing anything; a
         module parsed whole asks LibCST for its definition's position."""
+        from ftlint.syntax.positions import ranges_of
+
         outlined = self.module.outline
         if outlined is not None:
             return outlined.span(self)
@@ -156,6 +166,8 @@ class _Indexer:
         self.scopes: list[ClassInfo | Function] = []
 
     def walk(self, statements: Iterable[cst.CSTNode]) -> None:
+        import libcst as cst
+
         for statement in statements:
             if isinstance(statement, cst.FunctionDef):
                 fn = self._function(statement)
@@ -181,12 +193,16 @@ class _Indexer:
                     self.walk(statements_in(suite))
 
     def _class(self, node: cst.ClassDef) -> ClassInfo:
+        from ftlint.syntax import ir
+
         bases = tuple(
             filter(None, (ir.dotted_name(arg.value) for arg in node.bases if arg.keyword is None and not arg.star))
         )
         return add_class(self.info, self.scopes, node.name.value, bases)
 
     def _function(self, node: cst.FunctionDef) -> Function:
+        from ftlint.syntax import ir
+
         fn = add_function(
             self.info,
             self.scopes,
@@ -199,6 +215,10 @@ class _Indexer:
         return fn
 
     def _import(self, node: cst.Import) -> None:
+        import libcst as cst
+
+        from ftlint.syntax import ir
+
         for alias in node.names:
             dotted = ir.dotted_name(alias.name)
             if dotted:
@@ -206,6 +226,10 @@ class _Indexer:
                 add_import(self.info, dotted, asname.value if isinstance(asname, cst.Name) else None)
 
     def _import_from(self, node: cst.ImportFrom) -> None:
+        import libcst as cst
+
+        from ftlint.syntax import ir
+
         if isinstance(node.names, cst.ImportStar):
             return
         module = ir.dotted_name(node.module) if node.module is not None else ""
@@ -392,6 +416,8 @@ def function_from_whole_file(fn: Function) -> cst.FunctionDef:
     the function taken from it; should LibCST reject the file too, the failure is kept on
     the module (a linted file reports it as FT000) and the function is empty (a helper in
     a file LibCST cannot parse is unknown, as in a run that parses it whole)."""
+    import libcst as cst
+
     from ftlint.core import source  # looked up now: tests stand in for source.parse
 
     module = source.parse(fn.module.text)
@@ -464,6 +490,10 @@ class Project:
         #: texts read instead of the files at these (absolute) paths: unsaved editor
         #: buffers, stdin (see workspace.py); forget() a path when its text changes
         self.overlays: dict[Path, str] = {}
+        #: with `ast_only`, a file the outliner could not read is not parsed with LibCST:
+        #: it is listed here (and unknown to resolution); analysis/reach.py then decides nothing
+        self.ast_only = False
+        self.unoutlined: set[Path] = set()
 
     # -- modules -------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -492,6 +522,9 @@ class Project:
             info = outline_module(key, text, store=self.outline_store)
             if info is not None:
                 return info
+            if self.ast_only:
+                self.unoutlined.add(key)
+                return ParseFailure("not outlined")
             result = parse(text)
         elif overlay is not None:
             text, result = overlay, parse(overlay)
@@ -500,6 +533,8 @@ class Project:
             loaded, result = load_module(key)
             self._texts[key] = loaded
             text = loaded if loaded is not None else ""  # None only with a ParseFailure
+        import libcst as cst
+
         return index_module(key, text, result) if isinstance(result, cst.Module) else result
 
     def loaded_module(self, path: Path) -> ModuleInfo | None:
