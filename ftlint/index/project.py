@@ -285,18 +285,31 @@ def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     return info
 
 
-def outline_module(path: Path, text: str, *, store: outline.OutlineStore | None = None) -> ModuleInfo | None:
+def outline_module(
+    path: Path,
+    text: str,
+    *,
+    store: outline.OutlineStore | None = None,
+    chunked: dict[Path, outline.Chunked] | None = None,
+) -> ModuleInfo | None:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand, see
     outline.py), or None when Python's parser cannot read it (the caller parses it whole
     with LibCST). With `store` (outline.OutlineStore), an outline made before from the
-    same text is reused instead of parsing it again."""
+    same text is reused instead of parsing it again. With `chunked` (path -> the
+    outline.Chunked of the file's last version), a big file is re-outlined only in the
+    top-level chunks an edit touched, and its new Chunked kept there."""
     ops = store.load(text) if store is not None else None
     if ops is not None:
         try:
             return None if ops is False else replay(path, text, ops)
         except Exception:  # noqa: BLE001 - a stored outline that cannot be replayed: make it again
             pass
-    ops = outline.outline_ops(text)
+    if chunked is not None:
+        ops, kept = outline.chunked_outline_ops(text, chunked.pop(path, None))
+        if kept is not None:
+            chunked[path] = kept
+    else:
+        ops = outline.outline_ops(text)
     if store is not None:
         store.save(text, ops)
     return None if ops is False else replay(path, text, ops)
@@ -464,6 +477,10 @@ class Project:
         #: texts read instead of the files at these (absolute) paths: unsaved editor
         #: buffers, stdin (see workspace.py); forget() a path when its text changes
         self.overlays: dict[Path, str] = {}
+        #: big files' outlines per top-level chunk (outline.Chunked), kept so that the next
+        #: version of a file re-outlines only the chunks an edit touched; None: not kept
+        #: (a CLI run outlines each file once; the language server's workspace sets it)
+        self.chunked: dict[Path, outline.Chunked] | None = None
 
     # -- modules -------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -489,7 +506,7 @@ class Project:
                 self._texts[key] = None
                 return text
             self._texts[key] = text
-            info = outline_module(key, text, store=self.outline_store)
+            info = outline_module(key, text, store=self.outline_store, chunked=self.chunked)
             if info is not None:
                 return info
             result = parse(text)

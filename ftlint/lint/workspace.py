@@ -186,6 +186,7 @@ class Workspace:
                 lint_set=self.lint_set,  # the live set: files join it as they are linted
             )
             self._linter.project.overlays.update({Path(k): v for k, v in self.overlays.items()})
+            self._linter.project.chunked = {}  # an edit of a big file re-outlines only its chunks edited
         return self._linter
 
     def _rebuild_scope(self, key: str) -> None:
