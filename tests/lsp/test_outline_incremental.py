@@ -127,3 +127,35 @@ def test_the_server_workspace_lints_a_big_file_after_edits_as_a_fresh_one(tmp_pa
         got = [(f.code, f.line, f.column) for f in ws.lint(path).findings]
         assert got == [(f.code, f.line, f.column) for f in fresh.lint(path).findings]
         assert len(got) == 299
+
+
+def test_an_edit_screens_the_step_guards_of_the_edited_file_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The scope built again after an edit keeps the step-guard screens (steps.StepGuards,
+    by file and text) of the files that did not change: each edit parsed every reached
+    file that calls a step with `ast` again."""
+    from ftlint.analysis import steps
+
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "loop.py").write_text(
+        "class Core:\n    def run_busy_loop(self):\n        try:\n            self.step()\n"
+        "        except Exception:\n            self.scheduler.finish_requests()\n"
+    )
+    handler = tmp_path / "sentinel.py"
+    text = "from loop import Core\n\n\nclass Sentinel(Core):\n    def on_fault(self, exc):\n        self.step()\n"
+    handler.write_text(text)
+    screened: list[str] = []
+    real = steps.guarded_functions
+
+    def counting(source, is_step):
+        screened.append(source)
+        return real(source, is_step)
+
+    monkeypatch.setattr(steps, "guarded_functions", counting)
+    ws = Workspace(load_config(tmp_path), {"FT001", "FT007"}, cwd=tmp_path)
+    ws.lint(handler)
+    assert any("run_busy_loop" in source for source in screened)  # the helper file was screened
+    for n in range(3):
+        screened.clear()
+        ws.set_text(handler, text + f"# edit {n}\n")
+        ws.lint(handler)
+        assert not any("run_busy_loop" in source for source in screened), n
