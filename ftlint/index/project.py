@@ -481,6 +481,10 @@ class Project:
         #: version of a file re-outlines only the chunks an edit touched; None: not kept
         #: (a CLI run outlines each file once; the language server's workspace sets it)
         self.chunked: dict[Path, outline.Chunked] | None = None
+        #: (dotted name, importer's directory, level) -> the file an import resolves to, kept
+        #: while no file appears or goes (files_created_or_deleted); None: not kept (the
+        #: language server's workspace sets it and tells it of files created or deleted)
+        self.found_files: dict[tuple[str, Path, int], Path | None] | None = None
 
     # -- modules -------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -544,7 +548,21 @@ class Project:
                 roots.append(root)
         return roots
 
+    def files_created_or_deleted(self) -> None:
+        """A file may have appeared or gone (on disk, or as a buffer): imports resolve anew."""
+        if self.found_files is not None:
+            self.found_files.clear()
+
     def find_module_file(self, dotted: str, importer: Path, level: int) -> Path | None:
+        memo = self.found_files if self.probe.probes is None else None  # a recording probe sees every test
+        if memo is None:
+            return self._find_module_file(dotted, importer, level)
+        key = (dotted, importer.parent, level)  # the roots depend on the importer's directory only
+        if key not in memo:
+            memo[key] = self._find_module_file(dotted, importer, level)
+        return memo[key]
+
+    def _find_module_file(self, dotted: str, importer: Path, level: int) -> Path | None:
         parts = [p for p in dotted.split(".") if p]
         if level:
             base = importer.parent
