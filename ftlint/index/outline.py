@@ -215,13 +215,13 @@ def chunked_outline_ops(
 
     if len(text) <= CHUNK_CHARS:
         return outline_ops(text), None
-    if nesting_failure(text) is not None:
-        return False, None
     enabled = gc.isenabled()
     gc.disable()  # as outline_ops: Python's tree holds no cycles
     try:
         chunked = _rechunk(previous, text) if previous is not None else None
         if chunked is None:
+            if nesting_failure(text) is not None:
+                return False, None
             chunks = _chunk(text, 0, 1)
             chunked = Chunked(text, chunks) if chunks is not None else None
     finally:
@@ -276,7 +276,13 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 
 def _rechunk(previous: Chunked, text: str) -> Chunked | None:
-    """`text` outlined from the chunks of `previous` it shares (see chunked_outline_ops)."""
+    """`text` outlined from the chunks of `previous` it shares (see chunked_outline_ops).
+    Only the text re-outlined is checked for nesting too deep (source.nesting_failure):
+    the chunks kept passed it, and what it measures (brackets, string runs, elif chains,
+    logical lines, statements) never spans a chunk's edge, a top-level `def`, `class` or
+    decorator line."""
+    from ftlint.core.source import nesting_failure
+
     old, old_chunks = previous.text, previous.chunks
     if old == text:
         return Chunked(text, old_chunks)
@@ -300,6 +306,8 @@ def _rechunk(previous: Chunked, text: str) -> Chunked | None:
         return None  # a chunk's edge no longer at a line's start, or a \r\n made across it
     line = old_chunks[first][1]
     middle = text[start:end]
+    if nesting_failure(middle) is not None:
+        return None  # the whole text is checked (and outlined) as a first version is
     redone = _chunk(middle, start, line) if middle else []
     if redone is None:
         return None

@@ -159,3 +159,20 @@ def test_an_edit_screens_the_step_guards_of_the_edited_file_only(tmp_path: Path,
         ws.set_text(handler, text + f"# edit {n}\n")
         ws.lint(handler)
         assert not any("run_busy_loop" in source for source in screened), n
+
+
+@pytest.mark.parametrize(
+    "deep",
+    ["x = " + "(" * 250 + "1" + ")" * 250 + "\n", "x = " + "-" * 5000 + "1\n"],
+    ids=["brackets", "operators"],
+)
+def test_an_edit_nesting_too_deep_is_found_in_the_chunk_it_touched(deep: str):
+    """Only the re-outlined text is checked for nesting (source.nesting_failure): an edit
+    that nests too deep there is found as a full outline finds it (False: parsed whole)."""
+    text = _text(3_000)
+    _, chunked = chunked_outline_ops(text)
+    at = text.index("def helper_1501(")
+    new = text[:at] + deep + text[at:]
+    ops, now = chunked_outline_ops(new, chunked)
+    assert ops == outline_ops(new)
+    assert ops is False and now is None
