@@ -114,10 +114,13 @@ class FaultPaths:
         vllm_api: str = "auto",
         steps: Iterable[str] = (),
         vllm_source: str = "",
+        step_guards: StepGuards | None = None,
     ) -> None:
         self.project = project
         steps = tuple(steps)
-        self._step_guards = StepGuards(steps) if steps else None  # `fault-steps`
+        # `fault-steps`; `step_guards`: one kept from an earlier scope of the same steps (its
+        # files' screens stay valid while their texts are the same)
+        self._step_guards = (step_guards or StepGuards(steps)) if steps else None
         #: (function, `except` branch) catching a failed engine step (steps.py): walked as a
         #: handler from the branch; the function is a fault path, what it calls is not
         self.step_guards: list[tuple[Function, Branch]] = []

@@ -1714,9 +1714,9 @@ _CONSTANTS: dict = {}
 def _module_constant(info, name: str):
     """A module-level `NAME = <literal>` (a tuple of counter names, say), read from the
     module's text with Python's parser (the module may be outlined)."""
-    key = id(info)
+    key = info.path  # by path and text: a ModuleInfo made again from the same text reuses it
     table = _CONSTANTS.get(key)
-    if table is None or table[0] is not info:
+    if table is None or table[0] != info.text:
         import ast
 
         found: dict[str, tuple] = {}
@@ -1738,7 +1738,7 @@ def _module_constant(info, name: str):
                     found[statement.targets[0].id] = ("tuple", tuple(("str", x) for x in literal))
                 elif isinstance(literal, str):
                     found[statement.targets[0].id] = ("str", literal)
-        table = _CONSTANTS[key] = (info, found)
+        table = _CONSTANTS[key] = (info.text, found)
     return table[1].get(name)
 
 

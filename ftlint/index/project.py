@@ -309,18 +309,31 @@ def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     return info
 
 
-def outline_module(path: Path, text: str, *, store: outline.OutlineStore | None = None) -> ModuleInfo | None:
+def outline_module(
+    path: Path,
+    text: str,
+    *,
+    store: outline.OutlineStore | None = None,
+    chunked: dict[Path, outline.Chunked] | None = None,
+) -> ModuleInfo | None:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand, see
     outline.py), or None when Python's parser cannot read it (the caller parses it whole
     with LibCST). With `store` (outline.OutlineStore), an outline made before from the
-    same text is reused instead of parsing it again."""
+    same text is reused instead of parsing it again. With `chunked` (path -> the
+    outline.Chunked of the file's last version), a big file is re-outlined only in the
+    top-level chunks an edit touched, and its new Chunked kept there."""
     ops = store.load(text) if store is not None else None
     if ops is not None:
         try:
             return None if ops is False else replay(path, text, ops)
         except Exception:  # noqa: BLE001 - a stored outline that cannot be replayed: make it again
             pass
-    ops = outline.outline_ops(text)
+    if chunked is not None:
+        ops, kept = outline.chunked_outline_ops(text, chunked.pop(path, None))
+        if kept is not None:
+            chunked[path] = kept
+    else:
+        ops = outline.outline_ops(text)
     if store is not None:
         store.save(text, ops)
     return None if ops is False else replay(path, text, ops)
@@ -494,6 +507,14 @@ class Project:
         #: it is listed here (and unknown to resolution); analysis/reach.py then decides nothing
         self.ast_only = False
         self.unoutlined: set[Path] = set()
+        #: big files' outlines per top-level chunk (outline.Chunked), kept so that the next
+        #: version of a file re-outlines only the chunks an edit touched; None: not kept
+        #: (a CLI run outlines each file once; the language server's workspace sets it)
+        self.chunked: dict[Path, outline.Chunked] | None = None
+        #: (dotted name, importer's directory, level) -> the file an import resolves to, kept
+        #: while no file appears or goes (files_created_or_deleted); None: not kept (the
+        #: language server's workspace sets it and tells it of files created or deleted)
+        self.found_files: dict[tuple[str, Path, int], Path | None] | None = None
 
     # -- modules -------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -519,7 +540,7 @@ class Project:
                 self._texts[key] = None
                 return text
             self._texts[key] = text
-            info = outline_module(key, text, store=self.outline_store)
+            info = outline_module(key, text, store=self.outline_store, chunked=self.chunked)
             if info is not None:
                 return info
             if self.ast_only:
@@ -562,7 +583,21 @@ class Project:
                 roots.append(root)
         return roots
 
+    def files_created_or_deleted(self) -> None:
+        """A file may have appeared or gone (on disk, or as a buffer): imports resolve anew."""
+        if self.found_files is not None:
+            self.found_files.clear()
+
     def find_module_file(self, dotted: str, importer: Path, level: int) -> Path | None:
+        memo = self.found_files if self.probe.probes is None else None  # a recording probe sees every test
+        if memo is None:
+            return self._find_module_file(dotted, importer, level)
+        key = (dotted, importer.parent, level)  # the roots depend on the importer's directory only
+        if key not in memo:
+            memo[key] = self._find_module_file(dotted, importer, level)
+        return memo[key]
+
+    def _find_module_file(self, dotted: str, importer: Path, level: int) -> Path | None:
         parts = [p for p in dotted.split(".") if p]
         if level:
             base = importer.parent
