@@ -18,7 +18,8 @@ class MissingDirtyEviction(Rule):
     returns) and flags a free, preempt or abort of requests (`finish_requests`,
     `_preempt_request`, `preempt_request`, `kv_cache_manager.free`, `_free_request`,
     `_free_request_blocks`, also through an alias, a `functools.partial` or a bound
-    method kept in a dict) when, at the end of that path, no eviction covered those
+    method kept in a dict), or a request rewound in place for resume
+    (`req.num_computed_tokens = ...` or `-=`: it keeps its blocks and their hashes), when, at the end of that path, no eviction covered those
     requests' unconfirmed tail. An eviction covers it when its block ids start at
     `(num_computed_tokens - num_in_flight_tokens) // block_size` (or earlier: that is
     FT004), in every KV-cache group (`single_type_managers`, not only `[0]`), for
@@ -196,6 +197,21 @@ class MissingDirtyEviction(Rule):
                                 pool._maybe_evict_cached_block(blk)
             """,
             name="bound-methods-in-a-dict",
+        ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    for req in sched.running:
+                        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                        for m in kv.coordinator.single_type_managers:
+                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][confirmed // m.block_size:]})
+                        req.num_computed_tokens = confirmed  # rewound in place, after evicting its tail
+                        req.num_in_flight_tokens = 0
+            """,
+            name="rewind-in-place-after-evicting-the-tail",
         ),
     ]
     INVALID = [
@@ -410,6 +426,18 @@ def abort_all(s):
             expect=((13, 13),),
             name="conditional-callee-resume-branch-without-eviction",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in self.engine.scheduler.running:
+                        # resume in place: recompute the lost step, free nothing
+                        req.num_computed_tokens -= req.num_in_flight_tokens
+                        req.num_in_flight_tokens = 0
+            """,
+            expect=((5, 13, "rewinds the request in place"),),
+            name="rewind-in-place-without-eviction",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -419,10 +447,14 @@ def abort_all(s):
         for fact in self.context.fault_paths.interpreter.facts(fn, TailLeftCached):
             inner = " (inside the helper, in another file)" if fact.through_helper else ""
             reached = f", reached from `{fact.entry}`," if fact.entry is not None else ""
+            if fact.kind == "rewind":
+                what = f"`{ir.dotted_name(fact.node) or 'num_computed_tokens'}` = ... rewinds the request in place"
+                what += " (it keeps its blocks and their hashes)"
+            else:
+                what = f"{ir.call_text(fact.node)} frees requests"
             self.report(
                 fact.node,
-                f"{ir.call_text(fact.node)} frees requests{inner}{reached} on a path {_GAPS[fact.gap]}: "
-                "dirty KV stays in the prefix cache",
+                f"{what}{inner}{reached} on a path {_GAPS[fact.gap]}: dirty KV stays in the prefix cache",
             )
 
 

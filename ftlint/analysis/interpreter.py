@@ -66,6 +66,8 @@ class Site:
     fn: Function
     node: cst.CSTNode
     caller: Site | None = None
+    #: a rewind of `num_computed_tokens` in place (the request keeps its blocks), not a free
+    rewind: bool = False
 
 
 class State:
@@ -102,7 +104,7 @@ class State:
         return self._key
 
     def freed_keys(self) -> set:
-        return {k for k, _ in self.freed}
+        return {k for k, site in self.freed if not site.rewind}
 
 
 def _dedupe(states):
@@ -353,7 +355,8 @@ class _Walk:
     def _report_uncovered(self, site: Site, gap: TailGap) -> None:
         where = self._in_entry_module(site)
         entry = self.entry.qualname if where.fn is not self.entry else None
-        self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry))
+        kind: Literal["free", "rewind"] = "rewind" if site.rewind else "free"
+        self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry, kind))
 
     def _report_drop(self, site: Site) -> None:
         node = site.node
@@ -534,6 +537,9 @@ class _Walk:
             out = []
             for value, state in self.ev_all(node.value, states):
                 name = ir.dotted_name(node.target)
+                target = node.target
+                if isinstance(target, cst.Attribute) and target.attr.value == V.NUM_COMPUTED_TOKENS:
+                    state = self.rewind(self.ev_pure(target.value, state), target, state)
                 if name is not None:
                     old = state.env.get(name)
                     if Val.is_ids(old) and Val.is_ids(value):
@@ -693,6 +699,8 @@ class _Walk:
             return state.bind(target.value, value)
         if isinstance(target, cst.Attribute):
             base = self.ev_pure(target.value, state)
+            if target.attr.value == V.NUM_COMPUTED_TOKENS:
+                state = self.rewind(base, target, state)
             if target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
                 state = self.reset(Val.key_of(base), target.attr.value, state)
             elif target.attr.value in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
@@ -797,6 +805,16 @@ class _Walk:
     def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
 
+    def rewind(self, base, node, state: State) -> State:
+        """`request.num_computed_tokens = ...` (or `-=`): the request is rewound in place and
+        keeps its blocks, hashes included: its dirty tail must be evicted like a freed one's.
+        Silent where the request is unknown."""
+        key = Val.key_of(base)
+        if key is None:
+            return state
+        site = Site(self.fn, node, self.stack[-1][1], rewind=True)
+        return state.replace(freed=state.freed | {(key, site)})
+
     def preempt(self, request, drop: bool, node, state: State, *, flag_undone_by_resets: bool = False) -> State:
         """`_preempt_request` frees the request's blocks and sets num_stale_output_tokens =
         num_in_flight_tokens (vLLM's scheduler.py): the request resumes cleanly when both
@@ -879,7 +897,7 @@ class _Walk:
 
     def _stale(self, key: str, node, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
-            if freed_key in (key, "*") or key == "*":
+            if not site.rewind and (freed_key in (key, "*") or key == "*"):
                 self._add(ReadAfterFree(site.fn, site.node, node, reading))
 
     def _broad(self, value, node, start: str) -> None:
