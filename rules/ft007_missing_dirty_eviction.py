@@ -448,7 +448,7 @@ def abort_all(s):
             inner = " (inside the helper, in another file)" if fact.through_helper else ""
             reached = f", reached from `{fact.entry}`," if fact.entry is not None else ""
             if fact.kind == "rewind":
-                what = f"`{ir.dotted_name(fact.node) or 'num_computed_tokens'}` = ... rewinds the request in place"
+                what = f"`{ir.code_of(fact.node)}` = ... rewinds the request in place"
                 what += " (it keeps its blocks and their hashes)"
             else:
                 what = f"{ir.call_text(fact.node)} frees requests"

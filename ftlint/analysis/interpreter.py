@@ -537,9 +537,9 @@ class _Walk:
             out = []
             for value, state in self.ev_all(node.value, states):
                 name = ir.dotted_name(node.target)
-                target = node.target
-                if isinstance(target, cst.Attribute) and target.attr.value == V.NUM_COMPUTED_TOKENS:
-                    state = self.rewind(self.ev_pure(target.value, state), target, state)
+                aug = node.target
+                if isinstance(aug, cst.Attribute) and aug.attr.value == V.NUM_COMPUTED_TOKENS:
+                    state = self.rewind(self.ev_pure(aug.value, state), aug, state)
                 if name is not None:
                     old = state.env.get(name)
                     if Val.is_ids(old) and Val.is_ids(value):
