@@ -19,7 +19,9 @@ class MissingDirtyEviction(Rule):
     `_preempt_request`, `preempt_request`, `kv_cache_manager.free`, `_free_request`,
     `_free_request_blocks`, also through an alias, a `functools.partial` or a bound
     method kept in a dict), or a request rewound in place for resume
-    (`req.num_computed_tokens = ...` or `-=`: it keeps its blocks and their hashes), when, at the end of that path, no eviction covered those
+    (`req.num_computed_tokens = ...` or `-=`) or put back in the waiting queue by hand
+    (`scheduler.waiting.prepend_request(req)`, `add_request`, `append`): both keep its
+    blocks and their hashes. It reports when, at the end of that path, no eviction covered those
     requests' unconfirmed tail. An eviction covers it when its block ids start at
     `(num_computed_tokens - num_in_flight_tokens) // block_size` (or earlier: that is
     FT004), in every KV-cache group (`single_type_managers`, not only `[0]`), for
@@ -438,6 +440,22 @@ def abort_all(s):
             expect=((5, 13, "rewinds the request in place"),),
             name="rewind-in-place-without-eviction",
         ),
+        Invalid(
+            """
+            from vllm.v1.request import RequestStatus
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    while sched.running:
+                        req = sched.running.pop()
+                        req.status = RequestStatus.PREEMPTED
+                        req.num_in_flight_tokens = 0
+                        sched.waiting.prepend_request(req)  # requeued by hand: its blocks stay allocated and hashed
+            """,
+            expect=((10, 13, "puts the request back to wait"),),
+            name="requeue-by-hand-without-eviction",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -450,6 +468,9 @@ def abort_all(s):
             if fact.kind == "rewind":
                 what = f"`{ir.code_of(fact.node)}` = ... rewinds the request in place"
                 what += " (it keeps its blocks and their hashes)"
+            elif fact.kind == "requeue":
+                what = f"{ir.call_text(fact.node)} puts the request back to wait without freeing it (it keeps its "
+                what += "blocks and their hashes)"
             else:
                 what = f"{ir.call_text(fact.node)} frees requests"
             self.report(

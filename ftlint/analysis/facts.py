@@ -29,8 +29,8 @@ class PathFact:
 
 @dataclass(frozen=True, eq=False)
 class TailLeftCached(PathFact):
-    """A free (or preempt) of requests, or a rewind of their `num_computed_tokens` in place
-    (`kind`), after which, at the end of a path out of the handler, no eviction dropped their
+    """A free (or preempt) of requests, a rewind of their `num_computed_tokens` in place or a
+    requeue by hand (`kind`), after which, at the end of a path out of the handler, no eviction dropped their
     unconfirmed tail (`gap` says how the eviction fell short)."""
 
     gap: TailGap
@@ -38,8 +38,9 @@ class TailLeftCached(PathFact):
     through_helper: bool
     #: the handler whose walk reached it, when `fn` is not that handler
     entry: str | None
-    #: "free": a free, preempt or abort; "rewind": `num_computed_tokens` set back in place
-    kind: Literal["free", "rewind"] = "free"
+    #: "free": a free, preempt or abort; "rewind": `num_computed_tokens` set back in place;
+    #: "requeue": put back in the waiting queue by hand (both keep the blocks and hashes)
+    kind: Literal["free", "rewind", "requeue"] = "free"
 
 
 @dataclass(frozen=True, eq=False)

@@ -66,8 +66,9 @@ class Site:
     fn: Function
     node: cst.CSTNode
     caller: Site | None = None
-    #: a rewind of `num_computed_tokens` in place (the request keeps its blocks), not a free
-    rewind: bool = False
+    #: not a free: "rewind" (`num_computed_tokens` set back in place) or "requeue" (put back
+    #: in the waiting queue): the request keeps its blocks, hashes included
+    rewind: Literal["", "rewind", "requeue"] = ""
 
 
 class State:
@@ -355,7 +356,7 @@ class _Walk:
     def _report_uncovered(self, site: Site, gap: TailGap) -> None:
         where = self._in_entry_module(site)
         entry = self.entry.qualname if where.fn is not self.entry else None
-        kind: Literal["free", "rewind"] = "rewind" if site.rewind else "free"
+        kind: Literal["free", "rewind", "requeue"] = site.rewind or "free"
         self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry, kind))
 
     def _report_drop(self, site: Site) -> None:
@@ -805,14 +806,14 @@ class _Walk:
     def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
 
-    def rewind(self, base, node, state: State) -> State:
+    def rewind(self, base, node, state: State, kind: Literal["rewind", "requeue"] = "rewind") -> State:
         """`request.num_computed_tokens = ...` (or `-=`): the request is rewound in place and
         keeps its blocks, hashes included: its dirty tail must be evicted like a freed one's.
         Silent where the request is unknown."""
         key = Val.key_of(base)
         if key is None:
             return state
-        site = Site(self.fn, node, self.stack[-1][1], rewind=True)
+        site = Site(self.fn, node, self.stack[-1][1], rewind=kind)
         return state.replace(freed=state.freed | {(key, site)})
 
     def preempt(self, request, drop: bool, node, state: State, *, flag_undone_by_resets: bool = False) -> State:
@@ -1310,6 +1311,8 @@ class _Walk:
 
     def method_call(self, func: cst.Attribute, method: str, receiver, args, keywords, node, state: State) -> list:
         tag = receiver[0] if receiver is not None else None
+        if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == "waiting":
+            state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
         if tag == "running":
             if method == "pop":
                 return [(self.new_request(node), state)]
@@ -1512,6 +1515,10 @@ class _Walk:
                 value = Val.join(value, v)
             out = [(value, _merge([s for _, s in out]))]
         return out
+
+
+#: a request put back in the waiting queue by hand (`scheduler.waiting.prepend_request(req)`)
+_REQUEUE = frozenset({"add_request", "prepend_request", "append", "appendleft", "insert"})
 
 
 def _split(args, values) -> tuple[list, dict]:
