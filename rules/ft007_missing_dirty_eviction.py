@@ -466,7 +466,7 @@ def abort_all(s):
             inner = " (inside the helper, in another file)" if fact.through_helper else ""
             reached = f", reached from `{fact.entry}`," if fact.entry is not None else ""
             if fact.kind == "rewind":
-                what = f"`{ir.code_of(fact.node)}` = ... rewinds the request in place"
+                what = f"setting `{ir.code_of(fact.node)}` rewinds the request in place"
                 what += " (it keeps its blocks and their hashes)"
             elif fact.kind == "requeue":
                 what = f"{ir.call_text(fact.node)} puts the request back to wait without freeing it (it keeps its "

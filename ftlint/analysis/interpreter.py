@@ -809,9 +809,10 @@ class _Walk:
     def rewind(self, base, node, state: State, kind: Literal["rewind", "requeue"] = "rewind") -> State:
         """`request.num_computed_tokens = ...` (or `-=`): the request is rewound in place and
         keeps its blocks, hashes included: its dirty tail must be evicted like a freed one's.
-        Silent where the request is unknown."""
+        Silent where the request is unknown or not a running one (a waiting request has no
+        blocks of the failed step)."""
         key = Val.key_of(base)
-        if key is None:
+        if key is None or key.startswith(("q:", "p:")):
             return state
         site = Site(self.fn, node, self.stack[-1][1], rewind=kind)
         return state.replace(freed=state.freed | {(key, site)})
