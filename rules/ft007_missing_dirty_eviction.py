@@ -453,7 +453,7 @@ def abort_all(s):
                         req.num_in_flight_tokens = 0
                         sched.waiting.prepend_request(req)  # requeued by hand: its blocks stay allocated and hashed
             """,
-            expect=((10, 13, "puts the request back to wait"),),
+            expect=((10, 13, "puts a request back to wait"),),
             name="requeue-by-hand-without-eviction",
         ),
     ]
@@ -465,18 +465,22 @@ def abort_all(s):
         for fact in self.context.fault_paths.interpreter.facts(fn, TailLeftCached):
             inner = " (inside the helper, in another file)" if fact.through_helper else ""
             reached = f", reached from `{fact.entry}`," if fact.entry is not None else ""
-            if fact.kind == "rewind":
-                what = f"setting `{ir.code_of(fact.node)}` rewinds the request in place"
-                what += " (it keeps its blocks and their hashes)"
-            elif fact.kind == "requeue":
-                what = f"{ir.call_text(fact.node)} puts the request back to wait without freeing it (it keeps its "
-                what += "blocks and their hashes)"
-            else:
-                what = f"{ir.call_text(fact.node)} frees requests"
             self.report(
                 fact.node,
-                f"{what}{inner}{reached} on a path {_GAPS[fact.gap]}: dirty KV stays in the prefix cache",
+                f"{_what(fact)}{inner}{reached} on a path {_GAPS[fact.gap]}: dirty KV stays in the prefix cache",
             )
+
+
+def _what(fact: TailLeftCached) -> str:
+    """What the reported node does to the requests."""
+    kept = " (it keeps its blocks and their hashes)"
+    if fact.kind == "rewind" and not fact.through_helper:
+        return f"setting `{ir.code_of(fact.node)}` rewinds the request in place{kept}"
+    if fact.kind == "rewind":
+        return f"{ir.call_text(fact.node)} rewinds a request in place{kept}"
+    if fact.kind == "requeue":
+        return f"{ir.call_text(fact.node)} puts a request back to wait without freeing it{kept}"
+    return f"{ir.call_text(fact.node)} frees requests"
 
 
 #: how the path's eviction fell short, as the message says it

@@ -58,3 +58,21 @@ def test_no_placeholder_underflow_after_the_older_api_preempt(tmp_path):
     """vLLM 0.26's preempt leaves num_output_placeholders set: a decrement after it may be right."""
     write_project(tmp_path, {"h.py": UNDERFLOW}, config='vllm-api = "0.26"\n')
     assert findings_json("--select", "FT009", "h.py", cwd=tmp_path) == (0, [])
+
+
+def test_a_rewind_in_a_helper_of_another_file_is_reported_at_the_call(tmp_path):
+    handler = (
+        "from resume import rewind_all\n\n\nclass FaultHandler:\n    def on_fault(self, exc):\n"
+        "        rewind_all(self.engine.scheduler)\n"
+    )
+    helper = (
+        "def rewind_all(sched):\n    for req in sched.running:\n"
+        "        req.num_computed_tokens -= req.num_in_flight_tokens\n        req.num_in_flight_tokens = 0\n"
+    )
+    write_project(tmp_path, {"h.py": handler, "resume.py": helper})
+    code, findings = findings_json("--select", "FT007", "h.py", cwd=tmp_path)
+    assert code == 1 and codes_at(findings) == [("h.py", 6, "FT007")]
+    assert findings[0]["message"].startswith(
+        "`rewind_all()` rewinds a request in place (it keeps its blocks and their hashes) (inside the helper, in "
+        "another file)"
+    )
