@@ -74,6 +74,9 @@ class Site:
     fn: Function
     node: cst.CSTNode
     caller: Site | None = None
+    #: not a free: "rewind" (`num_computed_tokens` set back in place) or "requeue" (put back
+    #: in the waiting queue): the request keeps its blocks, hashes included
+    rewind: Literal["", "rewind", "requeue"] = ""
 
 
 class State:
@@ -110,7 +113,7 @@ class State:
         return self._key
 
     def freed_keys(self) -> set:
-        return {k for k, _ in self.freed}
+        return {k for k, site in self.freed if not site.rewind}
 
 
 def _dedupe(states):
@@ -421,7 +424,8 @@ class _Walk:
     def _report_uncovered(self, site: Site, gap: TailGap) -> None:
         where = self._in_entry_module(site)
         entry = self.entry.qualname if where.fn is not self.entry else None
-        self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry))
+        kind: Literal["free", "rewind", "requeue"] = site.rewind or "free"
+        self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry, kind))
 
     def _report_drop(self, site: Site) -> None:
         node = site.node
@@ -602,6 +606,9 @@ class _Walk:
             out = []
             for value, state in self.ev_all(node.value, states):
                 name = ir.dotted_name(node.target)
+                aug = node.target
+                if isinstance(aug, cst.Attribute) and aug.attr.value == V.NUM_COMPUTED_TOKENS:
+                    state = self.rewind(self.ev_pure(aug.value, state), aug, state)
                 if name is not None:
                     old = state.env.get(name)
                     if Val.is_ids(old) and Val.is_ids(value):
@@ -761,6 +768,8 @@ class _Walk:
             return state.bind(target.value, value)
         if isinstance(target, cst.Attribute):
             base = self.ev_pure(target.value, state)
+            if target.attr.value == V.NUM_COMPUTED_TOKENS:
+                state = self.rewind(base, target, state)
             if target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
                 state = self.reset(Val.key_of(base), target.attr.value, state)
             elif target.attr.value in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
@@ -865,6 +874,17 @@ class _Walk:
     def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
 
+    def rewind(self, base, node, state: State, kind: Literal["rewind", "requeue"] = "rewind") -> State:
+        """`request.num_computed_tokens = ...` (or `-=`): the request is rewound in place and
+        keeps its blocks, hashes included: its dirty tail must be evicted like a freed one's.
+        Silent where the request is unknown or not a running one (a waiting request has no
+        blocks of the failed step)."""
+        key = Val.key_of(base)
+        if key is None or key.startswith(("q:", "p:")):
+            return state
+        site = Site(self.fn, node, self.stack[-1][1], rewind=kind)
+        return state.replace(freed=state.freed | {(key, site)})
+
     def preempt(self, request, drop: bool, node, state: State, *, flag_undone_by_resets: bool = False) -> State:
         """`_preempt_request` frees the request's blocks and sets num_stale_output_tokens =
         num_in_flight_tokens (vLLM's scheduler.py): the request resumes cleanly when both
@@ -947,7 +967,7 @@ class _Walk:
 
     def _stale(self, key: str, node, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
-            if freed_key in (key, "*") or key == "*":
+            if not site.rewind and (freed_key in (key, "*") or key == "*"):
                 self._add(ReadAfterFree(site.fn, site.node, node, reading))
 
     def _broad(self, value, node, start: str) -> None:
@@ -1360,6 +1380,8 @@ class _Walk:
 
     def method_call(self, func: cst.Attribute, method: str, receiver, args, keywords, node, state: State) -> list:
         tag = receiver[0] if receiver is not None else None
+        if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == "waiting":
+            state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
         if tag == "running":
             if method == "pop":
                 return [(self.new_request(node), state)]
@@ -1586,6 +1608,10 @@ class _Walk:
                 value = Val.join(value, v)
             out = [(value, _merge([s for _, s in out]))]
         return out
+
+
+#: a request put back in the waiting queue by hand (`scheduler.waiting.prepend_request(req)`)
+_REQUEUE = frozenset({"add_request", "prepend_request", "append", "appendleft", "insert"})
 
 
 def _split(args, values) -> tuple[list, dict]:
