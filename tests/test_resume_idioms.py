@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-from tests.helpers import findings_json, write_project
+from tests.helpers import codes_at, findings_json, write_project
 
 HEAD = "import copy\nimport functools\nimport operator\n\n"
 
@@ -119,6 +119,9 @@ CASES = {
         ),
         [],
     ),
+    # the request rebound by a loop over a one-item list is still the request
+    "loop_over_one_item_list": (_handler("for req in [req]:", "    " + PREEMPT), ["FT008"]),
+    "loop_over_one_item_list_reset": (_handler("for req in [req]:", "    " + PREEMPT, "    " + RESET), []),
     # reset_prefix_cache reached however it is spelled (FT005)
     "rpc_partial": (_handler(PREEMPT, RESET, "functools.partial(sched.reset_prefix_cache)()"), ["FT005"]),
     "rpc_methodcaller": (_handler(PREEMPT, RESET, 'operator.methodcaller("reset_prefix_cache")(sched)'), ["FT005"]),
@@ -129,7 +132,12 @@ CASES = {
         ["FT005"],
     ),
     "rpc_dict_computed": (
-        _handler(PREEMPT, RESET, 'ops = {"do_reset": sched.reset_prefix_cache}', 'ops["_".join(("do", "reset"))]()'),
+        _handler(
+            PREEMPT,
+            RESET,
+            'ops = {"do_reset": sched.reset_prefix_cache, "skip": None}',
+            'ops["_".join(("do", "reset"))]()',
+        ),
         [],
     ),
 }
@@ -156,3 +164,35 @@ def test_partial_preempt_names_the_request_not_the_timestamp(tmp_path):
     assert code == 1
     [finding] = found
     assert "preempts `req` for resume" in finding["message"], finding["message"]
+
+
+DISPATCH = """
+class Sentinel:
+    def on_fault(self, exc):
+        sched = self.scheduler
+        self._evict_tails()
+        actions = {True: self._resume_all, False: self._abort_all}
+        actions[bool(self.resume)](sched)
+
+    def _evict_tails(self):
+        self.kv.evict_blocks(set())
+
+    def _abort_all(self, sched):
+        sched.finish_requests(None, "aborted")
+
+    def _resume_all(self, sched):
+        for req in list(sched.running):
+            sched._preempt_request(req, 0.0)
+            RESET
+"""
+
+
+@pytest.mark.parametrize(("reset", "expected"), [("pass", [("h.py", 16, "FT008")]), (RESET, [])])
+def test_a_table_of_methods_with_a_computed_key_walks_each_method(tmp_path, reset, expected):
+    """`{True: self._resume_all, False: self._abort_all}[bool(flag)](sched)`: either method may
+    run (as with `if flag:`), so each is in the fault path and walked. A table that also holds a
+    non-callable (`"skip": None`) stays unknown (the dict_computed cases above)."""
+    root = write_project(tmp_path, {"h.py": DISPATCH.replace("RESET", reset)})
+    code, found = findings_json("--select", "FT008", ".", cwd=root)
+    assert code == (1 if expected else 0)
+    assert codes_at(found) == expected

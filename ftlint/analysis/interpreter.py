@@ -745,6 +745,12 @@ class _Walk:
             return ("mgr", "all")
         if tag == "tuple" and iterable[1] and all(v is not None and v[0] == "str" for v in iterable[1]):
             return ("strs", tuple(v[1] for v in iterable[1]))  # `for field in COUNTERS: setattr(r, field, 0)`
+        if tag == "tuple" and iterable[1]:
+            # `for req in [req]:`: the one item (several: what they have in common, else unknown)
+            joined = iterable[1][0]
+            for value in iterable[1][1:]:
+                joined = Val.join(joined, value)
+            return joined
         if tag == "items" and iterable[1] and all(isinstance(k, str) for k, _ in iterable[1]):
             # `for field, value in {"num_in_flight_tokens": 0, ...}.items(): setattr(r, field, value)`
             joined = iterable[1][0][1]
@@ -1088,7 +1094,9 @@ class _Walk:
         vals = [el.value for el in node.elements]
         for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
             key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
-            if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
+            if len(key_values) == len(item_values) and all(
+                k is not None and k[0] in ("str", "bool") for k in key_values
+            ):
                 out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
             else:
                 out.append((None, s))
@@ -1246,8 +1254,13 @@ class _Walk:
             return ("mgr", "first" if isinstance(index_node, cst.Integer) else "all")
         if tag == "running":
             return ("req", f"at:{id(index_node)}")
-        if tag == "dict" and index is not None and index[0] == "str":
+        if tag == "dict" and index is not None and index[0] in ("str", "bool"):
             return dict(base[1]).get(index[1])
+        if tag == "dict" and base[1] and all(_is_callable(v) for _, v in base[1]):
+            # `{True: self._resume, False: self._abort}[bool(flag)](...)`: a key the walk cannot
+            # compute picks one of the table's callables; each is a path (as `if flag:` forks).
+            # A table that also holds a non-callable (`"skip": None`) stays unknown.
+            return ("either", tuple(v for _, v in base[1]))
         if tag == "ids" and Val.is_ids(index):
             return index  # `pool.blocks[block_id]`: the block of each id
         if tag == "ids":
@@ -1467,6 +1480,15 @@ class _Walk:
             return self.call_value(callee[1], list(callee[2]) + list(args), merged, node, state)
         if tag == "fn":
             return self.inline(callee[1], callee[2], args, keywords, node, state)
+        if tag == "either":
+            out: list = []
+            options: list = []
+            for option in callee[1]:
+                if option not in options:
+                    options.append(option)
+            for option in options:
+                out.extend(self.call_value(option, args, keywords, node, state))
+            return out
         if tag == "mcall" and callee[1] in V.EFFECTS and args:
             # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
             return [self.primitive(callee[1], list(callee[2]), dict(callee[3]), node, state)]
@@ -1685,7 +1707,7 @@ def _quality(value) -> str:
 
 
 def _is_callable(value) -> bool:
-    return value is not None and value[0] in ("fn", "prim", "partial", "mcall")
+    return value is not None and value[0] in ("fn", "prim", "partial", "mcall", "either")
 
 
 def _truth(value) -> bool | None:
