@@ -80,3 +80,9 @@ class ReadAfterFree(PathFact):
 
     reader: cst.CSTNode
     reading: Literal["evict", "zero"]
+
+
+@dataclass(frozen=True, eq=False)
+class PrefixCacheResetCalled(PathFact):
+    """A call (`node`) that reaches `reset_prefix_cache` however it is spelled: directly, through
+    an alias, `getattr`, `functools.partial`, `operator.methodcaller` or a table of methods."""

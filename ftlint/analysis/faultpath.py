@@ -197,6 +197,11 @@ class FaultPaths:
         """The project functions the calls in `seq` (code of `fn`) may run: each resolved
         callee, and both alternatives of a conditional one (either may run)."""
         for effect in ir.iter_effects(seq):
+            if effect.kind == "reference" and effect.callee is not None:
+                referenced = self.project.resolve_call(fn, effect.callee)  # a method table's entry
+                if referenced is not None:
+                    yield referenced[0]
+                continue
             if effect.kind != "call":
                 continue
             target = self.target(fn, effect)

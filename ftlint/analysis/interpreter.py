@@ -33,6 +33,7 @@ from ftlint.analysis.facts import (
     CountersLeftSet,
     Extent,
     PathFact,
+    PrefixCacheResetCalled,
     ReadAfterFree,
     StaleFrameDropped,
     TailGap,
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=PathFact)
 
 MAX_STATES = 32
+#: a keyword of _split's result: an unknown `**mapping` was passed (any keyword may be in it)
+UNKNOWN_KEYWORDS = "**"
 MAX_CALL_DEPTH = 24
 MAX_STEPS = 200_000  # expression evaluations per entry function
 
@@ -54,6 +57,11 @@ _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterTha
 _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"}
 )
+_BUILTINS = frozenset(
+    {"setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min", "methodcaller", "vars"}
+)
+#: `copy.copy(request)`: another object, on which resets miss the request
+_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _ADDING = frozenset(
     {"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"}
 )
@@ -770,7 +778,9 @@ class _Walk:
             base = self.ev_pure(target.value, state)
             if target.attr.value == V.NUM_COMPUTED_TOKENS:
                 state = self.rewind(base, target, state)
-            if target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
+            if target.attr.value in V.ALL_COUNTER_FIELDS and base is None and value in (Val.ZERO, None):
+                state = self.may_reset(None, state, f"`{ir.code_of(target)}` is written on an object it cannot tell")
+            elif target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
                 state = self.reset(Val.key_of(base), target.attr.value, state)
             elif target.attr.value in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
                 key = Val.key_of(base)
@@ -812,6 +822,18 @@ class _Walk:
             return ("mgr", "all")
         if tag == "tuple" and iterable[1] and all(v is not None and v[0] == "str" for v in iterable[1]):
             return ("strs", tuple(v[1] for v in iterable[1]))  # `for field in COUNTERS: setattr(r, field, 0)`
+        if tag == "tuple" and iterable[1]:
+            # `for req in [req]:`: the one item (several: what they have in common, else unknown)
+            joined = iterable[1][0]
+            for value in iterable[1][1:]:
+                joined = Val.join(joined, value)
+            return joined
+        if tag == "items" and iterable[1] and all(isinstance(k, str) for k, _ in iterable[1]):
+            # `for field, value in {"num_in_flight_tokens": 0, ...}.items(): setattr(r, field, value)`
+            joined = iterable[1][0][1]
+            for _, value in iterable[1][1:]:
+                joined = Val.join(joined, value)
+            return ("tuple", (("strs", tuple(k for k, _ in iterable[1])), joined))
         if tag == "enum":
             inner = self.element(iterable[1], node, None, scope)
             names = _target_names(target)
@@ -918,6 +940,37 @@ class _Walk:
             return state
         return state.replace(pending=state.pending | {(key, self.site(node), missing)})
 
+    def write_fields(self, target, args, keywords, state: State) -> State:
+        """Fields written on `target` (a request, or unknown) from a mapping: `setattr(r, f, v)`,
+        `vars(r).update(...)`, a helper's `**fields`. A 0 resets a counter; a write the walk cannot
+        read (an unknown name, value, mapping or object) may reset one: the preempts it may
+        concern are no longer reported (precision first)."""
+        key = Val.key_of(target)
+        mapping = args[0] if args else ("dict", ())
+        if mapping is None or mapping[0] != "dict" or UNKNOWN_KEYWORDS in keywords:
+            return self.may_reset(key, state, "fields written from a mapping it cannot read")
+        items = [*mapping[1], *keywords.items()]
+        for field_name, value in items:
+            if field_name not in V.ALL_COUNTER_FIELDS:
+                continue
+            if key is None or value is None:
+                state = self.may_reset(
+                    key, state, f"`{field_name}` written with a value or on an object it cannot tell"
+                )
+            elif value == Val.ZERO:
+                state = self.reset(key, field_name, state)
+            else:
+                state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, field_name)))
+        return state
+
+    def may_reset(self, key: str | None, state: State, why: str) -> State:
+        """A write that may set the counters of request `key` (None: of any request) to 0."""
+        kept = frozenset(p for p in state.pending if key is not None and p[0] not in (key, "*"))
+        if kept == state.pending:
+            return state
+        self.interp.note(f"{self.fn.qualname}: {why}; the counters it may reset are not reported")
+        return state.replace(pending=kept)
+
     def reset(self, key: str | None, counter: str, state: State) -> State:
         if key is None:
             return state
@@ -954,6 +1007,8 @@ class _Walk:
         the hash of every block in the pool, which succeeds only once no request holds
         blocks (block_pool.py): a BroadEviction when it runs after every request was freed
         or preempted, or with reset_running_requests=True."""
+        here = self.site(node)
+        self._add(PrefixCacheResetCalled(here.fn, node))
         keyword, index = V.RESET_RUNNING_REQUESTS
         flag = keywords.get(keyword, args[index] if len(args) > index else None)
         preempts = flag == ("bool", True)
@@ -1127,7 +1182,9 @@ class _Walk:
         vals = [el.value for el in node.elements]
         for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
             key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
-            if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
+            if len(key_values) == len(item_values) and all(
+                k is not None and k[0] in ("str", "bool") for k in key_values
+            ):
                 out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
             else:
                 out.append((None, s))
@@ -1151,6 +1208,8 @@ class _Walk:
         return self._names[key]
 
     def attribute(self, base, attr: str, node):
+        if attr == "__dict__":
+            return ("vars", base)
         if attr == V.SCHEDULER_RUNNING:
             return Val.RUNNING
         if attr == V.SINGLE_TYPE_MANAGERS:
@@ -1283,8 +1342,13 @@ class _Walk:
             return ("mgr", "first" if isinstance(index_node, cst.Integer) else "all")
         if tag == "running":
             return ("req", f"at:{id(index_node)}")
-        if tag == "dict" and index is not None and index[0] == "str":
+        if tag == "dict" and index is not None and index[0] in ("str", "bool"):
             return dict(base[1]).get(index[1])
+        if tag == "dict" and base[1] and all(_is_callable(v) for _, v in base[1]):
+            # `{True: self._resume, False: self._abort}[bool(flag)](...)`: a key the walk cannot
+            # compute picks one of the table's callables; each is a path (as `if flag:` forks).
+            # A table that also holds a non-callable (`"skip": None`) stays unknown.
+            return ("either", tuple(v for _, v in base[1]))
         if tag == "ids" and Val.is_ids(index):
             return index  # `pool.blocks[block_id]`: the block of each id
         if tag == "ids":
@@ -1360,10 +1424,7 @@ class _Walk:
             return out
         if isinstance(func, cst.Name) and func.value not in state.env:
             builtin = func.value
-            if (
-                builtin in ("setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min")
-                or builtin in _PASSTHROUGH
-            ):
+            if builtin in _BUILTINS or builtin in _PASSTHROUGH:
                 out = []
                 for values, s in self.ev_seq([a.value for a in node.args], state):
                     self._current = s
@@ -1426,8 +1487,16 @@ class _Walk:
             or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0])
         ) and (receiver is None or tag not in ("fn", "partial")):
             return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
-        if method == "partial" and ir.dotted_name(func) == "functools.partial":
-            return [self.builtin("partial", args, keywords, node, state)]
+        dotted = ir.dotted_name(func)
+        if dotted in ("functools.partial", "operator.methodcaller"):
+            return [self.builtin(method, args, keywords, node, state)]
+        if dotted in _COPIES:
+            key = Val.key_of(args[0]) if args else None
+            return [(("req", f"copy:{id(node)}") if key is not None else None, state)]
+        if tag == "vars" and method == "update":
+            return [(Val.NONE, self.write_fields(receiver[1], args, keywords, state))]
+        if tag == "dict" and method == "items":
+            return [(("items", receiver[1]), state)]
         callee = None
         if callee is None:
             ref = ir.callee_ref(func)
@@ -1439,12 +1508,18 @@ class _Walk:
         return self.call_value(callee, args, keywords, node, state)
 
     def builtin(self, name: str, args, keywords, node, state: State):
-        if name == "setattr" and len(args) >= 3 and args[1] is not None and args[1][0] in ("str", "strs"):
-            fields = (args[1][1],) if args[1][0] == "str" else args[1][1]
-            for counter in fields:
-                if counter in V.ALL_COUNTER_FIELDS and args[2] == Val.ZERO:
-                    state = self.reset(Val.key_of(args[0]), counter, state)
-            return Val.NONE, state
+        if name == "setattr" and len(args) >= 3:
+            if args[1] is not None and args[1][0] in ("str", "strs"):
+                fields = (args[1][1],) if args[1][0] == "str" else args[1][1]
+                items = tuple((f, args[2]) for f in fields)
+                return Val.NONE, self.write_fields(args[0], [("dict", items)], {}, state)
+            return Val.NONE, self.write_fields(args[0], [None], {}, state)  # a field the walk cannot name
+        if name == "vars" and len(args) == 1:
+            return ("vars", args[0]), state
+        if name == "methodcaller":
+            if args and args[0] is not None and args[0][0] == "str":
+                return ("mcall", args[0][1], tuple(args[1:]), tuple(sorted(keywords.items()))), state
+            return None, state
         if name in ("max", "min"):
             kinds = [a[1] for a in args if a is not None and a[0] == "num"]
             if "early" in kinds:
@@ -1495,6 +1570,18 @@ class _Walk:
             return self.call_value(callee[1], list(callee[2]) + list(args), merged, node, state)
         if tag == "fn":
             return self.inline(callee[1], callee[2], args, keywords, node, state)
+        if tag == "either":
+            out: list = []
+            options: list = []
+            for option in callee[1]:
+                if option not in options:
+                    options.append(option)
+            for option in options:
+                out.extend(self.call_value(option, args, keywords, node, state))
+            return out
+        if tag == "mcall" and callee[1] in V.EFFECTS and args:
+            # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
+            return [self.primitive(callee[1], list(callee[2]), dict(callee[3]), node, state)]
         return self.unresolved(node, state)
 
     def resolve(self, ref):
@@ -1586,6 +1673,7 @@ class _Walk:
         defaults = _defaults(fn)
         for index, param in enumerate(params):
             env[param] = args[index] if index < len(args) else keywords.get(param, defaults.get(param))
+        env.update(_star_params(fn, params, args, keywords))
         if fn.is_method and via_instance and fn.params:
             env[fn.params[0]] = None
         self.stack.append((fn, self.site(node)))
@@ -1615,15 +1703,39 @@ _REQUEUE = frozenset({"add_request", "prepend_request", "append", "appendleft", 
 
 
 def _split(args, values) -> tuple[list, dict]:
-    positional, keywords = [], {}
+    """(positional values, keyword values); `**{"k": v}` and `*(a, b)` of known literals are
+    spread; an unknown `**mapping` puts UNKNOWN_KEYWORDS in the keywords (any keyword may be
+    in it), an unknown `*iterable` ends the positional values known."""
+    positional: list = []
+    keywords: dict = {}
     for arg, value in zip(args, values, strict=False):
         if arg.keyword is not None:
             keywords[arg.keyword.value] = value
         elif arg.star == "":
             positional.append(value)
+        elif arg.star == "**" and value is not None and value[0] == "dict":
+            keywords.update(value[1])
+        elif arg.star == "**":
+            keywords[UNKNOWN_KEYWORDS] = None
+        elif value is not None and value[0] == "tuple":
+            positional.extend(value[1])
         else:
             positional.append(None)
     return positional, keywords
+
+
+def _star_params(fn, params, args, keywords) -> dict:
+    """`*rest` and `**fields` of a called function: the extra positional values (a tuple) and
+    the extra keywords (a dict), unknown when the caller passed an unknown `**mapping`."""
+    out: dict = {}
+    node_params = fn.node.params
+    star = node_params.star_arg
+    if isinstance(star, cst.Param):
+        out[star.name.value] = ("tuple", tuple(args[len(params) :]))
+    if node_params.star_kwarg is not None:
+        extra = tuple((k, v) for k, v in keywords.items() if k not in params)
+        out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else ("dict", extra)
+    return out
 
 
 def _target_names(target) -> list[str]:
@@ -1652,10 +1764,31 @@ def _comparisons(node) -> list:
 
 
 def _request_node(node) -> cst.BaseExpression | None:
-    if isinstance(node, cst.Call):
-        arg = ir.request_argument(node)
-        return arg.value if arg is not None else None
-    return None
+    """The request argument of a preempt call, however the call is spelled:
+    `functools.partial(s._preempt_request, req)(ts)` (the partial's arguments come first),
+    `operator.methodcaller("_preempt_request", req, ts)(s)` (the methodcaller's), and
+    `s._preempt_request(**{"request": req, ...})` (a literal dict's item)."""
+    if not isinstance(node, cst.Call):
+        return None
+    args = list(node.args)
+    if isinstance(node.func, cst.Call):
+        maker = ir.called_name(node.func.func)
+        if maker == "partial":
+            args = [*node.func.args[1:], *node.args]
+        elif maker == "methodcaller":
+            args = list(node.func.args[1:])
+    spread = []
+    for arg in args:
+        if arg.star == "**" and isinstance(arg.value, cst.Dict):
+            for element in arg.value.elements:
+                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                    name = element.key.evaluated_value
+                    if isinstance(name, str) and name.isidentifier():
+                        spread.append(cst.Arg(value=element.value, keyword=cst.Name(name)))
+        else:
+            spread.append(arg)
+    found = ir.request_argument(cst.Call(func=node.func, args=spread))
+    return found.value if found is not None else None
 
 
 def _fill_accumulators(entry: list, exits: list) -> list:
@@ -1692,7 +1825,7 @@ def _quality(value) -> str:
 
 
 def _is_callable(value) -> bool:
-    return value is not None and value[0] in ("fn", "prim", "partial")
+    return value is not None and value[0] in ("fn", "prim", "partial", "mcall", "either")
 
 
 def _truth(value) -> bool | None:
