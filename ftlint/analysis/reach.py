@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ftlint.core.config import handler_name_matcher
+from ftlint.index.outline import dotted
 from ftlint.index.prefilter import StepCalls
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
 
@@ -177,18 +178,7 @@ def _callee_ref(func: ast.expr) -> CallRef | None:
             return ("self", func.attr)
         if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
             return ("super", func.attr)
-        dotted = _dotted(func)
-        if dotted:
-            return ("dotted", dotted)
-    return None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
+        name = dotted(func)
+        if name:
+            return ("dotted", name)
     return None

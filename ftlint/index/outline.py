@@ -316,7 +316,7 @@ def _rechunk(previous: Chunked, text: str) -> Chunked | None:
     return Chunked(text, [*old_chunks[:first], *redone, *after])
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted(node: ast.expr) -> str | None:
     """ir.dotted_name for an ast expression: `a.b.c`, else None."""
     parts = []
     while isinstance(node, ast.Attribute):
@@ -354,14 +354,14 @@ class _Outliner:
                         FUNCTION_OP,
                         statement.name,
                         [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
-                        sorted({_dotted(d) for d in statement.decorator_list}, key=str),
+                        sorted({dotted(d) for d in statement.decorator_list}, key=str),
                         first + self.shift,
                         (statement.end_lineno or statement.lineno) + self.shift,
                     ]
                 )
                 self._inside(statement.body)
             elif isinstance(statement, ast.ClassDef):
-                ops.append([CLASS_OP, statement.name, [b for b in map(_dotted, statement.bases) if b]])
+                ops.append([CLASS_OP, statement.name, [b for b in map(dotted, statement.bases) if b]])
                 self._inside(statement.body)
             elif isinstance(statement, ast.Import):
                 if not self.depth:
