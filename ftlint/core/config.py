@@ -694,10 +694,11 @@ def _vllm_api(v: _Validator, key: str, value: object) -> object:
 
 def _vllm_source(v: _Validator, key: str, value: object) -> str:
     """The directory holding the `vllm` package (a checkout, an unpacked sdist), or that
-    package itself; relative to the configuration file's directory."""
+    package itself; relative to the configuration file's directory.  "" is not set (the
+    installed vLLM, else the shipped summaries), as ``--show-settings`` prints it."""
     text = v.string(key, value)
     if not text:
-        raise v.error(key, "expected a path to a vLLM source tree")
+        return ""
     path = Path(os.path.abspath(os.path.join(v.path.parent, os.path.expanduser(text))))
     if path.name == "vllm" and (path / "__init__.py").is_file():
         path = path.parent
