@@ -235,17 +235,7 @@ class FaultPaths:
     def _inherited_handlers(self, cls: ClassInfo, matches: Callable[[ClassInfo, str], bool]) -> list[Function]:
         """The entry points `cls` inherits (defined in a base class) whose walk differs for
         `cls`: it or a class between overrides a method of the defining class."""
-        chain: list[ClassInfo] = []  # cls, then its bases depth first
-        stack = [cls]
-        while stack and len(chain) < 32:
-            current = stack.pop()
-            if current in chain:
-                continue
-            chain.append(current)
-            for base in reversed(current.bases):
-                base_cls = self.project.resolve_class(current.module, base)
-                if base_cls is not None:
-                    stack.append(base_cls)
+        chain = self.project.class_chain(cls)
         found = []
         for name in {n for c in chain[1:] for n in c.methods}:
             fn = self.project.method(cls, name)

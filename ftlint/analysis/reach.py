@@ -121,18 +121,7 @@ class _Walk:
 
     def _inherits_handler(self, cls: ClassInfo) -> bool:
         """Whether `cls` inherits an entry point from a (resolved) base class."""
-        chain: list[ClassInfo] = []
-        stack = [cls]
-        while stack and len(chain) < 32:
-            current = stack.pop()
-            if current in chain:
-                continue
-            chain.append(current)
-            for base in current.bases:
-                base_cls = self.project.resolve_class(current.module, base)
-                if base_cls is not None:
-                    stack.append(base_cls)
-        names = {name for c in chain[1:] for name in c.methods}
+        names = {name for c in self.project.class_chain(cls)[1:] for name in c.methods}
         return any(self.matches(f"{cls.name}.{n}") or self.matches(f"{cls.qualname}.{n}") for n in names)
 
     def _refs(self, node: ast.AST) -> Iterator[CallRef]:

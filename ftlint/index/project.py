@@ -659,6 +659,21 @@ class Project:
             target = self.attribute(target, attr, depth + 1)
         return target if isinstance(target, ClassInfo) else None
 
+    def class_chain(self, cls: ClassInfo, limit: int = 32) -> list[ClassInfo]:
+        """`cls`, then its (resolved) base classes depth first, each once, at most `limit`."""
+        chain: list[ClassInfo] = []
+        stack = [cls]
+        while stack and len(chain) < limit:
+            current = stack.pop()
+            if current in chain:
+                continue
+            chain.append(current)
+            for base in reversed(current.bases):
+                base_cls = self.resolve_class(current.module, base)
+                if base_cls is not None:
+                    stack.append(base_cls)
+        return chain
+
     def method(self, cls: ClassInfo, name: str, depth: int = 0, *, skip_own: bool = False) -> Function | None:
         if depth > MAX_RESOLUTION_DEPTH:
             return None
