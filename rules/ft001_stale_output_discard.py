@@ -436,7 +436,7 @@ def resume_all(scheduler):
 
 
 def _assignment_fix(
-    node: cst.BaseSmallStatement, target: cst.Attribute, value: cst.BaseExpression, parent_of
+    node: cst.BaseSmallStatement, target: cst.Attribute, value: cst.BaseExpression, parent_of: cstedits.GetParent
 ) -> list[Replacement] | None:
     """Remove the discard write and nothing else: a chained assignment keeps its other
     targets; a value or a target base that acts (`audit_log(r)`, `running.pop()`) stays as

@@ -7,7 +7,7 @@ from typing import cast
 import libcst as cst
 
 from ftlint.core import vocabulary as V
-from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule import FileContext, Invalid, Rule, Valid
 from ftlint.syntax import ir
 from ftlint.syntax import matchers as m
 
@@ -258,7 +258,7 @@ def evict_blocks_of(kv, block_ids):
         ),
     ]
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: FileContext) -> None:
         super().__init__(context)
         self._reported: set[int] = set()
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import cast
 
 import libcst as cst
 
-from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule import FileContext, Invalid, Rule, Valid
 from ftlint.syntax import ir
 from ftlint.syntax import matchers as m
 
@@ -53,7 +54,7 @@ def _is_index(node: cst.BaseExpression) -> bool:
     return False
 
 
-def _pairs(node: cst.Comparison):
+def _pairs(node: cst.Comparison) -> Iterator[tuple[cst.BaseExpression, cst.BaseCompOp, cst.BaseExpression]]:
     left = node.left
     for target in node.comparisons:
         yield left, target.operator, target.comparator
@@ -80,7 +81,7 @@ def range_check_index(node: cst.Comparison) -> cst.BaseExpression | None:
             if m.matches(left, _LEN_BOUND) and _is_index(right):
                 return right
         elif m.matches(operator, _MEMBER) and m.matches(right, _RANGE):
-            stop = _range_stop(right)
+            stop = _range_stop(cast(cst.Call, right))  # _RANGE matched a call
             if stop is not None and m.matches(stop, _LEN_BOUND) and _is_index(left):
                 return left
     return None
@@ -297,7 +298,7 @@ def evict_ids(kv, request):
         ),
     ]
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: FileContext) -> None:
         super().__init__(context)
         self._asserts = 0
         self._while_tests: set[int] = set()
@@ -331,7 +332,7 @@ def evict_ids(kv, request):
             self._covered.update(id(op) for op in bounded)
             self.report(node)
 
-    def _flatten(self, node: cst.BaseExpression, out: list) -> None:
+    def _flatten(self, node: cst.BaseExpression, out: list[cst.BaseExpression]) -> None:
         if isinstance(node, cst.BooleanOperation):
             self._covered.add(id(node))
             self._flatten(node.left, out)

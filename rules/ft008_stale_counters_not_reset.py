@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from ftlint.analysis.facts import CountersLeftSet
-from ftlint.lint.rule import Invalid, Rule, Valid
+from ftlint.lint.rule import Invalid, Replacement, Rule, Valid
 from ftlint.lint.rule_examples import (
     ABORTED,
     EVICT_TAIL,
@@ -361,7 +363,13 @@ class StaleCountersNotReset(Rule):
             )
             self.report(fact.node, message, fix=fix, fix_title=title, unsafe_fix=unsafe)
 
-    def _fix(self, call: cst.CSTNode, request: cst.BaseExpression | None, counters: tuple[str, ...], function):
+    def _fix(
+        self,
+        call: cst.CSTNode,
+        request: cst.BaseExpression | None,
+        counters: tuple[str, ...],
+        function: cst.CSTNode | None,
+    ) -> tuple[Sequence[Replacement], bool, str]:
         """(replacements, unsafe, the name reset): the missing resets after the preempt's
         statement, in place when writing the request expression again evaluates nothing
         (a name, an attribute chain); otherwise (`running.pop()`) an unsafe fix that binds

@@ -30,13 +30,13 @@ def noqa_edit(text: str, line: int, code: str) -> Edit | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _layout(text: str):
+def _layout(text: str) -> tuple[set[int], dict[int, tokenize.TokenInfo], dict[int, int]]:
     """Tokenized once per text (a document version): every finding's action reuses it.
     (lines a comment may end, {line: its comment token}, {line: first line of its statement})."""
     ends: set[int] = set()
     comments: dict[int, tokenize.TokenInfo] = {}
     starts: dict[int, int] = {}
-    first = None
+    first: int | None = None
     for tok in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
         if first is None and tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
             first = tok.start[0]

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ftlint.core import vocabulary as V
 from ftlint.core.finding import Finding, RuleDoc, Severity
@@ -34,7 +34,11 @@ from ftlint.report import code_span
 from ftlint.review.diff import Diff, FileDiff, show_file
 
 if TYPE_CHECKING:
+    import libcst as cst
+
+    from ftlint.core.config import Config
     from ftlint.index.project import Function, ModuleInfo
+    from ftlint.lint.lint_runner import FileLinter
     from ftlint.syntax import ir
 
 __all__ = [
@@ -309,20 +313,20 @@ def check_description(body: str | None) -> list[Finding]:
 @dataclass(frozen=True)
 class Action:
     name: str
-    pattern: re.Pattern
-    primitives: frozenset  # calls that implement it (PR002)
-    identifiers: frozenset  # names whose removal/change it explains (PR004)
+    pattern: re.Pattern[str]
+    primitives: frozenset[str]  # calls that implement it (PR002)
+    identifiers: frozenset[str]  # names whose removal/change it explains (PR004)
     checked: bool  # PR002 asks for an added call
     what: str  # "call that records blocks for zeroing"
     #: the effects (ftlint.syntax.ir Effect kinds) whose removal or change it explains (PR004),
     #: made directly or through a helper: resuming replaces the abort, so *preempt* explains a free
-    kinds: frozenset = frozenset()
+    kinds: frozenset[str] = frozenset()
     #: names whose reading it explains on a line that has no effect of its own (PR004): an
     #: eviction computes the unconfirmed tail from the tail-boundary fields
-    reads: frozenset = frozenset()
+    reads: frozenset[str] = frozenset()
 
 
-def _words(*names: Iterable[str]) -> frozenset:
+def _words(*names: Iterable[str]) -> frozenset[str]:
     out: set[str] = set()
     for group in names:
         out.update([group] if isinstance(group, str) else group)
@@ -414,7 +418,7 @@ class FaultScope:
     come from the one project scan the review's lint made (prefilter, stat table, cache).
     None when no changed Python file was linted: then only handler names are known."""
 
-    def __init__(self, linter, diff: Diff, files: Sequence[FileDiff], config) -> None:
+    def __init__(self, linter: FileLinter | None, diff: Diff, files: Sequence[FileDiff], config: Config) -> None:
         from ftlint.analysis.faultpath import handler_matcher  # LibCST: imported only when a review runs them
 
         self._is_handler = handler_matcher(config.handler_patterns())
@@ -551,7 +555,7 @@ def _function_spans(info: ModuleInfo) -> list[_Span]:
     return spans
 
 
-def _lines_of(fn: Function, nodes: list) -> list[tuple[int, int]]:
+def _lines_of(fn: Function, nodes: list[cst.CSTNode]) -> list[tuple[int, int]]:
     """(first line, last line) in the file of each node of ``fn``'s tree; (0, 0) when unknown."""
     from ftlint.syntax.positions import ranges_of
 
@@ -693,7 +697,15 @@ def _short(line: str, limit: int = 80) -> str:
 # PR005: findings left on unchanged lines of an edited function
 
 
-def left_behind(groups: Iterable, shown: int = 5) -> list[Finding]:
+class LeftFindings(Protocol):
+    """Findings left on unchanged lines of one edited function (``unchanged.Left``)."""
+
+    path: str
+    function: str
+    findings: list[Finding]
+
+
+def left_behind(groups: Iterable[LeftFindings], shown: int = 5) -> list[Finding]:
     """One PR005 per edited function: ``groups`` are :class:`ftlint.review.unchanged.Left`."""
     findings = []
     for group in groups:
@@ -725,13 +737,13 @@ def check_pull_request(
     pr: PullRequest,
     diff: Diff,
     files: Sequence[FileDiff],
-    config,
-    linter=None,
+    config: Config,
+    linter: FileLinter | None = None,
     enabled: Iterable[str] = PR_CODES,
 ) -> list[Finding]:
     """Run the enabled PR checks. ``files`` is the part of the diff under review (PATH
-    arguments); test files are looked for in the whole diff. ``linter``: the review lint's
-    scope (:class:`FaultScope`); None when no changed Python file was linted."""
+    arguments); test files are looked for in the whole diff. ``linter``: the review
+    lint's :class:`FileLinter` (its scope); None when no changed Python file was linted."""
     enabled = set(enabled)
     findings: list[Finding] = []
     if "PR001" in enabled and pr.body_given:
@@ -788,7 +800,9 @@ def _check_title(title: str, scope: FaultScope) -> list[Finding]:
 _Deletion = tuple[FileDiff, "str | None", "Function | None", int, str]
 
 
-def _fault_changes(scope: FaultScope, diff: Diff, files: Sequence[FileDiff]):
+def _fault_changes(
+    scope: FaultScope, diff: Diff, files: Sequence[FileDiff]
+) -> tuple[dict[str, list[str]], list[_Deletion]]:
     """({path: [function qualnames with changed fault-path lines]}, [deleted fault-path lines])."""
     changes: dict[str, list[str]] = {}
     deletions: list[_Deletion] = []

@@ -16,7 +16,7 @@ PROMPT_LEN = 47  # two full blocks of 16 tokens, plus 15
 
 
 def _scenarios(h: Any) -> list[tuple[str, Callable[[Any], list[int]]]]:
-    prompt = h.prompt_tokens(1, PROMPT_LEN)
+    prompt: list[int] = h.prompt_tokens(1, PROMPT_LEN)
 
     def prefill(s: Any) -> list[int]:
         h.prefill_fault(s, {"req-0": prompt})

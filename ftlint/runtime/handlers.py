@@ -51,7 +51,7 @@ def abort_all_evicting_tail(scheduler: Any, send_abort: Any = None) -> list[Any]
     aborted = scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
     if send_abort is not None:
         send_abort(aborted)
-    return aborted
+    return list(aborted)
 
 
 def resume_all_evicting_tail(scheduler: Any) -> list[Any]:

@@ -20,11 +20,15 @@ import os
 import shutil
 import tempfile
 import threading
-from typing import Any, cast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from .wrap import ACTIVE, DEFAULT_TARGET, Patch, find_lock, find_scheduler, resolve_target
+
+if TYPE_CHECKING:
+    from .verify import FaultObservation
 
 __all__ = ["DEFAULT_TARGET", "find_lock", "find_scheduler", "resolve_target"]
 
@@ -346,19 +350,19 @@ class FtVerifier:
     def active(self) -> bool:
         return bool(self._plugin.patches)
 
-    def verify(self, scheduler: Any, *, strict: bool | None = None, lock: Any = None):
+    def verify(self, scheduler: Any, *, strict: bool | None = None, lock: Any = None) -> FaultObservation:
         from .verify import verify_fault_handling
 
         return verify_fault_handling(scheduler, strict=self._plugin.strict if strict is None else strict, lock=lock)
 
-    def observe(self, scheduler: Any, *, lock: Any = None):
+    def observe(self, scheduler: Any, *, lock: Any = None) -> FaultObservation:
         from .verify import observe_fault_handling
 
         return observe_fault_handling(scheduler, lock=lock)
 
 
 @pytest.fixture
-def ft_verifier(request: pytest.FixtureRequest):
+def ft_verifier(request: pytest.FixtureRequest) -> Iterator[FtVerifier]:
     plugin = cast(_Plugin, request.config.pluginmanager.get_plugin(PLUGIN_NAME))  # registered in pytest_configure
     installed_here = False if plugin.patches else plugin.install()
     try:

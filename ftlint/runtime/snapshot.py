@@ -12,7 +12,7 @@ queried with ``contain``/``get`` only.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -130,7 +130,7 @@ class BlockRecord(NamedTuple):
     block_size: int
 
     @classmethod
-    def of(cls, rec: tuple) -> BlockRecord:
+    def of(cls, rec: tuple[Any, ...]) -> BlockRecord:
         return tuple.__new__(cls, rec)
 
     @property
@@ -164,8 +164,8 @@ class Snapshot:
     request_ids: list[str] = field(default_factory=list)
     request_objs: list[Any] = field(default_factory=list)
     managers: list[ManagerRecord] = field(default_factory=list)
-    dirty: list[tuple] = field(default_factory=list)
-    clean: list[tuple] = field(default_factory=list)
+    dirty: list[tuple[Any, ...]] = field(default_factory=list)
+    clean: list[tuple[Any, ...]] = field(default_factory=list)
     extra_keys: dict[tuple[int, int], tuple[Any, ...]] = field(default_factory=dict)
     cache: CacheMap | None = None
     zeroing: bool = False
@@ -222,7 +222,7 @@ def zeroing_required(scheduler: Any, reader: Reader, managers: list[Any]) -> boo
 
 
 @contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """The cyclic GC off while the verifier records or checks (thousands of small tuples
     would trigger collections that walk all of vLLM's and torch's objects: more than the
     reads themselves at 1,000 requests); back on, if it was, afterwards."""
@@ -309,7 +309,7 @@ def _read_requests(snap: Snapshot, running: list[Any]) -> None:
     if cache is not None and cache_ok:
         # vLLM's own contains method when it has one (truthy alike)
         lookups = (cache.secondary, cache.keys_of, cache._contain or cache.contains)
-    plan: list[tuple] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
+    plan: list[tuple[Any, ...]] | None = None  # per group: (manager, req_to_blocks.get, ids seen, group, block size)
     ids_append, objs_append = snap.request_ids.append, snap.request_objs.append
     for request in running:
         read = _read_request(r, request)

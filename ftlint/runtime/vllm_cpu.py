@@ -22,7 +22,7 @@ from ftlint.core import vocabulary as V
 
 _READY = False
 _MODEL_DIR: str | None = None
-_CONFIGS: dict[tuple, Any] = {}
+_CONFIGS: dict[tuple[Any, ...], Any] = {}
 
 _TINY_MODEL = {
     "architectures": ["LlamaForCausalLM"],
@@ -240,7 +240,7 @@ def prefix_hit(scheduler: Any, prompt: Sequence[int], request_id: str = "probe")
     req = make_request(request_id, prompt, block_size=scheduler.block_size)
     scheduler.add_request(req)
     out = scheduler.schedule()
-    return req.num_computed_tokens - out.num_scheduled_tokens.get(request_id, 0)
+    return int(req.num_computed_tokens - out.num_scheduled_tokens.get(request_id, 0))
 
 
 def resume_hit(scheduler: Any, request_id: str) -> int:
@@ -250,7 +250,7 @@ def resume_hit(scheduler: Any, request_id: str) -> int:
     req = scheduler.requests.get(request_id)
     if req is None or request_id not in out.num_scheduled_tokens:
         return 0
-    return req.num_computed_tokens - out.num_scheduled_tokens[request_id]
+    return int(req.num_computed_tokens - out.num_scheduled_tokens[request_id])
 
 
 def cached_tokens(scheduler: Any, prompt: Sequence[int]) -> int:
@@ -270,7 +270,9 @@ def cached_tokens(scheduler: Any, prompt: Sequence[int]) -> int:
 class _StandInExecutor:
     is_failed = False
 
-    def collective_rpc(self, method: str, args: tuple = (), kwargs: Any = None, timeout: Any = None) -> list[dict]:
+    def collective_rpc(
+        self, method: str, args: tuple[Any, ...] = (), kwargs: Any = None, timeout: Any = None
+    ) -> list[dict[str, Any]]:
         return [{"mask": [0]}]
 
 
@@ -282,7 +284,7 @@ class StandInEngine:
         self.engine_index = 0
         self.scheduler = scheduler
         self.batch_queue = None
-        self.output_queue: queue.Queue = queue.Queue()
+        self.output_queue: queue.Queue[Any] = queue.Queue()
         self.model_executor = _StandInExecutor()
         self.aborted: list[str] = []
 
