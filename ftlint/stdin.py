@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ftlint.core.config import Config
     from ftlint.core.finding import Finding
     from ftlint.lint.workspace import FileResult, Workspace
+    from ftlint.syntax.hunks import Change
 
 #: the name reported for stdin read without --stdin-filename (ruff's too)
 PLACEHOLDER = "-"
@@ -75,6 +76,7 @@ def run_stdin_check(
     errors: list[str] = []
     fixed_text = None
     applied = 0
+    changes: list[Change] | None = None
     if isinstance(text, ParseFailure):
         from ftlint.core.source import failure_finding
 
@@ -87,14 +89,14 @@ def run_stdin_check(
         result = workspace.lint(path, shown)
         findings, errors = result.findings, result.internal_errors
         if fixing:
-            fixed_text, applied, findings, errors = _fix(workspace, path, shown, text, result, args)
+            fixed_text, applied, findings, errors, changes = _fix(workspace, path, shown, text, result, args)
 
     if args.diff and not args.fix:
         # fixed_text is set only when text decoded (is a str)
         if fixed_text is not None and isinstance(text, str) and fixed_text != text:
             from ftlint.syntax.textedits import unified_diff
 
-            sys.stdout.write(unified_diff(shown, text, fixed_text))
+            sys.stdout.write(unified_diff(shown, text, fixed_text, changes))
         for error in errors:
             print(f"ftlint: {error}", file=sys.stderr)
         if errors:
@@ -122,28 +124,30 @@ def run_stdin_check(
 
 def _fix(
     workspace: Workspace, path: Path, shown: str, text: str, result: FileResult, args: argparse.Namespace
-) -> tuple[str, int, list[Finding], list[str]]:
+) -> tuple[str, int, list[Finding], list[str], list[Change]]:
     """Apply the fixes round by round (as fix_runner.fix_paths does to files) on the text;
-    returns (fixed text, fixes applied, findings left, internal errors)."""
+    returns (fixed text, fixes applied, findings left, internal errors, where the text changed)."""
     from ftlint.lint.fix_runner import MAX_ROUNDS
     from ftlint.syntax import textedits
 
     unsafe_ok = bool(getattr(args, "unsafe_fixes", False))
     current, applied_total = text, 0
+    changes: list[Change] = []
     for _ in range(MAX_ROUNDS):
         groups = [f.fix for f in result.findings if f.fix and (unsafe_ok or _is_safe(f))]
         if not groups:
             break
-        new_text, applied = textedits.apply_edits(current, groups)
-        if not applied or new_text == current:
+        combined = textedits.combine(current, groups)
+        if not combined.applied or combined.text == current:
             break
-        current, applied_total = new_text, applied_total + applied
+        current, applied_total = combined.text, applied_total + len(combined.applied)
+        changes = textedits.compose(changes, combined.changes)
         workspace.set_text(path, current)
         result = workspace.lint(path, shown)
     findings = result.findings
     if args.diff and not args.fix:
         findings = [f for f in findings if not f.fix]
-    return current, applied_total, findings, result.internal_errors
+    return current, applied_total, findings, result.internal_errors, changes
 
 
 def _is_safe(finding: Finding) -> bool:

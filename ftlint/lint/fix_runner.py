@@ -60,6 +60,7 @@ def fix_paths(
     outcome = outcome if outcome is not None else FixOutcome()
     originals: dict[str, str] = {}
     current: dict[str, str] = {}
+    changes: dict[str, list[textedits.Change]] = {}  # where current differs from originals (the diff's hunks)
     given_up: set[str] = set()
     applied_total = 0
     result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)
@@ -95,6 +96,7 @@ def fix_paths(
                     given_up.add(path)
                     continue
             originals.setdefault(path, source.text)
+            changes[path] = textedits.compose(changes.get(path, []), combined.changes)
             current[path] = combined.text
             applied_total += len(combined.applied)
             outcome.fixed_findings.extend(findings[i] for i in combined.applied)
@@ -103,8 +105,12 @@ def fix_paths(
             break
         result = lint_paths(paths, config, selected, exhaustive=exhaustive, force_exclude=force_exclude)
         gc.collect()
-    # the diff only when asked (difflib's time grows faster than the file: most of --fix on 9 MB)
-    diff = "".join(textedits.unified_diff(p, originals[p], current[p]) for p in sorted(current)) if want_diff else ""
+    # the diff only when asked; its hunks come from the changes (linear: issue 23)
+    diff = (
+        "".join(textedits.unified_diff(p, originals[p], current[p], changes[p]) for p in sorted(current))
+        if want_diff
+        else ""
+    )
     result.fixed = {p: (originals[p], current[p]) for p in current}
     result.fixes_applied = applied_total
     if not write:

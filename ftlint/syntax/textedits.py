@@ -19,6 +19,8 @@ import libcst as cst
 
 from ftlint.core.finding import Edit as Edit  # re-exported: a fix's text edits are made here
 from ftlint.core.source import split_lines
+from ftlint.syntax.hunks import Change as Change  # re-exported: Combined.changes
+from ftlint.syntax.hunks import compose as compose
 
 
 @dataclass
@@ -148,10 +150,12 @@ class _Span:
 
 @dataclass
 class Combined:
-    """The text after a file's fixes, and which groups (indexes into the groups given) it holds."""
+    """The text after a file's fixes, which groups (indexes into the groups given) it holds,
+    and where the text changed (hunks.Change: what --diff is made from)."""
 
     text: str
     applied: list[int] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
 
 
 def apply_edits(text: str, edit_groups: Iterable[Sequence[Edit]]) -> tuple[str, int]:
@@ -197,21 +201,23 @@ def combine(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Combined:
     if not taken:
         return Combined(text)
     marks: list[int] = []
-    candidate = _apply(text, chosen, marks)
+    changes: list[Change] = []
+    candidate = _apply(text, chosen, marks, changes)
     if parses(candidate, marks):
-        return Combined(candidate, sorted(taken))
+        return Combined(candidate, sorted(taken), changes)
     # Something in the combination does not parse: keep what parses, one group at a time.
     kept_spans: list[_Span] = []
     kept: list[int] = []
     result = text
+    result_changes: list[Change] = []
     for index in taken:
-        marks = []
-        trial = _apply(text, kept_spans + spans[index], marks)
+        marks, changes = [], []
+        trial = _apply(text, kept_spans + spans[index], marks, changes)
         if parses(trial, marks):
             kept_spans.extend(spans[index])
             kept.append(index)
-            result = trial
-    return Combined(result, sorted(kept))
+            result, result_changes = trial, changes
+    return Combined(result, sorted(kept), result_changes)
 
 
 def _conflict(a: _Span, b: _Span) -> bool:
@@ -220,9 +226,9 @@ def _conflict(a: _Span, b: _Span) -> bool:
     return a.start == b.start and (a.start == a.end or b.start == b.end)
 
 
-def _apply(text: str, spans: list[_Span], marks: list[int]) -> str:
+def _apply(text: str, spans: list[_Span], marks: list[int], changes: list[Change]) -> str:
     """Apply non-conflicting spans, then give every block they emptied one `pass`.
-    `marks` gets the offsets in the result where text changed."""
+    `marks` gets the offsets in the result where text changed, `changes` the changes."""
     pieces = []
     removed: list[tuple[int, str]] = []  # (offset in the result, text removed there)
     position = 0
@@ -235,19 +241,21 @@ def _apply(text: str, spans: list[_Span], marks: list[int]) -> str:
             removed.append((out_length, text[span.start : span.end]))
         marks.append(out_length)
         pieces.append(span.text)
+        changes.append((span.start, span.end, out_length, out_length + len(span.text)))
         out_length += len(span.text)
         marks.append(out_length)
         position = span.end
     pieces.append(text[position:])
-    return _fill_empty_blocks("".join(pieces), removed, marks)
+    return _fill_empty_blocks("".join(pieces), removed, marks, changes)
 
 
 _EMPTY_BLOCK = re.compile(r"expected an indented block after .* on line (?P<header>\d+)")
 
 
-def _fill_empty_blocks(text: str, removed: list[tuple[int, str]], marks: list[int]) -> str:
+def _fill_empty_blocks(text: str, removed: list[tuple[int, str]], marks: list[int], changes: list[Change]) -> str:
     """Insert `pass` where removals left a block with no statement (each fix adds `pass`
-    only when it alone empties a block; together they can empty one none of them did)."""
+    only when it alone empties a block; together they can empty one none of them did).
+    `changes` (from the text before the removals) gets the insertions."""
     from ftlint.core.source import CHUNK_CHARS, top_level_chunks
 
     if len(text) > CHUNK_CHARS:  # a big file: no Python tree of the whole of it when it parses (issue 23)
@@ -281,11 +289,13 @@ def _fill_empty_blocks(text: str, removed: list[tuple[int, str]], marks: list[in
             if indent is None or len(indent) <= len(header_indent):
                 indent = header_indent + ("\t" if "\t" in header_indent else "    ")
             newline = _newline_of(lines[header - 1])
+            was = start
             if start == len(text) and text and not text.endswith(("\n", "\r")):
                 text += newline
                 start = len(text)
             inserted = indent + "pass" + newline
             text = text[:start] + inserted + text[start:]
+            changes[:] = compose(changes, [(was, was, was, start + len(inserted))])
             marks[:] = [m + len(inserted) if m >= start else m for m in marks] + [start]
             removed = [(at + len(inserted) if at >= start else at, old) for at, old in removed if at != where]
     return text
@@ -333,16 +343,13 @@ def parses(text: str, marks: Sequence[int] = ()) -> bool:
     return not isinstance(parse(text), ParseFailure)
 
 
-def unified_diff(path: str, before: str, after: str) -> str:
-    """The fix as a unified diff; the headers name ``path`` escaped as every text output does
-    (a control character or a non-UTF-8 byte in a file name is shown as ``\\xNN``)."""
-    import difflib
-
+def unified_diff(path: str, before: str, after: str, changes: Sequence[Change] | None = None) -> str:
+    """The fix as a unified diff (difflib.unified_diff's output, made from `changes`, the
+    Combined.changes that turn `before` into `after`: hunks.unified_diff); the headers name
+    ``path`` escaped as every text output does (a control character or a non-UTF-8 byte in
+    a file name is shown as ``\\xNN``)."""
     from ftlint.core.names import escape_path
+    from ftlint.syntax import hunks
 
     name = escape_path(path)
-    return "".join(
-        difflib.unified_diff(
-            split_lines(before, keepends=True), split_lines(after, keepends=True), f"a/{name}", f"b/{name}"
-        )
-    )
+    return hunks.unified_diff(before, after, changes, f"a/{name}", f"b/{name}")
