@@ -166,6 +166,7 @@ class Interpreter:
         self._handlers_run: tuple[int, int, int] | None = None  # sizes of the handler sets last walked
         self._by_fn: dict = {}  # id(Function) -> {fact type: {id(node): PathFact}}
         self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
+        self._reached: set = set()  # Functions a handler walk ran (helpers it inlined)
 
     # -- queries -------------------------------------------------------------
     def facts(self, fn, kind: type[F]) -> list[F]:
@@ -175,6 +176,12 @@ class Interpreter:
             self._run(fn)  # `fault-paths` code no handler may reach: walked on its own
         # Helpers are walked inside the handlers' walks, with the values they are given.
         return list(self._by_fn.get(id(fn), {}).get(kind, {}).values())
+
+    def reached(self, fn) -> bool:
+        """Whether a handler's walk ran `fn` (a helper it called, also through a value the
+        scope's call graph does not follow: a dict of methods, a lambda, a decorator)."""
+        self._run_handlers()
+        return fn in self._reached
 
     def drop_verdict(self, node) -> bool | None:
         """For a preempt with drop_stale_output=True: True when some handler path reaches it
@@ -304,9 +311,14 @@ class _Walk:
         env = {}
         for param in fn.params:
             env[param] = None if param in ("self", "cls") and fn.is_method else ("param", param)
-        self.stack.append((fn, None))
+        frame, body = fn, (fn.node.body if self.branch is None else self.branch.body)
+        wrapper = self._decorator_wrapper(fn) if self.branch is None else None
+        if wrapper is not None:  # the decorator's wrapper runs, and calls `fn` where it does
+            frame, body, env = wrapper
+            if self.is_handler:
+                self.interp._reached.add(frame)
+        self.stack.append((frame, None))
         self.selves.append(self.self_class or fn.class_info)
-        body = fn.node.body if self.branch is None else self.branch.body
         flow = self.suite(body, [State(env)])
         self.selves.pop()
         self.stack.pop()
@@ -329,6 +341,39 @@ class _Walk:
                     self._report_drop(site)
                 else:
                     self._report_counters(site, missing)
+
+    def _decorator_wrapper(self, fn):
+        """`@deco` on `fn` where `deco` is a project function returning a function it
+        defines (`def deco(f): def wrapper(self, exc): ...; return wrapper`): (wrapper,
+        its body, its parameters with `f` bound to `fn`), for the innermost such decorator;
+        None otherwise."""
+        node = fn.node
+        for decorator in reversed(node.decorators if node is not None else ()):
+            expr = decorator.decorator
+            if not isinstance(expr, (cst.Name, cst.Attribute)):
+                continue
+            ref = ir.callee_ref(expr)
+            target = self.interp.project.resolve_call(fn, ref) if ref is not None else None
+            deco = target[0] if target is not None else None
+            if deco is None or not deco.params or deco.node is None:
+                continue
+            returned = [
+                small.value.value
+                for line in deco.node.body.body
+                if isinstance(line, cst.SimpleStatementLine)
+                for small in line.body
+                if isinstance(small, cst.Return) and isinstance(small.value, cst.Name)
+            ]
+            wrapper = deco.nested.get(returned[0]) if len(returned) == 1 else None
+            if wrapper is None or wrapper.node is None:
+                continue
+            self.interp.note(f"{fn.qualname}: walked through its decorator `{deco.qualname}`")
+            env: dict[str, object] = {param: ("param", param) for param in wrapper.params}
+            if fn.is_method and wrapper.params:
+                env[wrapper.params[0]] = None  # `self`
+            env[deco.params[0]] = ("fn", fn, False)
+            return wrapper, wrapper.node.body, env
+        return None
 
     @property
     def fn(self):
@@ -571,6 +616,10 @@ class _Walk:
         if not born:
             flow.normal, flow.brk = self._clear_skips(flow.normal), self._clear_skips(flow.brk)
             flow.normal = _fill_accumulators(states, flow.normal)
+        elif _breaks_always(node.body):
+            # `for req in running: ...; break`: only the first request is handled, the loop
+            # ends for the others (not an `if ids:` guard)
+            flow.brk = [s.replace(evicted=s.evicted | {("#skip", "skip")}) for s in flow.brk]
         exits = self._promote(flow.normal, born)
         flow.brk = self._promote(flow.brk, born)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
@@ -874,8 +923,10 @@ class _Walk:
         if preempts or "*" in state.freed_keys():
             site = self.site(node)
             self._add(BroadEviction(site.fn, node, "pool", name, False, self.gen.in_flight))
-        # Whether or not it succeeds, no dirty tail is left to blame on a missing eviction.
-        return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
+            # It succeeds: no dirty tail is left to blame on a missing eviction.
+            return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
+        # Otherwise running requests still hold blocks: it fails and drops no hash.
+        return Val.NONE, state
 
     def _stale(self, key: str, node, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
@@ -1019,6 +1070,9 @@ class _Walk:
             return self.ev(node.value, state)
         if isinstance(node, cst.NamedExpr):
             return [(v, self.assign(node.target, v, s)) for v, s in self.ev(node.value, state)]
+        if isinstance(node, cst.Lambda):
+            # a closure over the names bound here; its body is evaluated where it is called
+            return [(("lambda", node, tuple(sorted(state.env.items(), key=lambda kv: kv[0]))), state)]
         return [(None, state)]
 
     def _ev_if_exp(self, node: cst.IfExp, state: State) -> list:
@@ -1039,7 +1093,9 @@ class _Walk:
         vals = [el.value for el in node.elements]
         for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
             key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
-            if len(key_values) == len(item_values) and all(k is not None and k[0] == "str" for k in key_values):
+            if len(key_values) == len(item_values) and all(
+                k is not None and k[0] in ("str", "bool") for k in key_values
+            ):
                 out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
             else:
                 out.append((None, s))
@@ -1116,6 +1172,8 @@ class _Walk:
         return ("tuple", tuple(values))
 
     def binary(self, operator, left, right):
+        if Val.is_ids(left) and Val.is_ids(right) and isinstance(operator, cst.Subtract):
+            return _difference(left, right)
         if Val.is_ids(left) and Val.is_ids(right):
             return Val.join_ids(left, right)
         lk = left[1] if left is not None and left[0] == "num" else None
@@ -1195,8 +1253,12 @@ class _Walk:
             return ("mgr", "first" if isinstance(index_node, cst.Integer) else "all")
         if tag == "running":
             return ("req", f"at:{id(index_node)}")
-        if tag == "dict" and index is not None and index[0] == "str":
+        if tag == "dict" and index is not None and index[0] in ("str", "bool"):
             return dict(base[1]).get(index[1])
+        if tag == "dict":
+            # a key computed at run time: any of the table's callables (calling None raises)
+            options = tuple(v for _, v in base[1] if _is_callable(v))
+            return options[0] if len(options) == 1 else ("choice", options) if options else None
         if tag == "ids" and Val.is_ids(index):
             return index  # `pool.blocks[block_id]`: the block of each id
         if tag == "ids":
@@ -1273,7 +1335,20 @@ class _Walk:
         if isinstance(func, cst.Name) and func.value not in state.env:
             builtin = func.value
             if (
-                builtin in ("setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min")
+                builtin
+                in (
+                    "setattr",
+                    "getattr",
+                    "len",
+                    "enumerate",
+                    "range",
+                    "partial",
+                    "methodcaller",
+                    "next",
+                    "zip",
+                    "max",
+                    "min",
+                )
                 or builtin in _PASSTHROUGH
             ):
                 out = []
@@ -1310,12 +1385,12 @@ class _Walk:
             if method in _ADDING:
                 name = ir.dotted_name(func.value)
                 added = [a for a in args if Val.is_ids(a)]
-                if name is not None and added:
-                    value = receiver
-                    for a in added:
-                        value = Val.join_ids(value, a)
+                value = receiver
+                for a in added:
+                    value = Val.join_ids(value, a)
+                if name is not None and added and method != "union":
                     state = state.bind(name, value)
-                return [(None if method != "union" else state.env.get(name), state)]
+                return [(None if method != "union" else value, state)]
             # KVCacheBlocks.get_block_ids(): the ids of the same blocks, per group
             same = method in ("copy", "get", "pop", "values", "items") or method in V.BLOCK_LIST_CALLS
             return [(receiver if same else None, state)]
@@ -1338,15 +1413,48 @@ class _Walk:
             return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
         if method == "partial" and ir.dotted_name(func) == "functools.partial":
             return [self.builtin("partial", args, keywords, node, state)]
+        if method == "methodcaller" and ir.dotted_name(func) == "operator.methodcaller":
+            return [self.builtin("methodcaller", args, keywords, node, state)]
         callee = None
         if callee is None:
             ref = ir.callee_ref(func)
             target = self.resolve(ref) if ref else None
             if target is not None:
                 callee = ("fn", target[0], target[1])
+        if callee is None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            callee = self._class_attribute(method, state)
         if callee is None:
-            return self.unresolved(node, state)
+            return self.unresolved(node, state, args)
         return self.call_value(callee, args, keywords, node, state)
+
+    def _class_attribute(self, name: str, state: State):
+        """`self.name` where the class body binds `name = <lambda>` (or `staticmethod(lambda
+        ...)`): the lambda, evaluated with no names bound; None otherwise."""
+        cls = self.selves[-1] if self.selves else self.fn.class_info
+        tree = _module_tree(cls.module) if cls is not None else None
+        if tree is None:
+            return None
+        for top in tree.body:
+            if not (isinstance(top, cst.ClassDef) and top.name.value == cls.name):
+                continue
+            for line in top.body.body:
+                if not isinstance(line, cst.SimpleStatementLine):
+                    continue
+                for small in line.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and small.targets[0].target.value == name
+                    ):
+                        value = small.value
+                        bound = True  # a plain function attribute is bound: `self` comes first
+                        if isinstance(value, cst.Call) and ir.called_name(value.func) == "staticmethod" and value.args:
+                            value, bound = value.args[0].value, False
+                        if isinstance(value, cst.Lambda):
+                            lam = ("lambda", value, ())
+                            return ("partial", lam, (None,), ()) if bound else lam
+        return None
 
     def builtin(self, name: str, args, keywords, node, state: State):
         if name == "setattr" and len(args) >= 3 and args[1] is not None and args[1][0] in ("str", "strs"):
@@ -1380,6 +1488,10 @@ class _Walk:
                 kind = args[0][1] if args[0] is not None and args[0][0] == "num" else None
                 return ("range", Val.start_from_index(kind), args[1]), state
             return None, state
+        if name == "methodcaller":
+            if args and args[0] is not None and args[0][0] == "str":
+                return ("mcaller", args[0][1], tuple(args[1:]), tuple(sorted(keywords.items()))), state
+            return None, state
         if name == "partial":
             if args:
                 return ("partial", args[0], tuple(args[1:]), tuple(sorted(keywords.items()))), state
@@ -1395,7 +1507,7 @@ class _Walk:
 
     def call_value(self, callee, args, keywords, node, state: State) -> list:
         if callee is None:
-            return self.unresolved(node, state)
+            return self.unresolved(node, state, args)
         tag = callee[0]
         if tag == "prim":
             return [self.primitive(callee[1], args, keywords, node, state)]
@@ -1405,7 +1517,33 @@ class _Walk:
             return self.call_value(callee[1], list(callee[2]) + list(args), merged, node, state)
         if tag == "fn":
             return self.inline(callee[1], callee[2], args, keywords, node, state)
-        return self.unresolved(node, state)
+        if tag == "lambda":
+            return self.call_lambda(callee, args, keywords, node, state)
+        if tag == "mcaller":  # operator.methodcaller(name, *a, **k)(obj): obj.name(*a, **k)
+            if callee[1] in V.EFFECTS:
+                return [self.primitive(callee[1], list(callee[2]), dict(callee[3]), node, state)]
+            return self.unresolved(node, state, args)
+        if tag == "choice":  # a callable picked at run time among these: any of them
+            out: list = []
+            for option in callee[1]:
+                out.extend(self.call_value(option, args, keywords, node, state))
+            return out
+        return self.unresolved(node, state, args)
+
+    def call_lambda(self, callee, args, keywords, node, state: State) -> list:
+        """A lambda called: its body in its closure's names plus its parameters."""
+        lam = callee[1]
+        env = dict(callee[2])
+        params = lam.params
+        for index, param in enumerate(params.params):
+            name = param.name.value
+            env[name] = args[index] if index < len(args) else keywords.get(name)
+        for param in params.kwonly_params:
+            env[param.name.value] = keywords.get(param.name.value)
+        out = []
+        for value, after in self.ev(lam.body, state.replace(env=env)):
+            out.append((value, after.replace(env=state.env)))
+        return out
 
     def resolve(self, ref):
         """The project function a call reaches; `self.name` against the class `self` is an
@@ -1425,7 +1563,7 @@ class _Walk:
             return current
         return own
 
-    def unresolved(self, node, state: State) -> list:
+    def unresolved(self, node, state: State, args=()) -> list:
         if isinstance(node, cst.Call):
             ref = ir.callee_ref(node.func)
             if ref is not None and ref[0] == "super":
@@ -1441,7 +1579,18 @@ class _Walk:
                 )
             else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
-        return [(None, state)]
+        return [(None, self._may_evict(node, state, args))]
+
+    def _may_evict(self, node, state: State, args) -> State:
+        """A call the walk cannot follow that is given block ids may evict them: their
+        tail counts as covered (an unknown value never produces a finding)."""
+        given = [a for a in args if Val.is_ids(a) and not a[4] and a[2] != "empty"]
+        if not given:
+            return state
+        self.interp.note(
+            f"{self.fn.qualname}: `{ir.code_of(node)}` may evict the block ids it is given; taken as covering them"
+        )
+        return state.replace(evicted=state.evicted | {(a[1] or "*", _quality(a)) for a in given})
 
     def _inline_args(self, fn, node, state: State) -> list:
         out = []
@@ -1467,6 +1616,8 @@ class _Walk:
             if summary is not None and summary.may_free:
                 state = self.free("*", node, state)
             return [(None, state)]
+        if self.is_handler:
+            self.interp._reached.add(fn)
         params = fn.caller_params(via_instance)
         env = {}
         defaults = _defaults(fn)
@@ -1497,15 +1648,35 @@ class _Walk:
 
 
 def _split(args, values) -> tuple[list, dict]:
-    positional, keywords = [], {}
+    """Positional and keyword values of a call's arguments: `**{"k": v}` (a dict with
+    constant keys) gives its keywords, `*parts` its items (a tuple literal) or, for
+    block ids, the ids themselves (`set().union(*per_group)`); other unpackings give
+    unknown values."""
+    positional: list = []
+    keywords: dict = {}
     for arg, value in zip(args, values, strict=False):
         if arg.keyword is not None:
             keywords[arg.keyword.value] = value
         elif arg.star == "":
             positional.append(value)
+        elif arg.star == "**" and value is not None and value[0] == "dict":
+            keywords.update(dict(value[1]))
+        elif arg.star == "*" and value is not None and value[0] == "tuple":
+            positional.extend(value[1])
+        elif arg.star == "*" and Val.is_ids(value):
+            positional.append(value)
         else:
             positional.append(None)
     return positional, keywords
+
+
+def _breaks_always(body) -> bool:
+    """A loop body whose own statement list ends the loop with `break` on every pass."""
+    statements = getattr(body, "body", ())
+    return any(
+        isinstance(line, cst.SimpleStatementLine) and any(isinstance(small, cst.Break) for small in line.body)
+        for line in statements
+    )
 
 
 def _target_names(target) -> list[str]:
@@ -1566,6 +1737,18 @@ def _fill_accumulators(entry: list, exits: list) -> list:
     return out
 
 
+def _difference(left: tuple, right: tuple) -> tuple:
+    """`all - prefix`: every block of a request minus its clean prefix (`blocks[:first]`)
+    is the unconfirmed tail; minus anything else, where it starts is unknown (not broad)."""
+    if right[2] == "empty" or left[2] == "empty":
+        return left
+    if left[2] == "whole" and right[2] == "head":
+        return Val.with_start(left, "tail")
+    if left[2] == "whole":
+        return Val.with_start(left, "unknown")
+    return left
+
+
 def _quality(value) -> str:
     """How well an eviction of these block ids covers the request's dirty tail."""
     if value[2] in ("late", "head"):
@@ -1574,7 +1757,7 @@ def _quality(value) -> str:
 
 
 def _is_callable(value) -> bool:
-    return value is not None and value[0] in ("fn", "prim", "partial")
+    return value is not None and value[0] in ("fn", "prim", "partial", "lambda", "mcaller", "choice")
 
 
 def _truth(value) -> bool | None:
@@ -1617,6 +1800,22 @@ def _defaults(fn) -> dict:
 
 
 _CONSTANTS: dict = {}
+_TREES: dict = {}
+
+
+def _module_tree(info) -> cst.Module | None:
+    """The module's whole tree: its own, or its text parsed once (an outlined module keeps
+    only its functions' trees; asked for the class bodies of unresolved `self.x()` only)."""
+    if info.module is not None:
+        return cast(cst.Module, info.module)
+    found = _TREES.get(id(info))
+    if found is None or found[0] is not info:
+        try:
+            tree = cst.parse_module(info.text)
+        except Exception:  # noqa: BLE001 - a module LibCST rejects has no class body to read
+            tree = None
+        found = _TREES[id(info)] = (info, tree)
+    return found[1]
 
 
 def _module_constant(info, name: str):

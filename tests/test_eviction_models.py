@@ -1,0 +1,251 @@
+"""What the path walk models on the eviction side (issue 21 item 2), each construct both
+ways: a handler that evicts the dirty tails through it gets no FT007 / FT004, and its
+twin that does not (or that evicts too much) gets the finding. The constructs are the
+ones the generated handlers (tests/generated) showed the walk losing track of."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ftlint.core.config import load_config
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.registry import known_codes
+
+HANDLER = """\
+import contextlib
+import functools
+import operator
+from vllm.v1.request import RequestStatus
+
+
+def tail_ids(kv, reqs):
+    ids = set()
+    for req in reqs:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            blocks = mgr.req_to_blocks[req.request_id]
+            first = confirmed // mgr.block_size
+            ids |= {{b.block_id for b in blocks[first:]}}
+    return ids
+{top}
+
+class FaultHandler:
+    resume = False
+{attrs}
+    def __init__(self, engine):
+        self.engine = engine
+{decorator}
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        reqs = list(sched.running)
+{body}
+"""
+
+ABORT = "sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)"
+
+
+def _codes(
+    tmp_path: Path,
+    body: str,
+    *,
+    top: str = "",
+    attrs: str = "",
+    decorator: str = "",
+    codes: tuple[str, ...] = ("FT004", "FT006", "FT007"),
+) -> list[str]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    text = HANDLER.format(
+        body=textwrap.indent(textwrap.dedent(body), " " * 8),
+        top=textwrap.dedent(top),
+        attrs=textwrap.indent(textwrap.dedent(attrs), " " * 4),
+        decorator=f"    {decorator}" if decorator else "",
+    )
+    (tmp_path / "handler.py").write_text(text)
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    return sorted(f.code for f in result.findings if f.code in codes)
+
+
+WHOLE = "{b.block_id for r in reqs for b in r.get_blocks()}"  # every block: broad
+
+LOOP = """\
+ids = set()
+for req in sched.running:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[req.request_id]
+        ids |= {{b.block_id for b in blocks[confirmed // mgr.block_size:]}}
+{stop}kv.evict_blocks(ids)
+"""
+
+# (name, body that evicts the tails through the construct, its twin that does not (or that
+# evicts every block through it: FT004), the twin's codes)
+PAIRS = [
+    (
+        "lambda-called",
+        f"evict = lambda k, r: k.evict_blocks(tail_ids(k, r))\nevict(kv, reqs)\n{ABORT}",
+        f"evict = lambda k, r: k.evict_blocks(tail_ids(k, r))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "methodcaller",
+        f'operator.methodcaller("evict_blocks", tail_ids(kv, reqs))(kv)\n{ABORT}',
+        f'operator.methodcaller("get_num_free_blocks")(kv)\n{ABORT}',
+        ["FT007"],
+    ),
+    (
+        "partial",
+        f"functools.partial(kv.evict_blocks, tail_ids(kv, reqs))()\n{ABORT}",
+        f"functools.partial(kv.evict_blocks, tail_ids(kv, reqs))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "dict-literal-key",
+        f'ops = {{"evict": kv.evict_blocks}}\nops["evict"](tail_ids(kv, reqs))\n{ABORT}',
+        f'ops = {{"evict": kv.evict_blocks}}\n{ABORT}',
+        ["FT007"],
+    ),
+    (
+        "dict-computed-key",
+        f'ops = {{"do_evict": kv.evict_blocks, "skip": None}}\nops["_".join(("do", "evict"))](tail_ids(kv, reqs))\n{ABORT}',
+        'ops = {"do_finish": sched.finish_requests, "skip": None}\n'
+        'ops["_".join(("do", "finish"))](None, RequestStatus.FINISHED_ABORTED)',
+        ["FT007"],
+    ),
+    (
+        "kwargs",
+        f'kv.evict_blocks(**{{"block_ids": tail_ids(kv, reqs)}})\n{ABORT}',
+        'sched.finish_requests(**{"request_ids": None, "finished_status": RequestStatus.FINISHED_ABORTED})',
+        ["FT007"],
+    ),
+    (
+        "star-union",
+        f"parts = [tail_ids(kv, reqs)]\nkv.evict_blocks(set().union(*parts))\n{ABORT}",
+        f"parts = [tail_ids(kv, reqs), {WHOLE}]\nkv.evict_blocks(set().union(*parts))\n{ABORT}",
+        ["FT004"],
+    ),
+    (
+        "star-unpack",
+        f"ids = set()\nids = {{*ids, *tail_ids(kv, reqs)}}\nkv.evict_blocks(ids)\n{ABORT}",
+        f"ids = set()\nids = {{*ids, *{WHOLE}}}\nkv.evict_blocks(ids)\n{ABORT}",
+        ["FT004"],
+    ),
+    (
+        "unknown-call-given-ids",
+        f"self.engine.drop_cached(tail_ids(kv, reqs))\n{ABORT}",
+        f"self.engine.drop_cached(reqs)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "bool-keyed-dispatch",
+        "actions = {True: self._evict_and_abort, False: self._evict_and_abort}\nactions[bool(self.resume)](sched)",
+        "actions = {True: self._evict_and_abort, False: self._abort}\nactions[bool(self.resume)](sched)",
+        ["FT007"],
+    ),
+    (
+        "loop-without-break",
+        LOOP.format(stop="") + ABORT,
+        LOOP.format(stop="    break\n") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "reset-prefix-cache-after-the-free",
+        f"{ABORT}\nsched.reset_prefix_cache()",
+        f"sched.reset_prefix_cache()\n{ABORT}",
+        ["FT007"],
+    ),
+]
+
+HELPERS = """\
+def _evict_and_abort(self, sched):
+    sched.kv_cache_manager.evict_blocks(tail_ids(sched.kv_cache_manager, list(sched.running)))
+    sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+def _abort(self, sched):
+    sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+
+@pytest.mark.parametrize(("name", "good", "bad", "codes"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_eviction_through_construct(tmp_path, name, good, bad, codes):
+    # reset_prefix_cache after every free evicts the whole pool (FT004 on its own)
+    only = ("FT007",) if name.startswith("reset-prefix-cache") else ("FT004", "FT006", "FT007")
+    assert _codes(tmp_path / "good", good, attrs=HELPERS, codes=only) == []
+    assert _codes(tmp_path / "bad", bad, attrs=HELPERS, codes=only) == codes
+
+
+def test_lambda_class_attribute(tmp_path):
+    """`_evict = staticmethod(lambda ...)` in the class body, called as `self._evict(...)`."""
+    attrs = "_evict = staticmethod(lambda kv, reqs: kv.evict_blocks(tail_ids(kv, reqs)))\n"
+    assert _codes(tmp_path / "good", f"self._evict(kv, reqs)\n{ABORT}", attrs=attrs) == []
+    none = "_evict = staticmethod(lambda kv, reqs: None)\n"
+    assert _codes(tmp_path / "bad", f"self._evict(kv, reqs)\n{ABORT}", attrs=none) == ["FT007"]
+
+
+DECORATOR = """
+def evicting_tails(fn):
+    @functools.wraps(fn)
+    def wrapper(self, exc):
+        kv = self.engine.scheduler.kv_cache_manager
+        {before}
+        result = fn(self, exc)
+        {after}
+        return result
+
+    return wrapper
+"""
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_decorator_evicts_around_the_body(tmp_path, where):
+    """A project decorator's wrapper runs around on_fault: its eviction (ids read before the
+    body, evicted before or after it) covers the body's free."""
+    evict = "kv.evict_blocks(tail_ids(kv, list(self.engine.scheduler.running)))"
+    if where == "before":
+        top = DECORATOR.format(before=evict, after="pass")
+    else:
+        top = DECORATOR.format(
+            before="ids = tail_ids(kv, list(self.engine.scheduler.running))", after="kv.evict_blocks(ids)"
+        )
+    assert _codes(tmp_path / "good", ABORT, top=top, decorator="@evicting_tails") == []
+    plain = DECORATOR.format(before="pass", after="pass")
+    assert _codes(tmp_path / "bad", ABORT, top=plain, decorator="@evicting_tails") == ["FT007"]
+
+
+def test_contextmanager_finally_frees(tmp_path):
+    """A free inside a `@contextmanager`'s `finally` counts (FT007 without an eviction)."""
+    top = """
+    @contextlib.contextmanager
+    def released(sched):
+        try:
+            yield
+        finally:
+            sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+    """
+    assert _codes(tmp_path / "bad", "with released(sched):\n    pass", top=top) == ["FT007"]
+    good = "kv.evict_blocks(tail_ids(kv, reqs))\nwith released(sched):\n    pass"
+    assert _codes(tmp_path / "good", good, top=top) == []
+
+
+def test_set_difference_is_the_tail(tmp_path):
+    """All of a request's ids minus its confirmed prefix's ids is the tail: not broad (no
+    FT004), and it covers the tail; all ids minus nothing is the whole list (FT004)."""
+    body = """
+    ids = set()
+    for req in reqs:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            blocks = mgr.req_to_blocks[req.request_id]
+            first = confirmed // mgr.block_size
+            ids |= {{b.block_id for b in blocks}} - {minus}
+    kv.evict_blocks(ids)
+    """
+    tail = textwrap.dedent(body).format(minus="{b.block_id for b in blocks[:first]}") + ABORT
+    whole = textwrap.dedent(body).format(minus="set()") + ABORT
+    assert _codes(tmp_path / "good", tail) == []
+    assert _codes(tmp_path / "bad", whole) == ["FT004"]
