@@ -249,3 +249,65 @@ def test_set_difference_is_the_tail(tmp_path):
     whole = textwrap.dedent(body).format(minus="set()") + ABORT
     assert _codes(tmp_path / "good", tail) == []
     assert _codes(tmp_path / "bad", whole) == ["FT004"]
+
+
+def test_type_self_classmethod(tmp_path):
+    """`type(self)._evict(...)` reaches the class's own classmethod."""
+    attrs = """
+    @classmethod
+    def _evict(cls, kv, reqs):
+        kv.evict_blocks(tail_ids(kv, reqs))
+    """
+    assert _codes(tmp_path / "good", f"type(self)._evict(kv, reqs)\n{ABORT}", attrs=attrs) == []
+    assert _codes(tmp_path / "bad", f"type(self)._evict\n{ABORT}", attrs=attrs) == ["FT007"]
+
+
+FILTERED = """\
+ids = set()
+for req in sched.running:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[req.request_id]
+        ids |= {{b.block_id for b in blocks[confirmed // mgr.block_size:] if {cond}}}
+kv.evict_blocks(ids)
+"""
+
+
+def test_range_filter_that_drops_dirty_ids(tmp_path):
+    """`block_id < len(blocks)` compares a pool index with a request's block count: it drops
+    the tail's ids (FT007 and FT003); against the pool's length it drops none (FT003 only)."""
+    codes = ("FT003", "FT007")
+    drop = FILTERED.format(cond="b.block_id < len(blocks)") + ABORT
+    keep = FILTERED.format(cond="0 <= b.block_id < len(kv.block_pool.blocks)") + ABORT
+    assert _codes(tmp_path / "drop", drop, codes=codes) == ["FT003", "FT007"]
+    assert _codes(tmp_path / "keep", keep, codes=codes) == ["FT003"]
+
+
+def test_difference_with_a_late_prefix(tmp_path):
+    """All ids minus `blocks[:num_computed_tokens // block_size]` starts after the tail: FT007."""
+    body = """
+    ids = set()
+    for req in reqs:
+        for mgr in kv.coordinator.single_type_managers:
+            blocks = mgr.req_to_blocks[req.request_id]
+            first = {boundary} // mgr.block_size
+            ids |= {{b.block_id for b in blocks}} - {{b.block_id for b in blocks[:first]}}
+    kv.evict_blocks(ids)
+    """
+    late = textwrap.dedent(body).format(boundary="req.num_computed_tokens") + ABORT
+    tail = textwrap.dedent(body).format(boundary="(req.num_computed_tokens - req.num_in_flight_tokens)") + ABORT
+    assert _codes(tmp_path / "late", late) == ["FT007"]
+    assert _codes(tmp_path / "tail", tail) == []
+
+
+def test_modelled_table_names_its_tests():
+    """docs/rules.md's "what the analysis models" table (ftlint/analysis/modelled.py): each
+    row names a test of this file (a function or a PAIRS case) showing both verdicts, and
+    the page holds the table as generated."""
+    from ftlint.analysis import modelled
+
+    names = {p[0] for p in PAIRS} | {n for n in globals() if n.startswith("test_")}
+    assert [row.test for row in modelled.MODELLED if row.test not in names] == []
+    assert {row.status for row in modelled.MODELLED} == {"modelled", "unknown"}
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert modelled.markdown() in docs

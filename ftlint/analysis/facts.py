@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ftlint.index.project import Function
 
 #: how an eviction on the path fell short of a freed request's unconfirmed tail
-TailGap = Literal["none", "late", "head", "first-group"]
+TailGap = Literal["none", "late", "head", "first-group", "dropped"]
 #: which blocks an eviction or zeroing covers beyond the unconfirmed tail
 Extent = Literal["whole", "head", "margin", "pool", "from-token-zero"]
 

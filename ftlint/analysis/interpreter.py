@@ -838,7 +838,7 @@ class _Walk:
         qualities = {q for k, q in state.evicted if _may_cover(k, key)}
         if "ok" in qualities:
             return None
-        for gap in ("late", "head", "first-group"):
+        for gap in ("late", "head", "dropped", "first-group"):
             if gap in qualities:
                 return gap
         return "none"
@@ -905,8 +905,8 @@ class _Walk:
         if stale:
             self._stale(key, node, state, "evict")
             return state
-        if start in ("whole", "early", "head"):
-            self._broad(value, node, start)
+        if start in ("whole", "early", "head", "lhead"):
+            self._broad(value, node, "head" if start == "lhead" else start)
         return state.replace(evicted=state.evicted | {(key, _quality(value))})
 
     def reset_prefix_cache(self, name: str, args, keywords, node, state: State):
@@ -1236,6 +1236,8 @@ class _Walk:
             return Val.with_start(base, "empty")
         if upper is not None and upper[0] == "num" and upper[1] in ("cblk", "early"):
             return Val.with_start(base, "head")  # `blocks[:boundary]`: ends where the dirty tail begins
+        if upper is not None and upper[0] == "num" and upper[1] == "kblk":
+            return Val.with_start(base, "lhead")  # ends inside the dirty tail
         if lower_node is None:
             return base
         kind = lower[1] if lower is not None and lower[0] == "num" else None
@@ -1282,6 +1284,7 @@ class _Walk:
             clauses.append(clause)
             clause = clause.inner_for_in
         states = [state]
+        dropped = False
         for clause in clauses:
             nxt = []
             for iterable, s in self.ev_all(clause.iter, states):
@@ -1289,6 +1292,8 @@ class _Walk:
                 element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
                 s = self.assign(clause.target, element, s)
                 for condition in clause.ifs:
+                    if self._drops_by_length(condition.test, s):
+                        dropped = True
                     s = self.ev(condition.test, s)[-1][1]
                 nxt.append(s)
             states = nxt
@@ -1308,8 +1313,27 @@ class _Walk:
             s = self._promote([s], born)[0]
             if Val.is_ids(result) and result[1] in born:
                 result = Val.ids("*", *result[2:])
+            if dropped and Val.is_ids(result) and result[2] in ("tail", "unknown", "whole", "early"):
+                result = Val.with_start(result, "dropped")
             out.append((result, s.replace(env=env_before)))
         return out
+
+    def _drops_by_length(self, test, state: State) -> bool:
+        """`b.block_id < len(blocks)` with `blocks` one request's block list: a block id is an
+        index into the pool, not into the request's list, so the filter drops ids (the
+        tail's among them). Against the pool's length it drops nothing (a defensive check)."""
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return False
+        left, (pair,) = test.left, test.comparisons
+        if not isinstance(pair.operator, (cst.LessThan, cst.LessThanEqual)):
+            return False
+        right = pair.comparator
+        if not (isinstance(left, cst.Attribute) and left.attr.value == V.BLOCK_ID_ATTR):
+            return False
+        if not (isinstance(right, cst.Call) and ir.called_name(right.func) == "len" and len(right.args) == 1):
+            return False
+        blocks = self.ev_pure(right.args[0].value, state)
+        return Val.is_ids(blocks) and blocks[1] not in (None, "*")
 
     def call(self, node: cst.Call, state: State) -> list:
         func = node.func
@@ -1417,7 +1441,7 @@ class _Walk:
             return [self.builtin("methodcaller", args, keywords, node, state)]
         callee = None
         if callee is None:
-            ref = ir.callee_ref(func)
+            ref = ("self", method) if _is_own_class(func.value) else ir.callee_ref(func)
             target = self.resolve(ref) if ref else None
             if target is not None:
                 callee = ("fn", target[0], target[1])
@@ -1670,6 +1694,20 @@ def _split(args, values) -> tuple[list, dict]:
     return positional, keywords
 
 
+def _is_own_class(node) -> bool:
+    """`type(self)` or `self.__class__`: the class of the instance, for `type(self).m()`."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "__class__":
+        return isinstance(node.value, cst.Name) and node.value.value == "self"
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "type"
+        and len(node.args) == 1
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == "self"
+    )
+
+
 def _breaks_always(body) -> bool:
     """A loop body whose own statement list ends the loop with `break` on every pass."""
     statements = getattr(body, "body", ())
@@ -1744,6 +1782,8 @@ def _difference(left: tuple, right: tuple) -> tuple:
         return left
     if left[2] == "whole" and right[2] == "head":
         return Val.with_start(left, "tail")
+    if left[2] == "whole" and right[2] == "lhead":
+        return Val.with_start(left, "late")  # minus a prefix reaching into the tail
     if left[2] == "whole":
         return Val.with_start(left, "unknown")
     return left
@@ -1751,8 +1791,10 @@ def _difference(left: tuple, right: tuple) -> tuple:
 
 def _quality(value) -> str:
     """How well an eviction of these block ids covers the request's dirty tail."""
-    if value[2] in ("late", "head"):
+    if value[2] in ("late", "head", "dropped"):
         return value[2]
+    if value[2] == "lhead":
+        return "head"
     return "first-group" if value[3] == "first" else "ok"
 
 
