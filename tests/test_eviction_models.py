@@ -311,3 +311,35 @@ def test_modelled_table_names_its_tests():
     assert {row.status for row in modelled.MODELLED} == {"modelled", "unknown"}
     docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
     assert modelled.markdown() in docs
+
+
+def test_gate_inside_the_request_loop(tmp_path):
+    """In the loop over the running requests, an eviction behind a test that is not about
+    the request's tail (`isinstance(exc, ...)`) covers only the iterations that pass it;
+    one behind a test of the request's in-flight tokens covers every request."""
+    loop = """\
+    for req in list(sched.running):
+        if {test}:
+            kv.evict_blocks(tail_ids(kv, [req]))
+        sched.finish_requests(req.request_id, RequestStatus.FINISHED_ABORTED)
+    """
+    gated = textwrap.dedent(loop).format(test="isinstance(exc, TimeoutError)")
+    skip_idle = textwrap.dedent(loop).format(test="req.num_in_flight_tokens")
+    assert _codes(tmp_path / "gated", gated) == ["FT007"]
+    assert _codes(tmp_path / "idle", skip_idle) == []
+
+
+def test_generator_of_ids(tmp_path):
+    """A generator function's call gives what it yields: `set(gen(...))` is its block ids."""
+    top = """
+    def dirty_ids(kv, reqs):
+        yield from sorted(tail_ids(kv, reqs))
+    """
+    good = f"ids = set(dirty_ids(kv, reqs))\nif ids:\n    kv.evict_blocks(ids)\n{ABORT}"
+    assert _codes(tmp_path / "good", good, top=top) == []
+    whole = """
+    def dirty_ids(kv, reqs):
+        for r in reqs:
+            yield from (b.block_id for b in r.get_blocks())
+    """
+    assert _codes(tmp_path / "bad", good, top=whole) == ["FT004"]

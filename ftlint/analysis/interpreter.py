@@ -476,12 +476,13 @@ class _Walk:
         current: cst.CSTNode | None = node
         while isinstance(current, cst.If):  # an elif chain, iterated
             taken, skipped = [], []
+            gate = self._gate(current.test)
             for value, s in self.ev_all(current.test, states):
                 truth = _truth(value)
                 if truth is not False:
-                    taken.append(self._guard(current.test, s, True))
+                    taken.append(_mark(self._guard(current.test, s, True), gate, True))
                 if truth is not True:
-                    skipped.append(self._guard(current.test, s, False))
+                    skipped.append(_mark(self._guard(current.test, s, False), gate, False))
             body = self.suite(current.body, taken)
             if body.cont and self.loops and not self._legit_skip(current.test, taken[0] if taken else None):
                 body.cont = [c.replace(evicted=c.evicted | {("#skip", "skip")}) for c in body.cont]
@@ -494,6 +495,17 @@ class _Walk:
             flow.normal += states
         flow.normal = _dedupe(flow.normal)
         return flow
+
+    def _gate(self, test) -> str | None:
+        """In the body of a loop over the running requests, a test that is not about a
+        request's dirty tail (`isinstance(exc, ...)`, a flag): an eviction on one of its
+        sides covers the iterations that took that side only (see _promote)."""
+        if not (self.loops and self.loops[-1]) or self._legit_skip(test, self._current):
+            return None
+        inner = test.expression if isinstance(test, cst.UnaryOperation) else test
+        if isinstance(inner, cst.Name) or (isinstance(inner, cst.Call) and ir.called_name(inner.func) == "len"):
+            return None  # `if ids:`, `if not found:`: a local the walk may not know, not a gate
+        return f"{id(test)}"
 
     def _guard(self, test, state: State, holds: bool) -> State:
         """`if ids:` / `if not ids:`: on the path where the block ids are empty there was
@@ -675,14 +687,21 @@ class _Walk:
         every = "partial" if skipped else "*"
         # An iteration may skip a request (no in-flight tokens, a null block): an eviction
         # some iteration does counts for the loop's every exit.
-        each = frozenset(
-            (every if k in born else k, q) for st in states for k, q in st.evicted if k in born or k == "*"
-        )
+        # ... except across a gate (_gate): only the iterations on the same side of it.
+        each: dict = {}
+        for st in states:
+            side = _gates(st)
+            each.setdefault(side, set()).update(
+                (every if k in born else k, q) for k, q in st.evicted if k in born or k == "*"
+            )
         out = []
         for s in states:
             out.append(
                 s.replace(
-                    evicted=frozenset((every if k in born else k, q) for k, q in s.evicted if k != "#skip") | each,
+                    evicted=frozenset(
+                        (every if k in born else k, q) for k, q in s.evicted if k not in ("#skip", "#gate")
+                    )
+                    | frozenset(each.get(_gates(s), ())),
                     freed=frozenset(("*" if k in born else k, site) for k, site in s.freed),
                     pending=frozenset(("*" if k in born else k, site, m) for k, site, m in s.pending),
                     zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
@@ -1070,6 +1089,13 @@ class _Walk:
             return self.ev(node.value, state)
         if isinstance(node, cst.NamedExpr):
             return [(v, self.assign(node.target, v, s)) for v, s in self.ev(node.value, state)]
+        if isinstance(node, cst.Yield) and node.value is not None:
+            value = node.value.item if isinstance(node.value, cst.From) else node.value
+            out = []
+            for v, s in self.ev(value, state):
+                old = s.env.get("<yield>")
+                out.append((None, s.bind("<yield>", v if old is None else Val.join(old, v))))
+            return out
         if isinstance(node, cst.Lambda):
             # a closure over the names bound here; its body is evaluated where it is called
             return [(("lambda", node, tuple(sorted(state.env.items(), key=lambda kv: kv[0]))), state)]
@@ -1657,10 +1683,10 @@ class _Walk:
             self.selves.pop()
             self.stack.pop()
         out: list = []
-        for s in flow.normal:
-            out.append((Val.NONE, s.replace(env=state.env)))
+        for s in flow.normal:  # a generator's call gives what it yields (its ids)
+            out.append((s.env.get("<yield>", Val.NONE), s.replace(env=state.env)))
         for s in flow.ret:
-            out.append((s.env.get("<return>"), s.replace(env=state.env)))
+            out.append((s.env.get("<yield>", s.env.get("<return>")), s.replace(env=state.env)))
         if not out:  # every path raises: the caller's except clauses see the entry state
             out.append((None, state))
         if len(out) > MAX_STATES:
@@ -1692,6 +1718,16 @@ def _split(args, values) -> tuple[list, dict]:
         else:
             positional.append(None)
     return positional, keywords
+
+
+def _mark(state: State, gate: str | None, side: bool) -> State:
+    if gate is None:
+        return state
+    return state.replace(evicted=state.evicted | {("#gate", f"{gate}:{side}")})
+
+
+def _gates(state: State) -> frozenset:
+    return frozenset(q for k, q in state.evicted if k == "#gate")
 
 
 def _is_own_class(node) -> bool:

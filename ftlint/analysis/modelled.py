@@ -82,6 +82,18 @@ MODELLED: tuple[Construct, ...] = (
         "loop-without-break",
     ),
     Construct(
+        "an `if` in the loop over running requests that is not about the request (`isinstance(exc, ...)`)",
+        "modelled",
+        "an eviction behind it covers only the iterations that pass it",
+        "test_gate_inside_the_request_loop",
+    ),
+    Construct(
+        "a generator function (`yield`, `yield from`)",
+        "modelled",
+        "its call gives what it yields",
+        "test_generator_of_ids",
+    ),
+    Construct(
         "`b.block_id < len(blocks)` filtering a request's ids",
         "modelled",
         "filters out the dirty block ids (a pool index compared with a block count)",
