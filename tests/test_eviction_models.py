@@ -281,6 +281,23 @@ def test_range_filter_that_drops_dirty_ids(tmp_path):
     keep = FILTERED.format(cond="0 <= b.block_id < len(kv.block_pool.blocks)") + ABORT
     assert _codes(tmp_path / "drop", drop, codes=codes) == ["FT003", "FT007"]
     assert _codes(tmp_path / "keep", keep, codes=codes) == ["FT003"]
+    both = FILTERED.format(cond="not b.is_null and b.block_id < len(blocks)") + ABORT
+    assert _codes(tmp_path / "and", both, codes=codes) == ["FT003", "FT007"]
+    loop = (
+        "ids = set()\nfor req in sched.running:\n"
+        "    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16\n"
+        "    for mgr in kv.coordinator.single_type_managers:\n"
+        "        blocks = mgr.req_to_blocks[req.request_id]\n"
+        "        for b in blocks[first:]:\n"
+        "            if {cond}:\n"
+        "                ids.add(b.block_id)\n"
+        "kv.evict_blocks(ids)\n"
+    )
+    assert _codes(tmp_path / "loop", loop.format(cond="b.block_id < len(blocks)") + ABORT, codes=codes) == [
+        "FT003",
+        "FT007",
+    ]
+    assert _codes(tmp_path / "loop-ok", loop.format(cond="not b.is_null") + ABORT, codes=codes) == []
 
 
 def test_difference_with_a_late_prefix(tmp_path):

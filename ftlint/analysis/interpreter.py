@@ -483,7 +483,12 @@ class _Walk:
                     taken.append(_mark(self._guard(current.test, s, True), gate, True))
                 if truth is not True:
                     skipped.append(_mark(self._guard(current.test, s, False), gate, False))
+            dropping = bool(taken) and self._drops_by_length(current.test, taken[0])
+            if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
+                taken = [t.bind("<dropping>", ("bool", True)) for t in taken]
             body = self.suite(current.body, taken)
+            if dropping:
+                body = _unbind(body, "<dropping>")
             if body.cont and self.loops and not self._legit_skip(current.test, taken[0] if taken else None):
                 body.cont = [c.replace(evicted=c.evicted | {("#skip", "skip")}) for c in body.cont]
             flow.add(body)
@@ -1348,6 +1353,8 @@ class _Walk:
         """`b.block_id < len(blocks)` with `blocks` one request's block list: a block id is an
         index into the pool, not into the request's list, so the filter drops ids (the
         tail's among them). Against the pool's length it drops nothing (a defensive check)."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._drops_by_length(test.left, state) or self._drops_by_length(test.right, state)
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
             return False
         left, (pair,) = test.left, test.comparisons
@@ -1435,6 +1442,8 @@ class _Walk:
             if method in _ADDING:
                 name = ir.dotted_name(func.value)
                 added = [a for a in args if Val.is_ids(a)]
+                if state.env.get("<dropping>") is not None:
+                    added = [Val.with_start(a, "dropped") for a in added]
                 value = receiver
                 for a in added:
                     value = Val.join_ids(value, a)
@@ -1718,6 +1727,14 @@ def _split(args, values) -> tuple[list, dict]:
         else:
             positional.append(None)
     return positional, keywords
+
+
+def _unbind(flow: Flow, name: str) -> Flow:
+    def drop(states: list) -> list:
+        return [s.replace(env={k: v for k, v in s.env.items() if k != name}) if name in s.env else s for s in states]
+
+    out = Flow(drop(flow.normal), drop(flow.brk), drop(flow.cont), drop(flow.ret), drop(flow.exc))
+    return out
 
 
 def _mark(state: State, gate: str | None, side: bool) -> State:
