@@ -360,3 +360,24 @@ def test_generator_of_ids(tmp_path):
             yield from (b.block_id for b in r.get_blocks())
     """
     assert _codes(tmp_path / "bad", good, top=whole) == ["FT004"]
+
+
+def test_one_request_list_keeps_the_request(tmp_path):
+    """`for r in [req]` iterates the request itself: its block list is that request's (so a
+    `block_id < len(blocks)` filter on it is known to drop the tail's ids)."""
+    body = """\
+    for req in list(sched.running):
+        ids = set()
+        for r in [req]:
+            first = (r.num_computed_tokens - r.num_in_flight_tokens) // 16
+            for mgr in kv.coordinator.single_type_managers:
+                blocks = mgr.req_to_blocks[r.request_id]
+                ids |= {{b.block_id for b in blocks[first:] if {cond}}}
+        kv.evict_blocks(ids)
+        sched.finish_requests(req.request_id, RequestStatus.FINISHED_ABORTED)
+    """
+    codes = ("FT007",)
+    assert _codes(tmp_path / "drop", textwrap.dedent(body).format(cond="b.block_id < len(blocks)"), codes=codes) == [
+        "FT007"
+    ]
+    assert _codes(tmp_path / "keep", textwrap.dedent(body).format(cond="not b.is_null"), codes=codes) == []

@@ -808,6 +808,12 @@ class _Walk:
             return ("mgr", "all")
         if tag == "tuple" and iterable[1] and all(v is not None and v[0] == "str" for v in iterable[1]):
             return ("strs", tuple(v[1] for v in iterable[1]))  # `for field in COUNTERS: setattr(r, field, 0)`
+        if tag == "tuple" and iterable[1]:
+            # `for req in [req]`, `for req, start in [(req, 0)]`: the items, when they agree
+            joined = iterable[1][0]
+            for item in iterable[1][1:]:
+                joined = Val.join(joined, item)
+            return joined
         if tag == "enum":
             inner = self.element(iterable[1], node, None, scope)
             names = _target_names(target)

@@ -88,6 +88,12 @@ MODELLED: tuple[Construct, ...] = (
         "test_gate_inside_the_request_loop",
     ),
     Construct(
+        "`for r in [req]` (a literal list or tuple of requests)",
+        "modelled",
+        "the items, when they are the same request; otherwise an unknown request",
+        "test_one_request_list_keeps_the_request",
+    ),
+    Construct(
         "a generator function (`yield`, `yield from`)",
         "modelled",
         "its call gives what it yields",
