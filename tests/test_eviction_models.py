@@ -46,6 +46,7 @@ class FaultHandler:
 """
 
 ABORT = "sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)"
+_FINDINGS: list = []  # the last _codes() call's findings
 
 
 def _codes(
@@ -68,6 +69,7 @@ def _codes(
     (tmp_path / "handler.py").write_text(text)
     result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
     assert not result.internal_errors, result.internal_errors
+    _FINDINGS[:] = result.findings
     return sorted(f.code for f in result.findings if f.code in codes)
 
 
@@ -381,3 +383,12 @@ def test_one_request_list_keeps_the_request(tmp_path):
         "FT007"
     ]
     assert _codes(tmp_path / "keep", textwrap.dedent(body).format(cond="not b.is_null"), codes=codes) == []
+
+
+def test_class_attribute_lambda_in_an_outlined_module(tmp_path):
+    """A broad eviction inside a class-attribute lambda is reported at the call that runs it
+    (the lambda is read from the module's text when the file is outlined): no internal error."""
+    attrs = f"_evict = staticmethod(lambda kv, reqs: kv.evict_blocks({WHOLE}))\n"
+    assert _codes(tmp_path, f"self._evict(kv, reqs)\n{ABORT}", attrs=attrs) == ["FT004"]
+    rows = [f.line for f in _FINDINGS if f.code == "FT004"]
+    assert rows and all("self._evict" in (tmp_path / "handler.py").read_text().splitlines()[r - 1] for r in rows)

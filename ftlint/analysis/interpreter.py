@@ -21,6 +21,7 @@ iterated.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
@@ -304,6 +305,12 @@ class _Walk:
         # request still has stale tokens at the end of a path (see preempt()).
         self.drops: set[int] = set()
         self.harmful_drops: set[int] = set()
+        # While a lambda read from a tree of our own (a class attribute of an outlined module,
+        # `_module_tree`) runs: the call node its effects are located at (the linted file's
+        # trees hold no node of that tree).
+        self._relocate: cst.CSTNode | None = None
+        self._relocate_depth = 0
+        self._foreign: set[int] = set()  # id() of such lambdas
 
     # -- entry -----------------------------------------------------------------
     def run(self) -> None:
@@ -380,7 +387,12 @@ class _Walk:
         return self.stack[-1][0]
 
     def site(self, node: cst.CSTNode) -> Site:
-        return Site(self.fn, node, self.stack[-1][1])
+        return Site(self.fn, self._relocated(node), self.stack[-1][1])
+
+    def _relocated(self, node: cst.CSTNode) -> cst.CSTNode:
+        if self._relocate is not None and len(self.stack) == self._relocate_depth:
+            return self._relocate
+        return node
 
     # -- reporting ---------------------------------------------------------------
     def _in_entry_module(self, site: Site) -> Site:
@@ -393,6 +405,10 @@ class _Walk:
         return current or site
 
     def _add(self, fact: PathFact) -> None:
+        if self._relocate is not None and fact.fn is self.fn and len(self.stack) == self._relocate_depth:
+            fact = dataclasses.replace(fact, node=self._relocate)
+            if isinstance(fact, ReadAfterFree):
+                fact = dataclasses.replace(fact, reader=self._relocate)
         self.found.append(fact)
 
     def _report_uncovered(self, site: Site, gap: TailGap) -> None:
@@ -1517,6 +1533,8 @@ class _Walk:
                         if isinstance(value, cst.Call) and ir.called_name(value.func) == "staticmethod" and value.args:
                             value, bound = value.args[0].value, False
                         if isinstance(value, cst.Lambda):
+                            if tree is not cls.module.module:
+                                self._foreign.add(id(value))
                             lam = ("lambda", value, ())
                             return ("partial", lam, (None,), ()) if bound else lam
         return None
@@ -1598,6 +1616,12 @@ class _Walk:
     def call_lambda(self, callee, args, keywords, node, state: State) -> list:
         """A lambda called: its body in its closure's names plus its parameters."""
         lam = callee[1]
+        if id(lam) in self._foreign and self._relocate is None:
+            self._relocate, self._relocate_depth = node, len(self.stack)
+            try:
+                return self.call_lambda(callee, args, keywords, node, state)
+            finally:
+                self._relocate = None
         env = dict(callee[2])
         params = lam.params
         for index, param in enumerate(params.params):
