@@ -16,6 +16,11 @@ package's parent directory). Runs, alternately in each round:
   batches      every tracked .py/.pyi file passed explicitly, in pre-commit's own partitions
                (pre_commit.xargs.partition, one at a time as with `require_serial: true`),
                `ftlint check --no-cache`, one process per partition; ruff-batches: ruff the same way
+  batches-2000 the same files in batches of 2,000 (ruff-batches-2000: ruff the same way)
+  no-fault-path  one `ftlint check --no-cache` over the first 2,000-file batch less the files
+               the prefilter passes (a process whose files hold no fault path), beside
+  floor        `python -c` walking the tree and prefiltering every file with ftlint's own
+               scan (what any process that scans the project pays: its floor)
   pre-commit   `pre-commit run --all-files` with a local hook running this venv's ftlint
                (`check --force-exclude`, a fresh cache dir each round: cold), against
                pre-commit-ruff, a local hook running the installed ruff (`check --force-exclude
@@ -69,6 +74,31 @@ print(f"ftlint: {result.files_linted} files linted, {result.files_parsed} parsed
 assert result.cache_hit and "libcst" not in sys.modules, "not a warm run"
 """
 
+
+# The floor of a process that scans the project: interpreter, ftlint's engine imports, the
+# walk, every file read and prefiltered (lint.scan.scan_serial, no cache); nothing linted.
+FLOOR = """
+import os, sys
+from pathlib import Path
+from ftlint.core.config import load_config
+from ftlint.index.discovery import discover, project_root_to_walk
+from ftlint.lint.result_store import ResultStore
+from ftlint.lint.scan import ScanFiles, scan_serial
+cwd = os.getcwd()
+config = load_config(Path(cwd))
+found = discover([Path(cwd)], config, force_exclude=False, cwd=Path(cwd), listings=None)
+lint = list(found.absolute)
+files = ScanFiles(config, lint, {cwd}, project_root_to_walk(lint, config, [cwd]))
+store = ResultStore(None, config.handler_patterns(), config.fault_steps)
+scanned, candidates = scan_serial(files, store.facts, None)
+if len(sys.argv) > 1:  # the candidates, for the bench's no-fault-path case
+    print("\\n".join(os.path.relpath(c, cwd) for c in candidates))
+print(f"ftlint: {len(scanned)} files linted, 0 parsed", file=sys.stderr)
+sys.stdout.flush()
+os._exit(0)
+"""
+
+BATCH = 2000
 
 COMPILE_FTLINT = """
 import compileall, os, ftlint
@@ -211,6 +241,7 @@ def _single_cases(bench: _Bench) -> None:
         "libcst": [py, "-c", "import libcst"],
     }
     cases["warm-engine"] = [py, "-c", ENGINE_WARM, str(cache_dir)]
+    cases["floor"] = [py, "-c", FLOOR]
     if bench.single:
         file = bench.args.file
         cases["file"] = [*ftlint, "--no-cache", file]
@@ -232,9 +263,15 @@ def _pre_commit_cases(bench: _Bench) -> None:
     bench.tracked = tracked = tracked_python_files(bench.tree) if args.pre_commit else []
     if tracked:
         bench.batch_cases["batches"] = pre_commit_batches([*bench.ftlint, "--no-cache"], tracked)
+        chunks = [tracked[i : i + BATCH] for i in range(0, len(tracked), BATCH)]
+        bench.batch_cases["batches-2000"] = [[*bench.ftlint, "--no-cache", *chunk] for chunk in chunks]
         if ruff:
             ruff_batch = [ruff, "check", "--isolated", "--select", "E9,F", "--no-cache", "--output-format", "json"]
             bench.batch_cases["ruff-batches"] = pre_commit_batches(ruff_batch, tracked)
+            bench.batch_cases["ruff-batches-2000"] = [[*ruff_batch, *chunk] for chunk in chunks]
+        listed = subprocess.run([py, "-c", FLOOR, "list"], cwd=bench.tree, capture_output=True, text=True, check=True)
+        candidates = set(listed.stdout.split())
+        cases["no-fault-path"] = [*bench.ftlint, "--no-cache", *(f for f in chunks[0] if f not in candidates)]
         pre_commit = shutil.which("pre-commit", path=str(Path(py).parent)) or shutil.which("pre-commit")
         if pre_commit:
             ftlint_exe = shutil.which("ftlint", path=str(Path(py).parent)) or "ftlint"
@@ -341,8 +378,17 @@ def _targets(bench: _Bench, results: dict[str, list[dict]]) -> bool:
             ok &= _check(
                 "batches / ruff-batches (explicit, cold)",
                 median(results["batches"]) / median(results["ruff-batches"]),
-                1.0,
+                0.75,
             )
+        if "batches-2000" in results and "ruff-batches-2000" in results:
+            ok &= _check(
+                "batches-2000 / ruff-batches-2000",
+                median(results["batches-2000"]) / median(results["ruff-batches-2000"]),
+                0.75,
+            )
+    if "no-fault-path" in results:
+        floor = median(results["floor"])
+        ok &= _check(f"no-fault-path, s (floor: walk+prefilter {floor:.3f} s)", median(results["no-fault-path"]), 0.15)
         if "pre-commit" in results and "pre-commit-ruff" in results:
             ok &= _check(
                 "pre-commit / pre-commit-ruff (--all-files, cold)",
@@ -363,6 +409,9 @@ def _targets(bench: _Bench, results: dict[str, list[dict]]) -> bool:
 _NOT_COMPARED = (
     "ruff",
     "ruff-batches",
+    "ruff-batches-2000",
+    "floor",
+    "no-fault-path",
     "pre-commit",
     "pre-commit-ruff",
     "libcst",

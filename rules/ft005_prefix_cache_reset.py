@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ftlint.analysis.facts import PrefixCacheResetCalled
 from ftlint.core import vocabulary as V
 from ftlint.lint.rule import Invalid, Rule, Valid
 from ftlint.syntax import ir
@@ -12,7 +13,9 @@ from ftlint.syntax import ir
 class PrefixCacheReset(Rule):
     """
     ## What it does
-    Flags a call of `reset_prefix_cache(...)` in fault-path code.
+    Flags a call of `reset_prefix_cache(...)` in fault-path code, also through an alias,
+    `getattr`, `functools.partial`, `operator.methodcaller` or a table of bound methods with
+    a literal key (a call the walk cannot resolve is not reported).
 
     ## Why is this bad?
     `Scheduler.reset_prefix_cache` preempts every running request with
@@ -108,3 +111,13 @@ class CacheTools:
     def visit_Call(self, node: cst.Call) -> None:
         if ir.called_name(node.func) == V.RESET_PREFIX_CACHE and self.in_fault_path(node):
             self.report(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # Calls the walk resolves to reset_prefix_cache that are not spelled with its name
+        # (visit_Call): `r = sched.reset_prefix_cache; r()`, a partial, a methodcaller, ...
+        fn = self.scope(node).function
+        if fn is None or not self.walked(node):
+            return
+        for fact in self.context.fault_paths.interpreter.facts(fn, PrefixCacheResetCalled):
+            if isinstance(fact.node, cst.Call) and ir.called_name(fact.node.func) != V.RESET_PREFIX_CACHE:
+                self.report(fact.node)

@@ -18,7 +18,10 @@ class MissingDirtyEviction(Rule):
     returns) and flags a free, preempt or abort of requests (`finish_requests`,
     `_preempt_request`, `preempt_request`, `kv_cache_manager.free`, `_free_request`,
     `_free_request_blocks`, also through an alias, a `functools.partial` or a bound
-    method kept in a dict) when, at the end of that path, no eviction covered those
+    method kept in a dict), or a request rewound in place for resume
+    (`req.num_computed_tokens = ...` or `-=`) or put back in the waiting queue by hand
+    (`scheduler.waiting.prepend_request(req)`, `add_request`, `append`): both keep its
+    blocks and their hashes. It reports when, at the end of that path, no eviction covered those
     requests' unconfirmed tail. An eviction covers it when its block ids start at
     `(num_computed_tokens - num_in_flight_tokens) // block_size` (or earlier: that is
     FT004), in every KV-cache group (`single_type_managers`, not only `[0]`), for
@@ -27,8 +30,9 @@ class MissingDirtyEviction(Rule):
     an eviction: the zeroed blocks keep their hashes. Ids read before the free and
     evicted after it still count; ids read after it do not (FT006). A call the
     analysis cannot follow is taken as having no effect, so it is never the reason for
-    a finding; `super().on_fault()` into vLLM's own handler is read from the installed
-    vLLM.
+    a finding; `super().on_fault()` into vLLM's own handler is read from vLLM's source
+    (`vllm-source`, else the installed vLLM) or, with neither (pre-commit's
+    environment), from the summary of it ftlint ships: the same finding either way.
 
     ## Why is this bad?
     vLLM caches the blocks of a step at schedule time, before the forward pass. When
@@ -196,6 +200,21 @@ class MissingDirtyEviction(Rule):
                                 pool._maybe_evict_cached_block(blk)
             """,
             name="bound-methods-in-a-dict",
+        ),
+        Valid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    kv = sched.kv_cache_manager
+                    for req in sched.running:
+                        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+                        for m in kv.coordinator.single_type_managers:
+                            kv.evict_blocks({b.block_id for b in m.req_to_blocks[req.request_id][confirmed // m.block_size:]})
+                        req.num_computed_tokens = confirmed  # rewound in place, after evicting its tail
+                        req.num_in_flight_tokens = 0
+            """,
+            name="rewind-in-place-after-evicting-the-tail",
         ),
     ]
     INVALID = [
@@ -410,6 +429,34 @@ def abort_all(s):
             expect=((13, 13),),
             name="conditional-callee-resume-branch-without-eviction",
         ),
+        Invalid(
+            """
+            class Sentinel:
+                def on_fault(self, exc):
+                    for req in self.engine.scheduler.running:
+                        # resume in place: recompute the lost step, free nothing
+                        req.num_computed_tokens -= req.num_in_flight_tokens
+                        req.num_in_flight_tokens = 0
+            """,
+            expect=((5, 13, "rewinds the request in place"),),
+            name="rewind-in-place-without-eviction",
+        ),
+        Invalid(
+            """
+            from vllm.v1.request import RequestStatus
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    while sched.running:
+                        req = sched.running.pop()
+                        req.status = RequestStatus.PREEMPTED
+                        req.num_in_flight_tokens = 0
+                        sched.waiting.prepend_request(req)  # requeued by hand: its blocks stay allocated and hashed
+            """,
+            expect=((10, 13, "puts a request back to wait"),),
+            name="requeue-by-hand-without-eviction",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -421,9 +468,20 @@ def abort_all(s):
             reached = f", reached from `{fact.entry}`," if fact.entry is not None else ""
             self.report(
                 fact.node,
-                f"{ir.call_text(fact.node)} frees requests{inner}{reached} on a path {_GAPS[fact.gap]}: "
-                "dirty KV stays in the prefix cache",
+                f"{_what(fact)}{inner}{reached} on a path {_GAPS[fact.gap]}: dirty KV stays in the prefix cache",
             )
+
+
+def _what(fact: TailLeftCached) -> str:
+    """What the reported node does to the requests."""
+    kept = " (it keeps its blocks and their hashes)"
+    if fact.kind == "rewind" and not fact.through_helper:
+        return f"setting `{ir.code_of(fact.node)}` rewinds the request in place{kept}"
+    if fact.kind == "rewind":
+        return f"{ir.call_text(fact.node)} rewinds a request in place{kept}"
+    if fact.kind == "requeue":
+        return f"{ir.call_text(fact.node)} puts a request back to wait without freeing it{kept}"
+    return f"{ir.call_text(fact.node)} frees requests"
 
 
 #: how the path's eviction fell short, as the message says it

@@ -223,3 +223,53 @@ def test_the_bytes_test(source, expected):
     from ftlint.index.prefilter import StepCalls
 
     assert StepCalls(DEFAULT_FAULT_STEPS).calls_step(source) is expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"# x.step() in a comment\ntry:\n    pass\nexcept E:\n    pass\n",
+        b"try:\n    pass\n    # then x.step()\nexcept E:\n    pass\n",
+        b"x.step()\ntry:\n    pass\nexcept E:\n    pass\n",  # the call before any `try:`
+        b"try:\n    pass\nexcept E:\n    pass\nx.step()\n",  # the call after the last `except`
+        b"retry: int = 1\nx.step()\nexcept_count = 0\n",  # `retry:` is no `try` header
+    ],
+)
+def test_the_bytes_test_wants_a_try_before_and_an_except_after_the_call(source):
+    from ftlint.index.prefilter import StepCalls
+
+    assert StepCalls(DEFAULT_FAULT_STEPS).calls_step(source) is False
+
+
+def test_a_guarded_module_is_read_by_ast_once(tmp_path, monkeypatch):
+    """The prefilter's `ast` reading of a guarded file is the analysis's: StepGuards does not
+    parse the module again (it did: two parses of each guarded module on a cold run)."""
+    import ast
+    import types
+
+    from ftlint.core.config import load_config
+    from ftlint.index import step_scan
+    from ftlint.lint.engine import lint_paths
+    from ftlint.lint.registry import known_codes
+
+    root = write_project(tmp_path, {"engine.py": STEP, "helpers.py": HELPERS, "loop.py": WRAPPER})
+    parsed: list[str] = []
+
+    def counting_parse(source, *args, **kwargs):
+        text = source.decode() if isinstance(source, bytes) else source
+        parsed.append("engine.py" if "class Engine" in text else "loop.py" if "busy_loop" in text else "other")
+        return ast.parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(step_scan, "ast", types.SimpleNamespace(**{**vars(ast), "parse": counting_parse}))
+    result = lint_paths([], load_config(root), set(known_codes()), cwd=root)
+    assert {f.code for f in result.findings} >= {"FT007"}
+    assert sorted(parsed) == ["engine.py", "loop.py"]
+
+
+def test_the_bytes_test_with_a_glob_of_several_wildcards():
+    from ftlint.index.prefilter import StepCalls
+
+    steps = StepCalls(["*busy*loop*"])
+    assert steps.calls_step(b"try:\n    my_busy_x_loop(self)\nexcept E:\n    pass\n") is True
+    assert steps.calls_step(b"try:\n    pass\nexcept E:\n    pass\nmy_busy_x_loop(self)\n") is False
+    assert steps.calls_step(b"try:\n    pass\n    # my_busy_x_loop(self)\nexcept E:\n    pass\n") is False

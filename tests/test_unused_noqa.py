@@ -199,6 +199,14 @@ def test_removal_edit_keeps_everything_but_the_unused_codes(line, fixed):
     assert textedits.apply_edits(text, [(edit,)])[0] == fixed + "\n"
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n", ""])
+def test_a_directive_alone_on_its_line_goes_with_its_line(newline):
+    text = "def f():\n    x()\n    # noqa: FT005" + newline + ("    y()\n" if newline else "")
+    (directive,) = noqa_directives(text)
+    edit = removal_edit("    # noqa: FT005", directive, {directive.codes[0][1]})
+    assert textedits.apply_edits(text, [(edit,)])[0] == "def f():\n    x()\n" + ("    y()\n" if newline else "")
+
+
 def test_fix_is_byte_for_byte_crlf_and_latin1(tmp_path, monkeypatch, capsys):
     crlf = (HANDLER + "        self._recover()  # noqa: FT005, E501  \n" + FREES + "  # noqa: FT007\n").replace(
         "\n", "\r\n"

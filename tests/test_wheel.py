@@ -67,6 +67,18 @@ def test_wheel_ships_the_pinned_vllm_lists_only(wheel: zipfile.ZipFile):
         assert wheel.read(f"ftlint/runtime/requirements/{name}") == (ROOT / "requirements" / name).read_bytes()
 
 
+def test_wheel_ships_the_vllm_summaries(wheel: zipfile.ZipFile):
+    """Issue 21: vLLM's own methods summarised for environments without vLLM (pre-commit)."""
+    shipped = {n.rpartition("/")[2] for n in wheel.namelist() if n.startswith("ftlint/analysis/vllm_data/")}
+    tracked = {n.rpartition("/")[2] for n in tracked_files() if n.startswith("ftlint/analysis/vllm_data/")}
+    assert shipped == tracked and "0.34.0.json" in shipped
+    for name in tracked - {"__init__.py"}:
+        assert (
+            wheel.read(f"ftlint/analysis/vllm_data/{name}")
+            == (ROOT / "ftlint" / "analysis" / "vllm_data" / name).read_bytes()
+        )
+
+
 def test_licence_matches_the_licence_file(wheel: zipfile.ZipFile):
     meta = metadata(wheel)
     assert meta["License-Expression"] == "Apache-2.0"

@@ -103,3 +103,24 @@ def test_open_helper_buffer_is_read_instead_of_the_file(tmp_path):
     assert helpers.read_text() == HELPERS
     workspace.drop_text(helpers)  # closed unsaved: the file on disk counts again
     assert [f.code for f in workspace.lint(path).findings] == ["FT007"]
+
+
+def test_a_helper_module_created_or_deleted_on_disk_resolves_anew(tmp_path):
+    """Imports are resolved once while no file appears or goes (the server's workspace
+    keeps them: Project.found_files); a module created or deleted, as the client's file
+    watcher reports it, resolves anew."""
+    path = _project(tmp_path)
+    helpers = tmp_path / "pkg" / "helpers.py"
+    helpers.unlink()
+    workspace = _workspace(tmp_path)
+    unguarded = SENTINEL.replace("self._resume(running)", "abort_all(self.engine.scheduler, running)").replace(
+        "        self._evict_unconfirmed_tails(running)\n", ""
+    )
+    workspace.set_text(path, unguarded)
+    assert workspace.lint(path).findings == []  # the helper is unknown: nothing to report
+    helpers.write_text(HELPERS)
+    workspace.file_changed(helpers)
+    assert [(f.line, f.code) for f in workspace.lint(path).findings] == [(7, "FT007")]
+    helpers.unlink()
+    workspace.file_changed(helpers)
+    assert workspace.lint(path).findings == []

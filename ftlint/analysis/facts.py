@@ -29,14 +29,18 @@ class PathFact:
 
 @dataclass(frozen=True, eq=False)
 class TailLeftCached(PathFact):
-    """A free (or preempt) of requests after which, at the end of a path out of the handler,
-    no eviction dropped their unconfirmed tail (`gap` says how the eviction fell short)."""
+    """A free (or preempt) of requests, a rewind of their `num_computed_tokens` in place or a
+    requeue by hand (`kind`), after which, at the end of a path out of the handler, no eviction dropped their
+    unconfirmed tail (`gap` says how the eviction fell short)."""
 
     gap: TailGap
     #: the free is in a helper of another file; `node` is the call that reaches it
     through_helper: bool
     #: the handler whose walk reached it, when `fn` is not that handler
     entry: str | None
+    #: "free": a free, preempt or abort; "rewind": `num_computed_tokens` set back in place;
+    #: "requeue": put back in the waiting queue by hand (both keep the blocks and hashes)
+    kind: Literal["free", "rewind", "requeue"] = "free"
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,3 +80,9 @@ class ReadAfterFree(PathFact):
 
     reader: cst.CSTNode
     reading: Literal["evict", "zero"]
+
+
+@dataclass(frozen=True, eq=False)
+class PrefixCacheResetCalled(PathFact):
+    """A call (`node`) that reaches `reset_prefix_cache` however it is spelled: directly, through
+    an alias, `getattr`, `functools.partial`, `operator.methodcaller` or a table of methods."""

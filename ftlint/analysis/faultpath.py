@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
@@ -114,10 +115,14 @@ class FaultPaths:
         in_fault_path_file: Callable[[ModuleInfo], bool] = lambda info: False,
         vllm_api: str = "auto",
         steps: Iterable[str] = (),
+        vllm_source: str = "",
+        step_guards: StepGuards | None = None,
     ) -> None:
         self.project = project
         steps = tuple(steps)
-        self._step_guards = StepGuards(steps) if steps else None  # `fault-steps`
+        # `fault-steps`; `step_guards`: one kept from an earlier scope of the same steps (its
+        # files' screens stay valid while their texts are the same)
+        self._step_guards = (step_guards or StepGuards(steps)) if steps else None
         #: (function, `except` branch) catching a failed engine step (steps.py): walked as a
         #: handler from the branch; the function is a fault path, what it calls is not
         self.step_guards: list[tuple[Function, Branch]] = []
@@ -126,6 +131,8 @@ class FaultPaths:
         #: caches on the id() of its effects
         self.guard_branches: dict[int, ir.Seq] = {}
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
+        #: [tool.ftlint] vllm-source: the directory holding the `vllm` package, or None
+        self.vllm_source: Path | None = Path(vllm_source) if vllm_source else None
         self._interpreter: Interpreter | None = None
         self.is_handler = is_handler
         self.in_fault_path_file = in_fault_path_file
@@ -192,6 +199,11 @@ class FaultPaths:
         """The project functions the calls in `seq` (code of `fn`) may run: each resolved
         callee, and both alternatives of a conditional one (either may run)."""
         for effect in ir.iter_effects(seq):
+            if effect.kind == "reference" and effect.callee is not None:
+                referenced = self.project.resolve_call(fn, effect.callee)  # a method table's entry
+                if referenced is not None:
+                    yield referenced[0]
+                continue
             if effect.kind != "call":
                 continue
             target = self.target(fn, effect)
@@ -205,9 +217,9 @@ class FaultPaths:
             yield from self._referenced(fn)
 
     def _referenced(self, fn: Function) -> Iterator[Function]:
-        """Project functions `fn` may run without calling them by name: the values of a
-        dict literal (`{"abort": self._abort}[key](...)`), the calls in a lambda's body, and
-        the wrapper of a project decorator around `fn` (with the decorator itself)."""
+        """Project functions `fn` may run without calling them by name (besides a method
+        table's entries, ir's "reference" effects): the calls in a lambda's body, and the
+        wrapper of a project decorator around `fn` (with the decorator itself)."""
         node = fn.node
         if node is None:
             return
@@ -588,8 +600,8 @@ def _cap(states: frozenset) -> frozenset:
 
 
 class _ValueRefs(cst.CSTVisitor):
-    """Callee refs of the functions a body holds as values: dict literal values and calls
-    inside lambdas (nested defs are their own functions)."""
+    """Callee refs of the calls inside lambdas (nested defs are their own functions; a dict
+    literal's values are ir's "reference" effects, see _called)."""
 
     def __init__(self) -> None:
         self.found: list = []
@@ -597,11 +609,6 @@ class _ValueRefs(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
-
-    def visit_Dict(self, node: cst.Dict) -> None:
-        for element in node.elements:
-            if isinstance(element, cst.DictElement) and isinstance(element.value, (cst.Name, cst.Attribute)):
-                self.found.append(ir.callee_ref(element.value))
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._lambdas += 1

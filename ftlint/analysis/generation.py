@@ -2,8 +2,8 @@
 
 Read from `[tool.ftlint] vllm-api` when set; else from a `Request` class the project
 defines (a fork carries its own `vllm/v1/request.py`); else, per handler, from the
-counter fields its own module names; else from the installed vLLM's
-`v1/request.py`, located without importing vLLM. All unknown: the current API.
+counter fields its own module names; else from the `vllm-source` tree's or the installed
+vLLM's `v1/request.py`, located without importing vLLM. All unknown: the current API.
 """
 
 from __future__ import annotations
@@ -74,9 +74,11 @@ def detect(
     return None, ""
 
 
-def fallback(is_file: Callable[[Path], bool] = Path.is_file) -> tuple[V.Generation, str]:
-    """The installed vLLM's generation, else the current API."""
-    installed = installed_vllm_request(is_file)
+def fallback(is_file: Callable[[Path], bool] = Path.is_file, source: Path | None = None) -> tuple[V.Generation, str]:
+    """The generation of `source`'s vLLM (`[tool.ftlint] vllm-source`, the directory holding
+    the `vllm` package) when set, else the installed vLLM's, else the current API."""
+    configured = source / "vllm" / "v1" / "request.py" if source is not None else None
+    installed = configured if configured is not None and is_file(configured) else installed_vllm_request(is_file)
     if installed is not None:
         found = from_text(_read(installed))
         if found is not None:

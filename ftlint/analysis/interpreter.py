@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import libcst as cst
 
-from ftlint.analysis import generation
+from ftlint.analysis import generation, vllm_summaries
 from ftlint.analysis import values as Val
 from ftlint.analysis.facts import (
     BroadEviction,
     CountersLeftSet,
     Extent,
     PathFact,
+    PrefixCacheResetCalled,
     ReadAfterFree,
     StaleFrameDropped,
     TailGap,
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=PathFact)
 
 MAX_STATES = 32
+#: a keyword of _split's result: an unknown `**mapping` was passed (any keyword may be in it)
+UNKNOWN_KEYWORDS = "**"
 MAX_CALL_DEPTH = 24
 MAX_STEPS = 200_000  # expression evaluations per entry function
 
@@ -55,9 +58,22 @@ _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterTha
 _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"}
 )
+_BUILTINS = frozenset(
+    {"setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min", "methodcaller", "vars"}
+)
+#: `copy.copy(request)`: another object, on which resets miss the request
+_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _ADDING = frozenset(
     {"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"}
 )
+
+
+@dataclass(frozen=True)
+class _VllmMethod:
+    """Where a shipped summary's effects happen: a method of vLLM's, in no project module."""
+
+    qualname: str
+    module: None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,6 +83,9 @@ class Site:
     fn: Function
     node: cst.CSTNode
     caller: Site | None = None
+    #: not a free: "rewind" (`num_computed_tokens` set back in place) or "requeue" (put back
+    #: in the waiting queue): the request keeps its blocks, hashes included
+    rewind: Literal["", "rewind", "requeue"] = ""
 
 
 class State:
@@ -103,7 +122,7 @@ class State:
         return self._key
 
     def freed_keys(self) -> set:
-        return {k for k, _ in self.freed}
+        return {k for k, site in self.freed if not site.rewind}
 
 
 def _dedupe(states):
@@ -238,31 +257,91 @@ class Interpreter:
             if found is not None:
                 return found
         if self._fallback is None:
-            self._fallback = generation.fallback(self.project.probe.is_file)[0]
+            self._fallback = generation.fallback(self.project.probe.is_file, self.fault_paths.vllm_source)[0]
         return self._fallback
 
     def installed_vllm_method(self, fn, name: str):
         """`super().name` where the base class is vLLM's own (`class H(EngineCoreSentinel)`
-        importing it from vllm): the method from the installed vLLM's source (read with
-        the project's loader, never imported), or None."""
+        importing it from vllm): the method from vLLM's source (read with the project's
+        loader, never imported): the `vllm-source` tree when configured, else the installed
+        vLLM's; or None (then vllm_summaries.py's shipped summary, see shipped_vllm_method)."""
         cls = fn.class_info
         if cls is None:
             return None
-        request = generation.installed_vllm_request(self.project.probe.is_file)
-        if request is None:
-            return None
-        site_packages = request.parent.parent.parent
+        root = self.fault_paths.vllm_source
+        if root is None:
+            request = generation.installed_vllm_request(self.project.probe.is_file)
+            if request is None:
+                return None
+            root = request.parent.parent.parent
         for base in cls.bases:
             ref = fn.module.imports.get(base.split(".")[0])
             if ref is None or ref.level or ref.module.split(".")[0] != "vllm" or not ref.name:
                 continue
-            path = site_packages.joinpath(*ref.module.split(".")).with_suffix(".py")
-            info = self.project.module_at(path) if self.project.probe.is_file(path) else None
-            base_cls = info.classes.get(ref.name) if info is not None else None
-            method = self.project.method(base_cls, name) if base_cls is not None else None
-            if method is not None:
-                return method
+            module_path = root.joinpath(*ref.module.split("."))
+            for path in (module_path.with_suffix(".py"), module_path / "__init__.py"):
+                info = self.project.module_at(path) if self.project.probe.is_file(path) else None
+                base_cls = self.project.resolve_class(info, ref.name) if info is not None else None
+                method = self.project.method(base_cls, name) if base_cls is not None else None
+                if method is not None:
+                    return method
         return None
+
+    def shipped_vllm_method(self, fn, name: str, gen: V.Generation, self_class=None):
+        """`super().name` into vLLM's own base class, from the summaries shipped for the
+        handler's API generation (vllm_summaries.py): a list of path effects, None when
+        there is no usable summary."""
+        cls = fn.class_info
+        data = vllm_summaries.for_generation(gen) if cls is not None else None
+        if data is None:
+            return None
+        for base in cls.bases:
+            ref = fn.module.imports.get(base.split(".")[0])
+            if ref is None or ref.level or ref.module.split(".")[0] != "vllm" or not ref.name:
+                continue
+            found = vllm_summaries.lookup(data, ref.module, ref.name, name)
+            if found is False:
+                continue
+            mine = set(cls.methods) | set(self_class.methods if self_class is not None else ())
+            overridden = sorted(mine & vllm_summaries.calls_on_self(data, ref.module, ref.name, name) - {name})
+            if overridden:  # vLLM's method may call them on `self`: its summary does not hold
+                self.note(
+                    f"{fn.qualname}: `super().{name}()`: ftlint's vLLM summary does not hold where "
+                    f"{', '.join(overridden)} {'is' if len(overridden) == 1 else 'are'} overridden; set vllm-source to follow it"
+                )
+                return None
+            return found
+        return None
+
+    def path_effects(self, fn) -> list[vllm_summaries.PathEffects] | None:
+        """What each path through `fn` (a method of vLLM's own, walked as a helper called on
+        `self`) leaves in the walk's state, for vllm_summaries.py; None when it depends on
+        `fn`'s other arguments or marks stale output to be dropped (then not summarised)."""
+        walk = _Walk(self, fn, is_handler=False)
+        env = {p: None if p in ("self", "cls") and fn.is_method else ("param", p) for p in fn.params}
+        start = State(env)
+        walk.stack.append((fn, None))
+        walk.selves.append(fn.class_info)
+        try:
+            flow = walk.suite(fn.node.body, [start])
+        except (_Abandon, RecursionError):
+            return None
+        if walk.drops:
+            return None
+        out: list[vllm_summaries.PathEffects] = []
+        for state in (flow.normal + flow.ret) or [start]:
+            effects: vllm_summaries.PathEffects = {
+                "freed": sorted({key for key, _ in state.freed}),
+                "evicted": sorted(map(list, state.evicted)),
+                "zeroed": sorted(map(list, state.zeroed)),
+                "pending": sorted([key, sorted(missing)] for key, _, missing in state.pending),
+            }
+            keys = effects["freed"] + [e[0] for k in ("evicted", "zeroed", "pending") for e in effects[k]]
+            if any(key.startswith("p:") for key in keys):
+                return None
+            if effects not in out:
+                out.append(effects)
+        return sorted(out, key=repr)
 
     def _own_texts(self, info):
         """The handler's module, then the project modules it imports (its helpers)."""
@@ -414,7 +493,8 @@ class _Walk:
     def _report_uncovered(self, site: Site, gap: TailGap) -> None:
         where = self._in_entry_module(site)
         entry = self.entry.qualname if where.fn is not self.entry else None
-        self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry))
+        kind: Literal["free", "rewind", "requeue"] = site.rewind or "free"
+        self._add(TailLeftCached(where.fn, where.node, gap, where is not site, entry, kind))
 
     def _report_drop(self, site: Site) -> None:
         node = site.node
@@ -612,6 +692,9 @@ class _Walk:
             out = []
             for value, state in self.ev_all(node.value, states):
                 name = ir.dotted_name(node.target)
+                aug = node.target
+                if isinstance(aug, cst.Attribute) and aug.attr.value == V.NUM_COMPUTED_TOKENS:
+                    state = self.rewind(self.ev_pure(aug.value, state), aug, state)
                 if name is not None:
                     old = state.env.get(name)
                     if Val.is_ids(old) and Val.is_ids(value):
@@ -782,7 +865,11 @@ class _Walk:
             return state.bind(target.value, value)
         if isinstance(target, cst.Attribute):
             base = self.ev_pure(target.value, state)
-            if target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
+            if target.attr.value == V.NUM_COMPUTED_TOKENS:
+                state = self.rewind(base, target, state)
+            if target.attr.value in V.ALL_COUNTER_FIELDS and base is None and value in (Val.ZERO, None):
+                state = self.may_reset(None, state, f"`{ir.code_of(target)}` is written on an object it cannot tell")
+            elif target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
                 state = self.reset(Val.key_of(base), target.attr.value, state)
             elif target.attr.value in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
                 key = Val.key_of(base)
@@ -825,11 +912,17 @@ class _Walk:
         if tag == "tuple" and iterable[1] and all(v is not None and v[0] == "str" for v in iterable[1]):
             return ("strs", tuple(v[1] for v in iterable[1]))  # `for field in COUNTERS: setattr(r, field, 0)`
         if tag == "tuple" and iterable[1]:
-            # `for req in [req]`, `for req, start in [(req, 0)]`: the items, when they agree
+            # `for req in [req]:`: the one item (several: what they have in common, else unknown)
             joined = iterable[1][0]
-            for item in iterable[1][1:]:
-                joined = Val.join(joined, item)
+            for value in iterable[1][1:]:
+                joined = Val.join(joined, value)
             return joined
+        if tag == "items" and iterable[1] and all(isinstance(k, str) for k, _ in iterable[1]):
+            # `for field, value in {"num_in_flight_tokens": 0, ...}.items(): setattr(r, field, value)`
+            joined = iterable[1][0][1]
+            for _, value in iterable[1][1:]:
+                joined = Val.join(joined, value)
+            return ("tuple", (("strs", tuple(k for k, _ in iterable[1])), joined))
         if tag == "enum":
             inner = self.element(iterable[1], node, None, scope)
             names = _target_names(target)
@@ -892,6 +985,17 @@ class _Walk:
     def free(self, key: str | None, node, state: State) -> State:
         return state.replace(freed=state.freed | {(key or "*", self.site(node))})
 
+    def rewind(self, base, node, state: State, kind: Literal["rewind", "requeue"] = "rewind") -> State:
+        """`request.num_computed_tokens = ...` (or `-=`): the request is rewound in place and
+        keeps its blocks, hashes included: its dirty tail must be evicted like a freed one's.
+        Silent where the request is unknown or not a running one (a waiting request has no
+        blocks of the failed step)."""
+        key = Val.key_of(base)
+        if key is None or key.startswith(("q:", "p:")):
+            return state
+        site = Site(self.fn, node, self.stack[-1][1], rewind=kind)
+        return state.replace(freed=state.freed | {(key, site)})
+
     def preempt(self, request, drop: bool, node, state: State, *, flag_undone_by_resets: bool = False) -> State:
         """`_preempt_request` frees the request's blocks and sets num_stale_output_tokens =
         num_in_flight_tokens (vLLM's scheduler.py): the request resumes cleanly when both
@@ -924,6 +1028,37 @@ class _Walk:
         if not missing:
             return state
         return state.replace(pending=state.pending | {(key, self.site(node), missing)})
+
+    def write_fields(self, target, args, keywords, state: State) -> State:
+        """Fields written on `target` (a request, or unknown) from a mapping: `setattr(r, f, v)`,
+        `vars(r).update(...)`, a helper's `**fields`. A 0 resets a counter; a write the walk cannot
+        read (an unknown name, value, mapping or object) may reset one: the preempts it may
+        concern are no longer reported (precision first)."""
+        key = Val.key_of(target)
+        mapping = args[0] if args else ("dict", ())
+        if mapping is None or mapping[0] != "dict" or UNKNOWN_KEYWORDS in keywords:
+            return self.may_reset(key, state, "fields written from a mapping it cannot read")
+        items = [*mapping[1], *keywords.items()]
+        for field_name, value in items:
+            if field_name not in V.ALL_COUNTER_FIELDS:
+                continue
+            if key is None or value is None:
+                state = self.may_reset(
+                    key, state, f"`{field_name}` written with a value or on an object it cannot tell"
+                )
+            elif value == Val.ZERO:
+                state = self.reset(key, field_name, state)
+            else:
+                state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, field_name)))
+        return state
+
+    def may_reset(self, key: str | None, state: State, why: str) -> State:
+        """A write that may set the counters of request `key` (None: of any request) to 0."""
+        kept = frozenset(p for p in state.pending if key is not None and p[0] not in (key, "*"))
+        if kept == state.pending:
+            return state
+        self.interp.note(f"{self.fn.qualname}: {why}; the counters it may reset are not reported")
+        return state.replace(pending=kept)
 
     def reset(self, key: str | None, counter: str, state: State) -> State:
         if key is None:
@@ -961,6 +1096,8 @@ class _Walk:
         the hash of every block in the pool, which succeeds only once no request holds
         blocks (block_pool.py): a BroadEviction when it runs after every request was freed
         or preempted, or with reset_running_requests=True."""
+        here = self.site(node)
+        self._add(PrefixCacheResetCalled(here.fn, node))
         keyword, index = V.RESET_RUNNING_REQUESTS
         flag = keywords.get(keyword, args[index] if len(args) > index else None)
         preempts = flag == ("bool", True)
@@ -976,7 +1113,7 @@ class _Walk:
 
     def _stale(self, key: str, node, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
-            if freed_key in (key, "*") or key == "*":
+            if not site.rewind and (freed_key in (key, "*") or key == "*"):
                 self._add(ReadAfterFree(site.fn, site.node, node, reading))
 
     def _broad(self, value, node, start: str) -> None:
@@ -1172,6 +1309,8 @@ class _Walk:
         return self._names[key]
 
     def attribute(self, base, attr: str, node):
+        if attr == "__dict__":
+            return ("vars", base)
         if attr == V.SCHEDULER_RUNNING:
             return Val.RUNNING
         if attr == V.SINGLE_TYPE_MANAGERS:
@@ -1311,9 +1450,14 @@ class _Walk:
         if tag == "dict" and index is not None and index[0] in ("str", "bool"):
             return dict(base[1]).get(index[1])
         if tag == "dict":
-            # a key computed at run time: any of the table's callables (calling None raises)
-            options = tuple(v for _, v in base[1] if _is_callable(v))
-            return options[0] if len(options) == 1 else ("choice", options) if options else None
+            # `ops[computed](...)`, `{True: self._resume, False: self._abort}[bool(flag)](...)`: a
+            # key the walk cannot compute picks one of the table's callables (calling a
+            # non-callable entry such as `"skip": None` raises); each is a path, as `if flag:` forks
+            options: list = []
+            for _, value in base[1]:
+                if _is_callable(value) and value not in options:
+                    options.append(value)
+            return options[0] if len(options) == 1 else ("either", tuple(options)) if options else None
         if tag == "ids" and Val.is_ids(index):
             return index  # `pool.blocks[block_id]`: the block of each id
         if tag == "ids":
@@ -1413,23 +1557,7 @@ class _Walk:
             return out
         if isinstance(func, cst.Name) and func.value not in state.env:
             builtin = func.value
-            if (
-                builtin
-                in (
-                    "setattr",
-                    "getattr",
-                    "len",
-                    "enumerate",
-                    "range",
-                    "partial",
-                    "methodcaller",
-                    "next",
-                    "zip",
-                    "max",
-                    "min",
-                )
-                or builtin in _PASSTHROUGH
-            ):
+            if builtin in _BUILTINS or builtin in _PASSTHROUGH:
                 out = []
                 for values, s in self.ev_seq([a.value for a in node.args], state):
                     self._current = s
@@ -1446,6 +1574,8 @@ class _Walk:
 
     def method_call(self, func: cst.Attribute, method: str, receiver, args, keywords, node, state: State) -> list:
         tag = receiver[0] if receiver is not None else None
+        if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == "waiting":
+            state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
         if tag == "running":
             if method == "pop":
                 return [(self.new_request(node), state)]
@@ -1492,10 +1622,16 @@ class _Walk:
             or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0])
         ) and (receiver is None or tag not in ("fn", "partial")):
             return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
-        if method == "partial" and ir.dotted_name(func) == "functools.partial":
-            return [self.builtin("partial", args, keywords, node, state)]
-        if method == "methodcaller" and ir.dotted_name(func) == "operator.methodcaller":
-            return [self.builtin("methodcaller", args, keywords, node, state)]
+        dotted = ir.dotted_name(func)
+        if dotted in ("functools.partial", "operator.methodcaller"):
+            return [self.builtin(method, args, keywords, node, state)]
+        if dotted in _COPIES:
+            key = Val.key_of(args[0]) if args else None
+            return [(("req", f"copy:{id(node)}") if key is not None else None, state)]
+        if tag == "vars" and method == "update":
+            return [(Val.NONE, self.write_fields(receiver[1], args, keywords, state))]
+        if tag == "dict" and method == "items":
+            return [(("items", receiver[1]), state)]
         callee = None
         if callee is None:
             ref = ("self", method) if _is_own_class(func.value) else ir.callee_ref(func)
@@ -1540,12 +1676,18 @@ class _Walk:
         return None
 
     def builtin(self, name: str, args, keywords, node, state: State):
-        if name == "setattr" and len(args) >= 3 and args[1] is not None and args[1][0] in ("str", "strs"):
-            fields = (args[1][1],) if args[1][0] == "str" else args[1][1]
-            for counter in fields:
-                if counter in V.ALL_COUNTER_FIELDS and args[2] == Val.ZERO:
-                    state = self.reset(Val.key_of(args[0]), counter, state)
-            return Val.NONE, state
+        if name == "setattr" and len(args) >= 3:
+            if args[1] is not None and args[1][0] in ("str", "strs"):
+                fields = (args[1][1],) if args[1][0] == "str" else args[1][1]
+                items = tuple((f, args[2]) for f in fields)
+                return Val.NONE, self.write_fields(args[0], [("dict", items)], {}, state)
+            return Val.NONE, self.write_fields(args[0], [None], {}, state)  # a field the walk cannot name
+        if name == "vars" and len(args) == 1:
+            return ("vars", args[0]), state
+        if name == "methodcaller":
+            if args and args[0] is not None and args[0][0] == "str":
+                return ("mcall", args[0][1], tuple(args[1:]), tuple(sorted(keywords.items()))), state
+            return None, state
         if name in ("max", "min"):
             kinds = [a[1] for a in args if a is not None and a[0] == "num"]
             if "early" in kinds:
@@ -1570,10 +1712,6 @@ class _Walk:
             if len(args) >= 2:
                 kind = args[0][1] if args[0] is not None and args[0][0] == "num" else None
                 return ("range", Val.start_from_index(kind), args[1]), state
-            return None, state
-        if name == "methodcaller":
-            if args and args[0] is not None and args[0][0] == "str":
-                return ("mcaller", args[0][1], tuple(args[1:]), tuple(sorted(keywords.items()))), state
             return None, state
         if name == "partial":
             if args:
@@ -1602,11 +1740,10 @@ class _Walk:
             return self.inline(callee[1], callee[2], args, keywords, node, state)
         if tag == "lambda":
             return self.call_lambda(callee, args, keywords, node, state)
-        if tag == "mcaller":  # operator.methodcaller(name, *a, **k)(obj): obj.name(*a, **k)
-            if callee[1] in V.EFFECTS:
-                return [self.primitive(callee[1], list(callee[2]), dict(callee[3]), node, state)]
-            return self.unresolved(node, state, args)
-        if tag == "choice":  # a callable picked at run time among these: any of them
+        if tag == "mcall" and callee[1] in V.EFFECTS and args:
+            # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
+            return [self.primitive(callee[1], list(callee[2]), dict(callee[3]), node, state)]
+        if tag == "either":  # a callable picked at run time among these: any of them
             out: list = []
             for option in callee[1]:
                 out.extend(self.call_value(option, args, keywords, node, state))
@@ -1663,8 +1800,13 @@ class _Walk:
                         if not node.args
                         else self._inline_args(base, node, state)
                     )
+                shipped = self.interp.shipped_vllm_method(
+                    self.fn, ref[1], self.gen, self.selves[-1] if self.selves else None
+                )
+                if shipped is not None:
+                    return self._apply_shipped(ref[1], shipped, node, state)
                 self.interp.note(
-                    f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in the installed vLLM; its effect is not followed"
+                    f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in vLLM's source or ftlint's vLLM summaries; its effect is not followed"
                 )
             else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
@@ -1680,6 +1822,25 @@ class _Walk:
             f"{self.fn.qualname}: `{ir.code_of(node)}` may evict the block ids it is given; taken as covering them"
         )
         return state.replace(evicted=state.evicted | {(a[1] or "*", _quality(a)) for a in given})
+
+    def _apply_shipped(self, name: str, paths: list, node, state: State) -> list:
+        """A shipped summary of vLLM's `name` (vllm_summaries.py) applied as `inline` would
+        leave the walk: its effects located in vLLM's file, reached through this call."""
+        site = Site(cast("Function", _VllmMethod(name)), node, self.site(node))
+        out = []
+        for path in paths:
+            out.append(
+                (
+                    None,
+                    state.replace(
+                        freed=state.freed | {(key, site) for key in path["freed"]},
+                        evicted=state.evicted | {tuple(e) for e in path["evicted"]},
+                        zeroed=state.zeroed | {tuple(z) for z in path["zeroed"]},
+                        pending=state.pending | {(key, site, frozenset(missing)) for key, missing in path["pending"]},
+                    ),
+                )
+            )
+        return out or [(None, state)]
 
     def _inline_args(self, fn, node, state: State) -> list:
         out = []
@@ -1712,6 +1873,7 @@ class _Walk:
         defaults = _defaults(fn)
         for index, param in enumerate(params):
             env[param] = args[index] if index < len(args) else keywords.get(param, defaults.get(param))
+        env.update(_star_params(fn, params, args, keywords))
         if fn.is_method and via_instance and fn.params:
             env[fn.params[0]] = None
         self.stack.append((fn, self.site(node)))
@@ -1736,11 +1898,15 @@ class _Walk:
         return out
 
 
+#: a request put back in the waiting queue by hand (`scheduler.waiting.prepend_request(req)`)
+_REQUEUE = frozenset({"add_request", "prepend_request", "append", "appendleft", "insert"})
+
+
 def _split(args, values) -> tuple[list, dict]:
-    """Positional and keyword values of a call's arguments: `**{"k": v}` (a dict with
-    constant keys) gives its keywords, `*parts` its items (a tuple literal) or, for
-    block ids, the ids themselves (`set().union(*per_group)`); other unpackings give
-    unknown values."""
+    """(positional values, keyword values); `**{"k": v}` and `*(a, b)` of known literals are
+    spread, `*parts` of block ids gives the ids themselves (`set().union(*per_group)`); an
+    unknown `**mapping` puts UNKNOWN_KEYWORDS in the keywords (any keyword may be in it),
+    another unknown `*iterable` gives one unknown value."""
     positional: list = []
     keywords: dict = {}
     for arg, value in zip(args, values, strict=False):
@@ -1749,14 +1915,30 @@ def _split(args, values) -> tuple[list, dict]:
         elif arg.star == "":
             positional.append(value)
         elif arg.star == "**" and value is not None and value[0] == "dict":
-            keywords.update(dict(value[1]))
-        elif arg.star == "*" and value is not None and value[0] == "tuple":
+            keywords.update(value[1])
+        elif arg.star == "**":
+            keywords[UNKNOWN_KEYWORDS] = None
+        elif value is not None and value[0] == "tuple":
             positional.extend(value[1])
-        elif arg.star == "*" and Val.is_ids(value):
+        elif Val.is_ids(value):
             positional.append(value)
         else:
             positional.append(None)
     return positional, keywords
+
+
+def _star_params(fn, params, args, keywords) -> dict:
+    """`*rest` and `**fields` of a called function: the extra positional values (a tuple) and
+    the extra keywords (a dict), unknown when the caller passed an unknown `**mapping`."""
+    out: dict = {}
+    node_params = fn.node.params
+    star = node_params.star_arg
+    if isinstance(star, cst.Param):
+        out[star.name.value] = ("tuple", tuple(args[len(params) :]))
+    if node_params.star_kwarg is not None:
+        extra = tuple((k, v) for k, v in keywords.items() if k not in params)
+        out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else ("dict", extra)
+    return out
 
 
 def _unbind(flow: Flow, name: str) -> Flow:
@@ -1826,10 +2008,31 @@ def _comparisons(node) -> list:
 
 
 def _request_node(node) -> cst.BaseExpression | None:
-    if isinstance(node, cst.Call):
-        arg = ir.request_argument(node)
-        return arg.value if arg is not None else None
-    return None
+    """The request argument of a preempt call, however the call is spelled:
+    `functools.partial(s._preempt_request, req)(ts)` (the partial's arguments come first),
+    `operator.methodcaller("_preempt_request", req, ts)(s)` (the methodcaller's), and
+    `s._preempt_request(**{"request": req, ...})` (a literal dict's item)."""
+    if not isinstance(node, cst.Call):
+        return None
+    args = list(node.args)
+    if isinstance(node.func, cst.Call):
+        maker = ir.called_name(node.func.func)
+        if maker == "partial":
+            args = [*node.func.args[1:], *node.args]
+        elif maker == "methodcaller":
+            args = list(node.func.args[1:])
+    spread = []
+    for arg in args:
+        if arg.star == "**" and isinstance(arg.value, cst.Dict):
+            for element in arg.value.elements:
+                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                    name = element.key.evaluated_value
+                    if isinstance(name, str) and name.isidentifier():
+                        spread.append(cst.Arg(value=element.value, keyword=cst.Name(name)))
+        else:
+            spread.append(arg)
+    found = ir.request_argument(cst.Call(func=node.func, args=spread))
+    return found.value if found is not None else None
 
 
 def _fill_accumulators(entry: list, exits: list) -> list:
@@ -1882,7 +2085,7 @@ def _quality(value) -> str:
 
 
 def _is_callable(value) -> bool:
-    return value is not None and value[0] in ("fn", "prim", "partial", "lambda", "mcaller", "choice")
+    return value is not None and value[0] in ("fn", "prim", "partial", "lambda", "mcall", "either")
 
 
 def _truth(value) -> bool | None:
@@ -1946,9 +2149,9 @@ def _module_tree(info) -> cst.Module | None:
 def _module_constant(info, name: str):
     """A module-level `NAME = <literal>` (a tuple of counter names, say), read from the
     module's text with Python's parser (the module may be outlined)."""
-    key = id(info)
+    key = info.path  # by path and text: a ModuleInfo made again from the same text reuses it
     table = _CONSTANTS.get(key)
-    if table is None or table[0] is not info:
+    if table is None or table[0] != info.text:
         import ast
 
         found: dict[str, tuple] = {}
@@ -1970,7 +2173,7 @@ def _module_constant(info, name: str):
                     found[statement.targets[0].id] = ("tuple", tuple(("str", x) for x in literal))
                 elif isinstance(literal, str):
                     found[statement.targets[0].id] = ("str", literal)
-        table = _CONSTANTS[key] = (info, found)
+        table = _CONSTANTS[key] = (info.text, found)
     return table[1].get(name)
 
 

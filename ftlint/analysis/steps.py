@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ftlint.core.config import handler_name_matcher
+from ftlint.index import step_scan
 from ftlint.index.prefilter import StepCalls
-from ftlint.index.step_scan import NOT_FAILURES, Guards, guarded_functions
+from ftlint.index.step_scan import NOT_FAILURES, Guards
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
@@ -33,9 +34,10 @@ class StepGuards:
         steps = tuple(steps)
         self._matches: Callable[[str], bool] = handler_name_matcher(steps)
         self._bytes = StepCalls(steps)
-        #: id(ModuleInfo) -> (the module, its guards by function (step_scan.py), or None
-        #: when `ast` could not read it)
-        self._screened: dict[int, tuple[ModuleInfo, Guards | None]] = {}
+        #: a module's path -> (the text screened, its guards by function (step_scan.py), or
+        #: None when `ast` could not read it): by text, not by ModuleInfo, so a scope built
+        #: again after an edit (the language server) screens only the files that changed
+        self._screened: dict[object, tuple[str, Guards | None]] = {}
 
     def of(self, fn: Function) -> list[Branch]:
         """The `except` branches of `fn` (not of functions nested in it) that catch the
@@ -61,12 +63,15 @@ class StepGuards:
         return finder.branches
 
     def _screen(self, module: ModuleInfo) -> Guards | None:
-        known = self._screened.get(id(module))
-        if known is None or known[0] is not module:
+        known = self._screened.get(module.path)
+        if known is None or known[0] != module.text:
+            data = module.text.encode("utf-8", "surrogatepass")
             guards: Guards | None = {}
-            if self._bytes.calls_step(module.text.encode("utf-8", "surrogatepass")):
-                guards = guarded_functions(module.text, self._matches)
-            known = self._screened[id(module)] = (module, guards)
+            if self._bytes.calls_step(data):
+                seen, guards = step_scan.known(data, self._bytes.steps)
+                if not seen:  # the prefilter did not read these bytes (another encoding, a BOM)
+                    guards = step_scan.guarded_functions(module.text, self._matches)
+            known = self._screened[module.path] = (module.text, guards)
         return known[1]
 
 

@@ -114,7 +114,7 @@ def code_fingerprint() -> str:
             try:
                 with os.scandir(directory) as it:
                     for entry in it:
-                        if entry.name.endswith(".py"):
+                        if entry.name.endswith((".py", ".json")):  # .json: analysis/vllm_data's summaries
                             st = entry.stat()
                             files.append((entry.path, st.st_mtime_ns, st.st_size))
                         elif entry.is_dir(follow_symlinks=False) and entry.name not in _NOT_LINT_CODE:

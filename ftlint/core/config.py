@@ -3,7 +3,7 @@
 Names and semantics follow ruff (``select``, ``extend-select``, ``ignore``, ``per-file-ignores``,
 ``exclude``, ``extend-exclude``, ``force-exclude``, ``respect-gitignore``, ``cache-dir``), plus
 ftlint's own ``fault-handlers``, ``extend-fault-handlers``, ``fault-paths``, ``docs-url``,
-``information-uri``, ``exhaustive-max-mb`` and ``vllm-api``.  No rule takes options: an ``options`` table (once
+``information-uri``, ``exhaustive-max-mb``, ``vllm-api`` and ``vllm-source``.  No rule takes options: an ``options`` table (once
 reserved for per-rule options, never read) is an error that says to remove it.
 
 Every problem is a :class:`ConfigError` whose ``str()`` is one line naming the file and the key::
@@ -265,6 +265,10 @@ class Config:
     #: `Request` class, else the installed vLLM's source), "0.26" (async_tokens_to_discard,
     #: num_output_placeholders) or "0.27" (num_stale_output_tokens, drop_stale_output)
     vllm_api: str = "auto"
+    #: a vLLM source tree to read vLLM's own methods from (`super().on_fault()` into
+    #: `EngineCoreSentinel`): the directory holding the `vllm` package, absolute once read;
+    #: "" = the installed vLLM's, else the summaries ftlint ships (analysis/vllm_summaries.py)
+    vllm_source: str = ""
     #: the project's own rule modules (dotted module or package names, importable from the
     #: root or sys.path), registered beside the built-in rules (ftlint.lint.registry)
     rules: tuple[str, ...] = ()
@@ -570,6 +574,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "information-uri",
     "exhaustive-max-mb",
     "vllm-api",
+    "vllm-source",
     "rules",
 )
 _CODE_LIST_KEYS = ("select", "extend-select", "ignore")
@@ -687,6 +692,21 @@ def _vllm_api(v: _Validator, key: str, value: object) -> object:
     return value
 
 
+def _vllm_source(v: _Validator, key: str, value: object) -> str:
+    """The directory holding the `vllm` package (a checkout, an unpacked sdist), or that
+    package itself; relative to the configuration file's directory.  "" is not set (the
+    installed vLLM, else the shipped summaries), as ``--show-settings`` prints it."""
+    text = v.string(key, value)
+    if not text:
+        return ""
+    path = Path(os.path.abspath(os.path.join(v.path.parent, os.path.expanduser(text))))
+    if path.name == "vllm" and (path / "__init__.py").is_file():
+        path = path.parent
+    if not (path / "vllm" / "__init__.py").is_file():
+        raise v.error(key, f"no vllm package (vllm/__init__.py) under {os.fspath(path)!r}")
+    return os.fspath(path)
+
+
 def _per_file_ignores(v: _Validator, key: str, value: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise v.error(key, f"expected a table of glob = [codes], got {_type_name(value)}")
@@ -707,6 +727,7 @@ _KEY_CHECKS: dict[str, Callable[[_Validator, str, object], object]] = {
     "information-uri": _information_uri,
     "exhaustive-max-mb": _exhaustive_max_mb,
     "vllm-api": _vllm_api,
+    "vllm-source": _vllm_source,
     "per-file-ignores": _per_file_ignores,
     "rules": _Validator.module_names,
 }

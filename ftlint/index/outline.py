@@ -178,7 +178,145 @@ def _outline_ops(text: str) -> OutlineOps | Literal[False]:
     return ops
 
 
-def _dotted(node: ast.expr) -> str | None:
+@dataclass(eq=False)
+class Chunked:
+    """A big file's outline kept per top-level chunk (source.top_level_chunks), so the
+    next version of the file re-outlines only the chunks an edit touched (issue 24):
+    `text` and, per chunk, (start offset, first line, ops with lines counted from the
+    chunk's first line)."""
+
+    text: str
+    chunks: list[tuple[int, int, OutlineOps]]
+
+    def ops(self) -> OutlineOps:
+        """The whole file's outline ops (what outline_ops gives for `text`)."""
+        ops: OutlineOps = []
+        for _, line, chunk_ops in self.chunks:
+            shift = line - 1
+            if not shift:
+                ops.extend(chunk_ops)
+                continue
+            for op in chunk_ops:
+                ops.append([*op[:4], op[4] + shift, op[5] + shift] if op[0] == FUNCTION_OP else op)
+        return ops
+
+
+def chunked_outline_ops(
+    text: str, previous: Chunked | None = None
+) -> tuple[OutlineOps | Literal[False], Chunked | None]:
+    """outline_ops(text) and, for a big file outlined in chunks, its Chunked (else None).
+    With `previous` (the Chunked of the file's version before an edit), the chunks wholly
+    before and after the edited span are reused (those after shifted by the lines the edit
+    added or removed) and only the chunks in between are parsed again; when those do not
+    parse alone, the whole text is outlined as outline_ops does."""
+    import gc
+
+    from ftlint.core.source import CHUNK_CHARS, nesting_failure
+
+    if len(text) <= CHUNK_CHARS:
+        return outline_ops(text), None
+    enabled = gc.isenabled()
+    gc.disable()  # as outline_ops: Python's tree holds no cycles
+    try:
+        chunked = _rechunk(previous, text) if previous is not None else None
+        if chunked is None:
+            if nesting_failure(text) is not None:
+                return False, None
+            chunks = _chunk(text, 0, 1)
+            chunked = Chunked(text, chunks) if chunks is not None else None
+    finally:
+        if enabled:
+            gc.enable()
+    if chunked is None:
+        return outline_ops(text), None
+    return chunked.ops(), chunked
+
+
+def _chunk(text: str, start: int, line: int) -> list[tuple[int, int, OutlineOps]] | None:
+    """The chunks of `text` (a piece of the file at offset `start`, line `line`), each
+    outlined alone; None when the text does not parse in chunks."""
+    from ftlint.core.source import top_level_chunks
+
+    chunks: list[tuple[int, int, OutlineOps]] = []
+    try:
+        for offset, first, tree in top_level_chunks(text):
+            ops: OutlineOps = []
+            _Outliner(ops).walk(tree.body)
+            chunks.append((start + offset, line + first - 1, ops))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return chunks
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix (bisected on slices: C-speed compares)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _rechunk(previous: Chunked, text: str) -> Chunked | None:
+    """`text` outlined from the chunks of `previous` it shares (see chunked_outline_ops).
+    Only the text re-outlined is checked for nesting too deep (source.nesting_failure):
+    the chunks kept passed it, and what it measures (brackets, string runs, elif chains,
+    logical lines, statements) never spans a chunk's edge, a top-level `def`, `class` or
+    decorator line."""
+    from ftlint.core.source import nesting_failure
+
+    old, old_chunks = previous.text, previous.chunks
+    if old == text:
+        return Chunked(text, old_chunks)
+    prefix = _common_prefix(old, text)
+    suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+    ends = [start for start, _, _ in old_chunks[1:]] + [len(old)]
+    first = 0  # the first chunk the edit touches: the chunks before lie wholly in the prefix
+    while ends[first] <= prefix and ends[first] < len(old):  # not the last: the file's end may move
+        first += 1
+    last = first  # the first chunk after the edit: it and those after lie wholly in the suffix
+    while last < len(old_chunks) and old_chunks[last][0] < len(old) - suffix:
+        last += 1
+    delta = len(text) - len(old)
+    start = old_chunks[first][0]
+    end = old_chunks[last][0] + delta if last < len(old_chunks) else len(text)
+    if (
+        end < start
+        or (start and text[start - 1] == "\r" and text[start : start + 1] == "\n")
+        or (0 < end < len(text) and text[end - 1] not in "\r\n")
+    ):
+        return None  # a chunk's edge no longer at a line's start, or a \r\n made across it
+    line = old_chunks[first][1]
+    middle = text[start:end]
+    if nesting_failure(middle) is not None:
+        return None  # the whole text is checked (and outlined) as a first version is
+    redone = _chunk(middle, start, line) if middle else []
+    if redone is None:
+        return None
+    shift = _line_count(middle) - _line_count(old[start : end - delta])
+    after = [(offset + delta, first_line + shift, ops) for offset, first_line, ops in old_chunks[last:]]
+    return Chunked(text, [*old_chunks[:first], *redone, *after])
+
+
+def dotted(node: ast.expr) -> str | None:
     """ir.dotted_name for an ast expression: `a.b.c`, else None."""
     parts = []
     while isinstance(node, ast.Attribute):
@@ -216,14 +354,14 @@ class _Outliner:
                         FUNCTION_OP,
                         statement.name,
                         [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)],
-                        sorted({_dotted(d) for d in statement.decorator_list}, key=str),
+                        sorted({dotted(d) for d in statement.decorator_list}, key=str),
                         first + self.shift,
                         (statement.end_lineno or statement.lineno) + self.shift,
                     ]
                 )
                 self._inside(statement.body)
             elif isinstance(statement, ast.ClassDef):
-                ops.append([CLASS_OP, statement.name, [b for b in map(_dotted, statement.bases) if b]])
+                ops.append([CLASS_OP, statement.name, [b for b in map(dotted, statement.bases) if b]])
                 self._inside(statement.body)
             elif isinstance(statement, ast.Import):
                 if not self.depth:

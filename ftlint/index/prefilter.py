@@ -193,7 +193,7 @@ class StepCalls:
     def __init__(self, steps: Iterable[str]) -> None:
         from ftlint.core.config import handler_name_matcher
 
-        steps = tuple(steps)
+        self.steps = steps = tuple(steps)
         self.is_step = handler_name_matcher(steps)
         tokens = [_tokens(step) for step in steps]
         # plain names (the defaults): found with bytes.find, each place checked by a short match
@@ -207,39 +207,85 @@ class StepCalls:
         self.globs = _glob_alternation(_glob_of(t) for t in tokens if _backtracks(t))
 
     def search(self, data: bytes) -> bool:
-        """Whether a step guard may be in these bytes: a step call beside an `except`,
-        confirmed with `ast` (step_scan.py); a file `ast` cannot parse passes."""
+        """Whether a step guard may be in these bytes: a step call between a `try` and an
+        `except`, confirmed with `ast` (step_scan.py); a file `ast` cannot parse passes."""
         if not self.calls_step(data):
             return False
-        guarded = guarded_functions(data, self.is_step)
+        guarded = guarded_functions(data, self.is_step, self.steps)
         return guarded is None or bool(guarded)  # a file `ast` cannot read: LibCST decides
 
     def calls_step(self, data: bytes) -> bool:
-        """The bytes test alone: `except` and a step call appear in `data`."""
-        if b"except" not in data:
+        """The bytes test alone: a step call, not on a comment line, after a `try` header
+        (`try` + whitespace or continuations + `:`) and before an `except`. Exact: a guard's
+        `try:` precedes the call in its body and its `except` follows, and a line whose first
+        non-blank byte is `#` is a comment (or inside a string), never code."""
+        last_except = data.rfind(b"except")
+        if last_except == -1:
             return False
-        if any(_calls_name(data, name) for name in self.names):
-            return True
-        if self.regex is not None and self.regex.search(data) is not None:
-            return True
+        after_try = None  # where the first `try` header ends, found at the first call
+        for at in self._call_starts(data, 0, last_except):
+            if after_try is None:
+                after_try = _first_try_end(data, last_except)
+            if after_try <= at and not _on_comment_line(data, at):
+                return True
+        return False
+
+    def _call_starts(self, data: bytes, start: int, end: int) -> Iterator[int]:
+        """Where a step call starts in data[start:end] (more places may be yielded)."""
+        for name in self.names:
+            yield from _name_calls(data, name, start, end)
+        if self.regex is not None:
+            for match in self.regex.finditer(data, start, end):
+                yield match.start()
         if self.globs is None or not any(anchor in data for anchor in self.glob_anchors):
-            return False
-        return _some_name_matches(_ANY_CALL, self.globs, data)
+            return
+        for match in _ANY_CALL.finditer(data, start, end):
+            try:
+                called = match.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                yield match.start()  # not UTF-8: the parser decides
+                continue
+            if self.globs.fullmatch(called):
+                yield match.start()
+
+
+#: the rest of a `try` header after the keyword: whitespace or line continuations, a colon
+_TRY_COLON = re.compile(rb"(?:\s|\\(?:\r\n?|\n))*:")
+
+
+def _first_try_end(data: bytes, end: int) -> int:
+    """Where the first `try` header (a whole `try`, then its colon) before `end` ends, or
+    len(data) when there is none (bytes.find for the keyword: memchr speed)."""
+    at = data.find(b"try", 0, end)
+    while at != -1:
+        if not (at and _IDENT_BYTE.match(data, at - 1)) and not _IDENT_BYTE.match(data, at + 3):
+            colon = _TRY_COLON.match(data, at + 3)
+            if colon is not None:
+                return colon.end()
+        at = data.find(b"try", at + 1, end)
+    return len(data)
+
+
+def _on_comment_line(data: bytes, at: int) -> bool:
+    """Whether the first non-blank byte of the physical line holding `at` is a `#` before
+    `at` (a comment, or a line of a string: no call there runs)."""
+    start = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
+    return data[start:at].lstrip(b" \t\f").startswith(b"#")
 
 
 _CALL_AFTER_NAME = re.compile(_NAME_END + _TO_CALL)
 _IDENT_BYTE = re.compile(rb"[\w\x80-\xff]")
 
 
-def _calls_name(data: bytes, name: bytes) -> bool:
-    """Whether `name(` (a whole name, then whitespace, continuations or `)`) is in `data`."""
-    at = data.find(name)
+def _name_calls(data: bytes, name: bytes, start: int, end: int) -> Iterator[int]:
+    """Where `name(` (a whole name, then whitespace, continuations or `)`) starts in
+    data[start:end]."""
+    at = data.find(name, start, end)
     while at != -1:
         before = data[at - 1 : at] if at else b""
         if not (before and _IDENT_BYTE.match(before)) and _CALL_AFTER_NAME.match(data, at + len(name)):
-            return True
-        at = data.find(name, at + 1)
-    return False
+            yield at
+        at = data.find(name, at + 1, end)
 
 
 _ANY_CALL = re.compile(rb"(?<![\w\x80-\xff])([\w\x80-\xff]+)" + _TO_CALL)

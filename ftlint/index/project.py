@@ -12,14 +12,20 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ftlint.core.source import ParseFailure, load_module, parse, read_text
 from ftlint.index import outline
 from ftlint.index.outline import Outline, Segment, statements_in, suites_of
-from ftlint.syntax import ir
-from ftlint.syntax.positions import ranges_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
+    from ftlint.syntax import ir
+
+# LibCST (and the IR and positions built on it) is imported where a tree is built or read,
+# never at import: a run whose files hold no fault path resolves calls over outlines
+# (Python's `ast`) alone (analysis/reach.py)
 
 MAX_RESOLUTION_DEPTH = 8
 
@@ -64,6 +70,8 @@ class Function:
 
     @property
     def ir(self) -> ir.Seq:
+        from ftlint.syntax import ir
+
         if self._ir is None:
             self._ir = ir.build(self.node.body)
         return self._ir
@@ -90,6 +98,8 @@ class Function:
         """(first line, last line) of the function in the file, its decorators included;
         None when unknown. An outlined module knows them without parsing anything; a
         module parsed whole asks LibCST for its definition's position."""
+        from ftlint.syntax.positions import ranges_of
+
         outlined = self.module.outline
         if outlined is not None:
             return outlined.span(self)
@@ -156,6 +166,8 @@ class _Indexer:
         self.scopes: list[ClassInfo | Function] = []
 
     def walk(self, statements: Iterable[cst.CSTNode]) -> None:
+        import libcst as cst
+
         for statement in statements:
             if isinstance(statement, cst.FunctionDef):
                 fn = self._function(statement)
@@ -181,12 +193,16 @@ class _Indexer:
                     self.walk(statements_in(suite))
 
     def _class(self, node: cst.ClassDef) -> ClassInfo:
+        from ftlint.syntax import ir
+
         bases = tuple(
             filter(None, (ir.dotted_name(arg.value) for arg in node.bases if arg.keyword is None and not arg.star))
         )
         return add_class(self.info, self.scopes, node.name.value, bases)
 
     def _function(self, node: cst.FunctionDef) -> Function:
+        from ftlint.syntax import ir
+
         fn = add_function(
             self.info,
             self.scopes,
@@ -199,6 +215,10 @@ class _Indexer:
         return fn
 
     def _import(self, node: cst.Import) -> None:
+        import libcst as cst
+
+        from ftlint.syntax import ir
+
         for alias in node.names:
             dotted = ir.dotted_name(alias.name)
             if dotted:
@@ -206,6 +226,10 @@ class _Indexer:
                 add_import(self.info, dotted, asname.value if isinstance(asname, cst.Name) else None)
 
     def _import_from(self, node: cst.ImportFrom) -> None:
+        import libcst as cst
+
+        from ftlint.syntax import ir
+
         if isinstance(node.names, cst.ImportStar):
             return
         module = ir.dotted_name(node.module) if node.module is not None else ""
@@ -285,18 +309,31 @@ def index_module(path: Path, text: str, module: cst.Module) -> ModuleInfo:
     return info
 
 
-def outline_module(path: Path, text: str, *, store: outline.OutlineStore | None = None) -> ModuleInfo | None:
+def outline_module(
+    path: Path,
+    text: str,
+    *,
+    store: outline.OutlineStore | None = None,
+    chunked: dict[Path, outline.Chunked] | None = None,
+) -> ModuleInfo | None:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand, see
     outline.py), or None when Python's parser cannot read it (the caller parses it whole
     with LibCST). With `store` (outline.OutlineStore), an outline made before from the
-    same text is reused instead of parsing it again."""
+    same text is reused instead of parsing it again. With `chunked` (path -> the
+    outline.Chunked of the file's last version), a big file is re-outlined only in the
+    top-level chunks an edit touched, and its new Chunked kept there."""
     ops = store.load(text) if store is not None else None
     if ops is not None:
         try:
             return None if ops is False else replay(path, text, ops)
         except Exception:  # noqa: BLE001 - a stored outline that cannot be replayed: make it again
             pass
-    ops = outline.outline_ops(text)
+    if chunked is not None:
+        ops, kept = outline.chunked_outline_ops(text, chunked.pop(path, None))
+        if kept is not None:
+            chunked[path] = kept
+    else:
+        ops = outline.outline_ops(text)
     if store is not None:
         store.save(text, ops)
     return None if ops is False else replay(path, text, ops)
@@ -392,6 +429,8 @@ def function_from_whole_file(fn: Function) -> cst.FunctionDef:
     the function taken from it; should LibCST reject the file too, the failure is kept on
     the module (a linted file reports it as FT000) and the function is empty (a helper in
     a file LibCST cannot parse is unknown, as in a run that parses it whole)."""
+    import libcst as cst
+
     from ftlint.core import source  # looked up now: tests stand in for source.parse
 
     module = source.parse(fn.module.text)
@@ -464,6 +503,18 @@ class Project:
         #: texts read instead of the files at these (absolute) paths: unsaved editor
         #: buffers, stdin (see workspace.py); forget() a path when its text changes
         self.overlays: dict[Path, str] = {}
+        #: with `ast_only`, a file the outliner could not read is not parsed with LibCST:
+        #: it is listed here (and unknown to resolution); analysis/reach.py then decides nothing
+        self.ast_only = False
+        self.unoutlined: set[Path] = set()
+        #: big files' outlines per top-level chunk (outline.Chunked), kept so that the next
+        #: version of a file re-outlines only the chunks an edit touched; None: not kept
+        #: (a CLI run outlines each file once; the language server's workspace sets it)
+        self.chunked: dict[Path, outline.Chunked] | None = None
+        #: (dotted name, importer's directory, level) -> the file an import resolves to, kept
+        #: while no file appears or goes (files_created_or_deleted); None: not kept (the
+        #: language server's workspace sets it and tells it of files created or deleted)
+        self.found_files: dict[tuple[str, Path, int], Path | None] | None = None
 
     # -- modules -------------------------------------------------------------
     def forget(self, path: Path) -> None:
@@ -489,9 +540,12 @@ class Project:
                 self._texts[key] = None
                 return text
             self._texts[key] = text
-            info = outline_module(key, text, store=self.outline_store)
+            info = outline_module(key, text, store=self.outline_store, chunked=self.chunked)
             if info is not None:
                 return info
+            if self.ast_only:
+                self.unoutlined.add(key)
+                return ParseFailure("not outlined")
             result = parse(text)
         elif overlay is not None:
             text, result = overlay, parse(overlay)
@@ -500,6 +554,8 @@ class Project:
             loaded, result = load_module(key)
             self._texts[key] = loaded
             text = loaded if loaded is not None else ""  # None only with a ParseFailure
+        import libcst as cst
+
         return index_module(key, text, result) if isinstance(result, cst.Module) else result
 
     def loaded_module(self, path: Path) -> ModuleInfo | None:
@@ -527,7 +583,21 @@ class Project:
                 roots.append(root)
         return roots
 
+    def files_created_or_deleted(self) -> None:
+        """A file may have appeared or gone (on disk, or as a buffer): imports resolve anew."""
+        if self.found_files is not None:
+            self.found_files.clear()
+
     def find_module_file(self, dotted: str, importer: Path, level: int) -> Path | None:
+        memo = self.found_files if self.probe.probes is None else None  # a recording probe sees every test
+        if memo is None:
+            return self._find_module_file(dotted, importer, level)
+        key = (dotted, importer.parent, level)  # the roots depend on the importer's directory only
+        if key not in memo:
+            memo[key] = self._find_module_file(dotted, importer, level)
+        return memo[key]
+
+    def _find_module_file(self, dotted: str, importer: Path, level: int) -> Path | None:
         parts = [p for p in dotted.split(".") if p]
         if level:
             base = importer.parent

@@ -28,16 +28,41 @@ _SKIPPED = (*_DEFS, ast.ClassDef, ast.Lambda)
 Guards = dict[str, list[tuple[tuple[int, tuple[int, ...]], ...]]]
 
 
-def guarded_functions(source: str | bytes, is_step: Callable[[str], bool]) -> Guards | None:
+#: (steps, file bytes) -> what guarded_functions found there, for the last files read: the
+#: prefilter confirms a file with `ast` (prefilter.StepCalls.search) and the analysis asks
+#: again for the same bytes (analysis.steps.StepGuards), which then costs no second parse
+_FOUND: dict[tuple[tuple[str, ...], bytes], Guards | None] = {}
+_FOUND_MAX = 64
+
+
+def guarded_functions(
+    source: str | bytes, is_step: Callable[[str], bool], steps: tuple[str, ...] | None = None
+) -> Guards | None:
     """The functions holding a step guard, by qualified name as ftlint.index.project spells
-    it (`Class.method`, `outer.<locals>.inner`); None when `ast` cannot parse the source."""
+    it (`Class.method`, `outer.<locals>.inner`); None when `ast` cannot parse the source.
+    With `steps` (the globs `is_step` tests) and bytes, the answer is kept for `known`."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    found: Guards = {}
-    _Walker(is_step, found).body(tree.body, [])
+        found: Guards | None = None
+    else:
+        found = {}
+        _Walker(is_step, found).body(tree.body, [])
+        del tree
+    if steps is not None and isinstance(source, bytes):
+        if len(_FOUND) >= _FOUND_MAX:
+            del _FOUND[next(iter(_FOUND))]
+        _FOUND[steps, source] = found
     return found
+
+
+def known(data: bytes, steps: tuple[str, ...]) -> tuple[bool, Guards | None]:
+    """(True, what guarded_functions found) when it read these bytes for these steps lately,
+    else (False, None)."""
+    key = (steps, data)
+    if key in _FOUND:
+        return True, _FOUND[key]
+    return False, None
 
 
 def catches_failure(kind: ast.expr | None) -> bool:

@@ -141,6 +141,10 @@ def _lint(discovered: Discovered, run: _Run) -> LintResult:
     plan = store.plan(question)
     if plan.answer is not None:
         return _answered(result, run, scanned, plan, linters)
+    outcome = _without_fault_path(run, scanned, plan)
+    if outcome is not None:
+        store.save(plan, outcome)
+        return _linted(result, run, files, scanned, plan, outcome, None)
     linter = scanned.linter if scanned.linter is not None else linters.make(scanned.too_large)
     outcome = _lint_plan(plan, scanned, linter, run.cwd)
     store.save(plan, outcome)
@@ -169,6 +173,50 @@ def _lint_alone(
     outcome = _lint_plan(plan, scanned, linter, run.cwd)
     store.save(plan, outcome)
     return _linted(result, run, files, scanned, plan, outcome, linter)
+
+
+def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome | None:
+    """The outcome of a run whose files hold no fault path, found without LibCST (never
+    imported then); None when the linter must decide. No candidate: nothing can be a
+    fault path. Else the candidates' scope as Python's `ast` reaches it
+    (analysis/reach.py, a superset of the linter's) holds no function of the plan's files,
+    none of which is a candidate or subclasses a handler's class. A linter the scan
+    already made, a scope kept for the caller, `fault-paths` and --exhaustive take the
+    linter's way."""
+    if scanned.linter is not None or run.keep_scope or scanned.too_large or run.exhaustive:
+        return None
+    if not scanned.candidates:
+        return LintOutcome(errors=list(scanned.early_errors))
+    lint = set(plan.lint_files)
+    if run.config.fault_paths or not lint.isdisjoint(scanned.candidates):
+        return None
+    from ftlint.analysis.reach import reach
+    from ftlint.index.outline import OutlineStore
+    from ftlint.index.project import FileProbe, Project
+
+    project = Project(
+        run.config.root,
+        run.cwd,
+        outline_only=lambda path: True,
+        outline_store=OutlineStore(run.cache),
+        probe=FileProbe(record=run.cache is not None),
+    )
+    project.ast_only = True
+    found = reach(project, scanned.candidates, run.config.handler_patterns(), run.config.fault_steps)
+    if found is None or not lint.isdisjoint(found.files()):
+        return None
+    names = sorted(found.handler_classes)
+    pattern = subclass_pattern(names)
+    if pattern is not None and files_matching(pattern, plan.others):
+        return None
+    read = {os.fspath(p) for p in project.read_paths}
+    return LintOutcome(
+        errors=list(scanned.early_errors),
+        read_paths=read,
+        texts={p: project.text_at(Path(p)) for p in read},
+        probes=project.probe.as_list(),
+        subclasses=(names, []) if pattern is not None else None,
+    )
 
 
 def _question(run: _Run, files: ScanFiles, scanned: Scanned, *, whole: bool) -> RunQuestion:
@@ -222,9 +270,10 @@ def _linted(
     scanned: Scanned,
     plan: Plan,
     outcome: LintOutcome,
-    linter: FileLinter,
+    linter: FileLinter | None,
 ) -> LintResult:
-    """The result of linting `plan` (a project run's findings narrowed to this run's files)."""
+    """The result of linting `plan` (a project run's findings narrowed to this run's files;
+    `linter` None: its files hold no fault path, _without_fault_path)."""
     if plan.project is not None:
         findings, errors = in_lint_set(outcome, files.lint_set, plan.project, os.path.abspath(run.cwd))
     else:
@@ -233,9 +282,10 @@ def _linted(
     result.internal_errors.extend(errors)
     result.files_parsed = outcome.files_parsed
     result.texts = outcome.texts
-    result.notes = linter.fault_paths.notes
-    if run.keep_scope:
-        result.scope = linter
+    if linter is not None:
+        result.notes = linter.fault_paths.notes
+        if run.keep_scope:
+            result.scope = linter
     if scanned.too_large:
         result.findings.extend(
             _too_large_findings(scanned.too_large, plan.lint_files, result.findings, run.selected, run.config, run.cwd)

@@ -97,12 +97,15 @@ class FileLinter:
         server alike: every setting that shapes it (handlers, `fault-paths`, `vllm-api`)
         comes from the configuration here."""
         in_fault_path_file = self._in_fault_path_file
+        previous = getattr(self, "fault_paths", None)  # reset_scope: keep its step-guard screens
         return FaultPaths(
             self.project,
             handler_matcher(self.config.handler_patterns()),
             lambda info: in_fault_path_file(info.path),
             self.config.vllm_api,
             self.config.fault_steps,
+            self.config.vllm_source,
+            step_guards=previous._step_guards if previous is not None else None,
         )
 
     def reset_scope(self) -> None:

@@ -150,12 +150,17 @@ def _forked(files: ScanFiles, facts: FileFacts, listings: DirListings | None, li
     imports LibCST. With a cache the walk is mostly stats and the child has time to
     outline the files given too (this process does it if the child is not done first);
     without one the child reads every file and is the longer side, so the files given
-    are outlined here. None when no child could be started."""
+    are outlined here. None when no child could be started, or when none of the files
+    given may define a handler (or more than EARLY_LOAD_LIMIT are given): then LibCST is
+    imported only if the scope reaches them, and the scan is serial."""
     given = sorted(files.explicit_files)
-    if len(given) <= EARLY_LOAD_LIMIT:  # a commit's few files: prefilter them here
-        given = [file for file in given if facts.candidate(file, files.is_forced(file))]
-    else:  # pre-commit's --all-files batches: the child's scan tells which to parse
-        given = []
+    if len(given) > EARLY_LOAD_LIMIT:
+        # pre-commit's --all-files batches: the scan tells which to parse; most batches hold
+        # no fault path and answer without LibCST (engine._without_fault_path): no fork
+        return None
+    given = [file for file in given if facts.candidate(file, files.is_forced(file))]
+    if not given:  # none of the files given may define a handler: as for the batches
+        return None
     cache = facts.cache
     for_child = given if cache is not None else []
     join = parallel_scan.start(lambda: scan_and_save(files, facts, listings, for_child, cache))

@@ -111,7 +111,7 @@ def _finding(
 def removal_edit(line_text: str, directive: NoqaDirective, removed: Collection[int]) -> Edit:
     """The edit removing the codes starting at the columns `removed` from the directive:
     each with the separator after it (before it, for the last code kept); the directive
-    itself when no code is left."""
+    itself when no code is left (with its line, when the comment stood alone on it)."""
     codes = directive.codes
     line = directive.line
     if any(c[1] not in removed for c in codes):
@@ -126,6 +126,8 @@ def removal_edit(line_text: str, directive: NoqaDirective, removed: Collection[i
     body = line_text.rstrip("\r\n")
     after = body[directive.end :]
     if directive.start == directive.comment_start:
+        if not after.strip() and not body[: directive.start].strip(" \t\f"):  # a line of its own: all of it
+            return Edit(line, 1, line + 1, 1, "")
         if not after.strip():  # the whole comment, and the blanks before it
             start = len(body[: directive.start].rstrip(" \t\f"))
             return Edit(line, start + 1, line, len(body) + 1, "")

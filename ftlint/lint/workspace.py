@@ -63,6 +63,8 @@ class Workspace:
         if before == text:
             return False
         self.overlays[key] = text
+        if before is None and self._linter is not None:
+            self._linter.project.files_created_or_deleted()  # a buffer may stand for a new file
         if before is None and self._linter is not None and self._linter.project.text_at(Path(key)) == text:
             self._linter.project.overlays[Path(key)] = text
             return False
@@ -73,12 +75,16 @@ class Workspace:
         """The file's own contents count again (the buffer was closed)."""
         key = _abs(path, self.cwd)
         if self.overlays.pop(key, None) is not None:
+            if self._linter is not None:
+                self._linter.project.files_created_or_deleted()
             self._changed(key)
         self.lint_set.discard(key)
 
     def file_changed(self, path: Path | str) -> None:
         """The file changed on disk (created, edited or deleted)."""
         key = _abs(path, self.cwd)
+        if self._linter is not None:
+            self._linter.project.files_created_or_deleted()  # created or deleted, maybe
         if key not in self.overlays:
             self._changed(key)
 
@@ -186,6 +192,8 @@ class Workspace:
                 lint_set=self.lint_set,  # the live set: files join it as they are linted
             )
             self._linter.project.overlays.update({Path(k): v for k, v in self.overlays.items()})
+            self._linter.project.chunked = {}  # an edit of a big file re-outlines only its chunks edited
+            self._linter.project.found_files = {}  # imports resolved once while no file appears or goes
         return self._linter
 
     def _rebuild_scope(self, key: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -59,7 +60,7 @@ class MessageLoop:
 
     # -- reading (a thread: reads block) -----------------------------------------------
     def _read(self) -> None:
-        read = getattr(self.stdin, "read1", None) or self.stdin.read
+        read = self._raw_reader()
         while True:
             try:
                 data = read(_CHUNK)
@@ -69,6 +70,19 @@ class MessageLoop:
             self._loop.call_soon_threadsafe(self._arrived, data)
             if not data:
                 return
+
+    def _raw_reader(self) -> Callable[[int], bytes]:
+        """The stream's read: os.read on its file descriptor when it has one. A buffered
+        reader's lock, held by this thread while it waits for input, aborts the
+        interpreter's shutdown after `exit` (SIGABRT, "could not acquire lock for
+        <stdin>") when the client keeps the pipe open."""
+        try:
+            fd = self.stdin.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        if fd is not None:
+            return lambda size: os.read(fd, size)
+        return getattr(self.stdin, "read1", None) or self.stdin.read
 
     def _arrived(self, data: bytes) -> None:
         if data:

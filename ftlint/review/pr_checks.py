@@ -466,6 +466,8 @@ class FaultScope:
         call does nothing known: the empty set."""
         from ftlint.syntax import ir
 
+        if effect.kind == "reference":
+            return frozenset()  # a function named in a method table does nothing there
         if effect.kind != "call":
             # a preempt that drops the next frame is not the same call as one that keeps it
             name = f"{effect.name}({V.DROP_STALE_OUTPUT})" if effect.drop_stale_output else effect.name

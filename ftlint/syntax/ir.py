@@ -20,7 +20,10 @@ from ftlint.syntax import matchers as m
 class Effect:
     """One call (or counter reset) that matters on a fault path."""
 
-    kind: str  # "evict" | "free" | "preempt" | "reset-prefix-cache" | "call" | "reset-counter"
+    # "evict" | "free" | "preempt" | "reset-prefix-cache" | "call" | "reset-counter", or "reference":
+    # a function named as a value of a dict literal (a method table, `{True: self._resume}`),
+    # not called there but maybe through the table
+    kind: str
     name: str  # called name, or the counter field for "reset-counter"
     node: cst.CSTNode  # the Call (or the assignment target) to report at
     statement: cst.CSTNode  # the statement holding it (fixes insert after this)
@@ -207,6 +210,17 @@ class _CallCollector(cst.CSTVisitor):
                         target=code_of(target.value),
                     )
                 )
+
+    def leave_Dict(self, node: cst.Dict) -> None:
+        for element in node.elements:
+            value = element.value
+            if isinstance(element, cst.DictElement) and isinstance(value, (cst.Name, cst.Attribute)):
+                callee = callee_ref(value)
+                if callee is not None and callee[0] in ("self", "name", "dotted"):
+                    name = called_name(value) or ""
+                    self.effects.append(
+                        Effect(kind="reference", name=name, node=value, statement=self.statement, callee=callee)
+                    )
 
     def leave_Assign(self, node: cst.Assign) -> None:
         self._resets([t.target for t in node.targets], node.value)

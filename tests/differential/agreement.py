@@ -1,11 +1,12 @@
 """The static side of the differential test, and how it is compared with the runtime.
 
 Each corpus handler is linted as its own project, as a user would:
-``ftlint check --format json --select FT001,FT004,FT006,FT007,FT008 .`` run in the
+``ftlint check --format json --select FT001,FT004,FT006,FT007,FT008,FT009 .`` run in the
 handler's directory (``corpus/pyproject.toml`` holds an empty ``[tool.ftlint]``, so
 nothing is excluded).  The codes found are mapped onto the runtime checks they
 predict: FT007/FT006 = FTR01 (dirty KV left cached), FT004 = FTR02 (broad
-eviction), FT008/FT001 = FTR03 (stale output or counters on resume).
+eviction), FT008/FT001 = FTR03 (stale output or counters on resume), FT009 = FTR04
+(placeholder underflow).
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from pathlib import Path
 
 from tests.differential.oracle import CORPUS, ROOT, Case
 
-SELECT = ("FT001", "FT004", "FT006", "FT007", "FT008")
+SELECT = ("FT001", "FT004", "FT006", "FT007", "FT008", "FT009")
 RULE_TO_RUNTIME = {
     "FT007": "FTR01",
     "FT006": "FTR01",
     "FT004": "FTR02",
     "FT008": "FTR03",
     "FT001": "FTR03",
+    "FT009": "FTR04",
 }
 # Corpus handlers written by a helper that saw vLLM and the runtime harness but never the
 # rules (issue 12's blind round): scripts/differential_agreement.py prints their figures apart.
@@ -68,6 +70,7 @@ FAMILIES = {
     "FTR01": "dirty KV left cached (FT006/FT007)",
     "FTR02": "broad eviction (FT004)",
     "FTR03": "stale output / counters (FT001/FT008)",
+    "FTR04": "placeholder underflow (FT009)",
 }
 
 

@@ -67,4 +67,7 @@ EXAMPLE_DIFFERENCES: dict[str, str] = {
     "in the example with `# noqa: FT001` (the example shows that FT008 leaves it to FT001)",
     "FT008-VALID-5-older-api-resets-its-own-counters": "written for the 0.26 API (its own Request class says so), "
     "but run on 0.34's scheduler, whose preempt copies num_in_flight_tokens into num_stale_output_tokens",
+    "FT009-VALID-3-older-api-preempt-leaves-the-placeholder": "FT008 asks for `num_output_placeholders = 0` after "
+    "the 0.26 preempt; the example's `-= 1` takes the lost step's one placeholder back to 0 instead (on vLLM "
+    "0.26.0's scheduler no FTR03, no FTR04): FT008 reads only a reset to 0 as a reset",
 }

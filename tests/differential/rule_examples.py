@@ -25,7 +25,7 @@ from tests.differential.agreement import RULE_TO_RUNTIME, SELECT
 
 ADAPTER_CLASS = """\
 # Intended: the rule example {id} (a {kind} example of {code}).
-{switch}import example as _module
+{header}import example as _module
 
 _Example = _module.{cls}
 
@@ -107,6 +107,14 @@ def handler_examples() -> list[HandlerExample]:
     return found
 
 
+def adapter_header(item: HandlerExample) -> str:
+    """The adapter's header keys: its switch, and `# vllm: 0.26` where the example is set to
+    the older API (`vllm-api = "0.26"`): it then runs on vLLM 0.26.0's scheduler."""
+    switch = f"# switch: {item.switch}\n" if item.switch else ""
+    version = "# vllm: 0.26\n" if re.search(r'vllm-api\s*=\s*"0\.26"', item.example.case.config) else ""
+    return switch + version
+
+
 def write_corpus(root: Path, items: list[HandlerExample]) -> None:
     """One directory per example under ``root``, as the oracle reads a corpus."""
     for item in items:
@@ -114,14 +122,14 @@ def write_corpus(root: Path, items: list[HandlerExample]) -> None:
         directory.mkdir(parents=True)
         write_example(item.example.case, directory)
         template = ADAPTER_CLASS if item.handler_class else ADAPTER_FUNCTION
-        switch = f"# switch: {item.switch}\n" if item.switch else ""
+        header = adapter_header(item)
         (directory / "handler.py").write_text(
             template.format(
                 id=item.example.id,
                 kind=item.example.kind,
                 code=item.example.rule.CODE,
                 cls=item.handler_class,
-                switch=switch,
+                header=header,
             )
         )
 

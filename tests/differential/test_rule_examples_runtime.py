@@ -31,7 +31,14 @@ def example_runs(tmp_path_factory):
 def test_the_whole_handler_examples_are_found():
     ids = {item.example.id for item in ITEMS}
     assert len(ids) == len(ITEMS) >= 40
-    assert {code for code in (i.example.rule.CODE for i in ITEMS)} == {"FT001", "FT004", "FT006", "FT007", "FT008"}
+    assert {code for code in (i.example.rule.CODE for i in ITEMS)} == {
+        "FT001",
+        "FT004",
+        "FT006",
+        "FT007",
+        "FT008",
+        "FT009",
+    }
     assert set(EXAMPLES_CANNOT_RUN) <= ids and set(EXAMPLE_DIFFERENCES) <= ids
     assert not set(EXAMPLES_CANNOT_RUN) & set(EXAMPLE_DIFFERENCES)
 
@@ -53,3 +60,21 @@ def test_static_verdict_equals_runtime_verdict_on_the_examples(example_runs):
     assert sorted(differ) == sorted(EXAMPLE_DIFFERENCES), differ
     agreeing = len(ITEMS) - len(EXAMPLES_CANNOT_RUN) - len(EXAMPLE_DIFFERENCES)
     assert agreeing >= 58
+
+
+def test_rewind_and_placeholder_examples_agree_with_the_runtime(example_runs):
+    """FT007's rewound-in-place and requeued-by-hand examples (FTR01) and FT009's examples (FTR04, on vLLM 0.34
+    and, where the example is set to the older API, on vLLM 0.26.0's scheduler): each
+    INVALID one is flagged by the rule and by the runtime check, each VALID one by neither."""
+    family = {"FT007": "FTR01", "FT009": "FTR04"}
+    chosen = [
+        i for i in ITEMS if i.example.rule.CODE == "FT009" or any(w in i.example.id for w in ("rewind", "requeue"))
+    ]
+    assert {i.example.rule.CODE for i in chosen} == {"FT007", "FT009"} and len(chosen) >= 8
+    assert any("vllm: 0.26" in rule_examples.adapter_header(i) for i in chosen)
+    for item in chosen:
+        static, runtime = example_runs[item.example.id]
+        code = family[item.example.rule.CODE]
+        expected = [code] if item.example.kind == "INVALID" else []
+        assert [c for c in static if c == code] == expected, (item.example.id, static)
+        assert [c for c in runtime if c == code] == expected, (item.example.id, runtime)

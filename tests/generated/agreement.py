@@ -22,11 +22,11 @@ import sys
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.differential import oracle
-from tests.differential.agreement import RULE_TO_RUNTIME
+from tests.differential.agreement import RULE_TO_RUNTIME, Confusion
 from tests.generated import generator as gen
 
 SELECT = ("FT001", "FT002", "FT003", "FT004", "FT005", "FT006", "FT007", "FT008")
@@ -172,24 +172,6 @@ def run(specs: list[gen.Spec], root: Path, jobs: int = 1, python: str | None = N
     timings["cpu_s"] = _child_cpu() - cpu0
     results = [Result(s, dirs[s.name], scenarios[s.name], findings.get(s.name, [])) for s in specs]
     return results, timings
-
-
-@dataclass
-class Confusion:
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-    tn: int = 0
-    false_positives: list[str] = field(default_factory=list)
-    false_negatives: list[str] = field(default_factory=list)
-
-    @property
-    def precision(self) -> float | None:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
-
-    @property
-    def recall(self) -> float | None:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
 
 
 def confusion(results: Iterable[Result]) -> dict[str, Confusion]:

@@ -112,3 +112,34 @@ def test_only_the_latest_of_queued_edits_is_linted(raw: RawClient, project: Path
     raw.response("after")
     versions = [m["params"]["version"] for m in raw.seen if m.get("method") == "textDocument/publishDiagnostics"]
     assert versions == [6]
+
+
+def test_exit_with_the_pipe_still_open_ends_the_server_cleanly(project: Path):
+    """`exit` after `shutdown` while the client keeps the server's stdin open: status 0
+    and nothing on stderr (the reader thread held stdin's buffer lock while waiting, and
+    the interpreter's shutdown aborted: SIGABRT)."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ftlint", "server"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "FTLINT_NO_CACHE": "1"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    init = {"processId": None, "rootUri": project.as_uri(), "capabilities": {}}
+    proc.stdin.write(frame({"id": 1, "method": "initialize", "params": init}))
+    proc.stdin.flush()
+    assert proc.stdout.read1(65536)  # the first bytes of the answer: the server is up
+    proc.stdin.write(frame({"id": 2, "method": "shutdown"}) + frame({"method": "exit"}))
+    proc.stdin.flush()
+    try:
+        assert proc.wait(timeout=60) == 0
+        assert b"Fatal Python error" not in proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.stdin.close()

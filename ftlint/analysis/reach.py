@@ -1,0 +1,184 @@
+"""Whether a run's files hold any fault path, decided with Python's `ast` alone (issue 24).
+
+FaultPaths (faultpath.py) closes the scope over LibCST trees: a handler, then each project
+function a call in it resolves to (index/project.py), and so on; step guards' branches
+add their callees. This walk makes the same resolutions from the same outlines, with the
+calls read from Python's own parser instead, and more of them: every call anywhere in a
+function (nested definitions, lambdas, decorators and defaults included, and both
+alternatives of `(a if c else b)(...)`), and for step guards every `except` branch of
+every function of the candidates. Its scope therefore holds FaultPaths' scope; when no
+function of it lies in the run's files, nothing there is a fault path and the run has
+nothing to report without LibCST ever being imported.
+
+It decides nothing (None: lint as before, with LibCST) when it cannot be sure it holds
+the scope: a file Python's parser rejects or whose outline it cannot match, `fault-paths`
+files, a class inheriting a handler from a base class (its `self` calls resolve against
+the subclass), or a lint file subclassing a handler's class (the engine checks that).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ftlint.core.config import handler_name_matcher
+from ftlint.index.outline import dotted
+from ftlint.index.prefilter import StepCalls
+from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
+
+CallRef = tuple[str, str]
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class Undecided(Exception):
+    """The walk cannot be sure it holds FaultPaths' scope (see the module's doc)."""
+
+
+@dataclass
+class Reach:
+    """The functions the walk reached (a superset of FaultPaths' scope), and the classes
+    that define a handler (their subclasses inherit it)."""
+
+    functions: set[Function] = field(default_factory=set)
+    handler_classes: set[str] = field(default_factory=set)
+
+    def files(self) -> set[str]:
+        """The files (absolute paths) that hold a reached function."""
+        return {str(fn.module.path) for fn in self.functions}
+
+
+def reach(project: Project, candidates: Iterable[str], patterns: Iterable[str], steps: Iterable[str]) -> Reach | None:
+    """The scope the candidates' handlers and step guards (`fault-steps`) reach (see the
+    module's doc); None when the walk cannot be sure."""
+    steps = tuple(steps)
+    calls_step = StepCalls(steps).calls_step if steps else None
+    try:
+        return _Walk(project, handler_name_matcher(patterns), calls_step).run([Path(c) for c in candidates])
+    except (Undecided, RecursionError, SyntaxError, ValueError):
+        return None
+
+
+class _Walk:
+    def __init__(
+        self, project: Project, matches: Callable[[str], bool], calls_step: Callable[[bytes], bool] | None
+    ) -> None:
+        self.project = project
+        self.matches = matches
+        self.calls_step = calls_step  # prefilter.StepCalls: `except` and a step call in these bytes
+        self.nodes: dict[Function, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+
+    def run(self, candidates: list[Path]) -> Reach:
+        found = Reach()
+        frontier: list[Function] = []
+        for path in candidates:
+            info = self._module(path)
+            if info is None:
+                continue
+            for fn in info.functions:
+                if self.matches(fn.class_qualname) or self.matches(fn.qualname):
+                    frontier.append(fn)
+                    if fn.class_info is not None and fn.is_method:
+                        found.handler_classes.add(fn.class_info.name)
+                frontier.extend(self._guard_callees(fn))
+            for cls in info.classes.values():
+                if self._inherits_handler(cls):
+                    raise Undecided
+        while frontier:
+            fn = frontier.pop()
+            if fn in found.functions:
+                continue
+            found.functions.add(fn)
+            for ref in self._refs(self._node(fn)):
+                target = self.project.resolve_call(fn, ref)
+                if target is not None and target[0] not in found.functions:
+                    frontier.append(target[0])
+        return found
+
+    def _module(self, path: Path) -> ModuleInfo | None:
+        info = self.project.module_at(path)
+        if self.project.unoutlined:
+            raise Undecided  # the file was parsed whole with LibCST (or would be)
+        return info
+
+    def _guard_callees(self, fn: Function) -> Iterator[Function]:
+        """What the `except` branches in `fn` call (every branch of a function whose text has
+        `except` and a step call: a superset of its step guards)."""
+        outlined = fn.module.outline
+        if self.calls_step is None:
+            return
+        if outlined is not None and not self.calls_step(outlined.text_of(fn).encode("utf-8", "surrogatepass")):
+            return
+        node = self._node(fn)
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Try | ast.TryStar):
+                for handler in inner.handlers:
+                    for ref in self._refs(handler):
+                        target = self.project.resolve_call(fn, ref)
+                        if target is not None:
+                            yield target[0]
+
+    def _inherits_handler(self, cls: ClassInfo) -> bool:
+        """Whether `cls` inherits an entry point from a (resolved) base class."""
+        chain: list[ClassInfo] = []
+        stack = [cls]
+        while stack and len(chain) < 32:
+            current = stack.pop()
+            if current in chain:
+                continue
+            chain.append(current)
+            for base in current.bases:
+                base_cls = self.project.resolve_class(current.module, base)
+                if base_cls is not None:
+                    stack.append(base_cls)
+        names = {name for c in chain[1:] for name in c.methods}
+        return any(self.matches(f"{cls.name}.{n}") or self.matches(f"{cls.qualname}.{n}") for n in names)
+
+    def _refs(self, node: ast.AST) -> Iterator[CallRef]:
+        """How every call under `node` names its target (ir.callee_ref over `ast`)."""
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                funcs = [inner.func.body, inner.func.orelse] if isinstance(inner.func, ast.IfExp) else [inner.func]
+                for func in funcs:
+                    ref = _callee_ref(func)
+                    if ref is not None:
+                        yield ref
+
+    def _node(self, fn: Function) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        """`fn`'s tree from Python's parser: its outermost function's lines parsed alone
+        (inside `if 1:` when indented), each function in them matched by its first line."""
+        if fn not in self.nodes:
+            outlined = fn.module.outline
+            if outlined is None:
+                raise Undecided
+            outer, inner = outlined.unit_of(fn)
+            text = outlined.text_of(outer)
+            wrapped = text[:1] in (" ", "\t", "\x0c")
+            tree = ast.parse("if 1:\n" + text if wrapped else text)
+            offset = outlined.span(outer)[0] - 1 - (1 if wrapped else 0)
+            by_line = {outlined.span(f)[0]: f for f in inner}
+            for node in ast.walk(tree):
+                if isinstance(node, _DEFS):
+                    first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) + offset
+                    match = by_line.get(first)
+                    if match is not None and match.name == node.name:
+                        self.nodes[match] = node
+            if fn not in self.nodes:
+                raise Undecided
+        return self.nodes[fn]
+
+
+def _callee_ref(func: ast.expr) -> CallRef | None:
+    if isinstance(func, ast.Name):
+        return ("name", func.id)
+    if isinstance(func, ast.Attribute):
+        base = func.value
+        if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+            return ("self", func.attr)
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
+            return ("super", func.attr)
+        name = dotted(func)
+        if name:
+            return ("dotted", name)
+    return None
