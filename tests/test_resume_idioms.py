@@ -3,8 +3,8 @@ preempt for resume, each modelled by value, both verdicts. Counters reset throug
 `vars(req).update(...)`, `setattr` over a dict's items, a helper that `setattr`s its `**fields`,
 a copy of the request (the resets miss it: still FT008), an unknown write (may reset: no
 FT008); the preempt and `reset_prefix_cache` reached through `operator.methodcaller`,
-`functools.partial`, a `**{...}` of arguments, a table of bound methods (a computed key: not
-followed, no finding). One project holds every handler (one ftlint run); each test reads
+`functools.partial`, a `**{...}` of arguments, a table of bound methods (a computed key: any
+of its callables, a `None` entry is never called). One project holds every handler (one ftlint run); each test reads
 its own file's findings."""
 
 import inspect
