@@ -38,12 +38,12 @@ class FaultHandler:
             sched._preempt_request(req, 0.0)
             req.num_in_flight_tokens = 0
             self._account(req)
-            req.num_output_placeholders -= 1  # the helper may have set it: not known to be 0
+            req.num_output_placeholders -= 1  # the helper set it again: not 0
             sched._preempt_request(preempted_req=req, timestamp=0.0)
             req.num_output_placeholders -= 1
 
     def _account(self, req):
-        pass
+        req.num_output_placeholders += 1
 """
 
 

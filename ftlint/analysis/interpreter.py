@@ -31,6 +31,7 @@ from ftlint.analysis import generation, vllm_summaries
 from ftlint.analysis import values as Val
 from ftlint.analysis.facts import (
     BroadEviction,
+    CounterDecrementedAtZero,
     CountersLeftSet,
     Extent,
     PathFact,
@@ -89,18 +90,23 @@ class Site:
 
 
 class State:
-    __slots__ = ("_key", "env", "evicted", "freed", "pending", "zeroed")
+    __slots__ = ("_key", "at_zero", "env", "evicted", "freed", "pending", "zeroed")
 
-    def __init__(self, env, evicted=frozenset(), freed=frozenset(), pending=frozenset(), zeroed=frozenset()):
+    def __init__(
+        self, env, evicted=frozenset(), freed=frozenset(), pending=frozenset(), zeroed=frozenset(), at_zero=frozenset()
+    ):
         self.env = env  # dict, never mutated once shared (copy-on-write through `bind`)
         self.evicted = evicted  # {(request key, "ok" | "late" | "first-group")}
         self.freed = freed  # {(request key, Site)}
         self.pending = pending  # {(request key, Site, missing counters)}
         self.zeroed = zeroed  # {(request key, counter)} zeroed before a preempt
+        # {(request key, counter, by)}: counters known to be 0 now, written 0 (by "") or set
+        # to 0 by the primitive named `by` (a preempt)
+        self.at_zero = at_zero
         self._key = None
 
     def replace(self, **changes) -> State:
-        new = State(self.env, self.evicted, self.freed, self.pending, self.zeroed)
+        new = State(self.env, self.evicted, self.freed, self.pending, self.zeroed, self.at_zero)
         for name, value in changes.items():
             setattr(new, name, value)
         return new
@@ -118,6 +124,7 @@ class State:
                 self.freed,
                 self.pending,
                 self.zeroed,
+                self.at_zero,
             )
         return self._key
 
@@ -142,14 +149,16 @@ def _merge(states) -> State:
     first = states[0]
     env = dict(first.env)
     evicted, freed, pending, zeroed = set(first.evicted), set(first.freed), set(first.pending), set(first.zeroed)
+    at_zero = set(first.at_zero)
     for s in states[1:]:
+        at_zero &= s.at_zero  # known to be 0 only where every path knows it
         for name in set(env) | set(s.env):
             env[name] = Val.join(env.get(name), s.env.get(name))
         evicted |= s.evicted  # an eviction on any path counts: fewer uncovered frees
         zeroed &= s.zeroed
         freed |= s.freed  # a free on any path is still a free to check
         pending |= s.pending  # a counter left set on one path is left set there
-    return State(env, frozenset(evicted), frozenset(freed), frozenset(pending), frozenset(zeroed))
+    return State(env, frozenset(evicted), frozenset(freed), frozenset(pending), frozenset(zeroed), frozenset(at_zero))
 
 
 @dataclass
@@ -390,6 +399,9 @@ class _Walk:
         self._relocate: cst.CSTNode | None = None
         self._relocate_depth = 0
         self._foreign: set[int] = set()  # id() of such lambdas
+        # id(target) of a counter's decrement -> [Site, {by}, reached with the counter known
+        # to be 0 on every path so far]
+        self._decrements: dict[int, list] = {}
 
     # -- entry -----------------------------------------------------------------
     def run(self) -> None:
@@ -408,6 +420,7 @@ class _Walk:
         flow = self.suite(body, [State(env)])
         self.selves.pop()
         self.stack.pop()
+        self._report_decrements()
         ends = flow.normal + flow.ret
         if self.branch is not None:  # the branch also ends where it leaves the loop around it
             ends += flow.cont + flow.brk
@@ -500,6 +513,29 @@ class _Walk:
         node = site.node
         every = isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE
         self._add(StaleFrameDropped(site.fn, node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
+
+    def _report_decrements(self) -> None:
+        for site, bys, every_path in self._decrements.values():
+            if not every_path:
+                continue
+            where = self._in_entry_module(site)
+            target = cast(cst.Attribute, site.node)
+            self._add(
+                CounterDecrementedAtZero(
+                    where.fn, where.node, target.attr.value, ir.code_of(target), max(bys), where is not site
+                )
+            )
+
+    def _decrement(self, target, state: State) -> State:
+        """`req.counter -= n` (n not 0), `req.counter = req.counter - n`: recorded with whether
+        the counter is known to be 0 here; afterwards its value is not known."""
+        base = self.ev_pure(target.value, state)
+        key, field_name = Val.key_of(base), target.attr.value
+        bys = {by for k, f, by in state.at_zero if k == key and f == field_name} if key is not None else set()
+        entry = self._decrements.setdefault(id(target), [self.site(target), set(), True])
+        entry[1] |= bys
+        entry[2] = entry[2] and bool(bys)
+        return _not_at_zero(state, key, field_name)
 
     def _report_counters(self, site: Site, missing) -> None:
         where = self._in_entry_module(site)
@@ -611,6 +647,8 @@ class _Walk:
     def _guard(self, test, state: State, holds: bool) -> State:
         """`if ids:` / `if not ids:`: on the path where the block ids are empty there was
         nothing to evict, which is as good as evicting them."""
+        for field_name in _counters_read(test):  # `if req.num_output_placeholders > 0:`: tested
+            state = _not_at_zero(state, None, field_name)
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         inner = test.expression if negated else test
         if (
@@ -681,6 +719,8 @@ class _Walk:
             out = []
             for value, state in self.ev_all(node.value, states):
                 for target in node.targets:
+                    if _decrements(target.target, node.value):
+                        state = self._decrement(target.target, state)
                     state = self.assign(target.target, value, state)
                 out.append(state)
             return Flow(normal=out)
@@ -695,6 +735,11 @@ class _Walk:
                 aug = node.target
                 if isinstance(aug, cst.Attribute) and aug.attr.value == V.NUM_COMPUTED_TOKENS:
                     state = self.rewind(self.ev_pure(aug.value, state), aug, state)
+                if isinstance(aug, cst.Attribute) and aug.attr.value in V.ALL_COUNTER_FIELDS:
+                    if isinstance(node.operator, cst.SubtractAssign) and value != Val.ZERO:
+                        state = self._decrement(aug, state)
+                    else:
+                        state = _not_at_zero(state, Val.key_of(self.ev_pure(aug.value, state)), aug.attr.value)
                 if name is not None:
                     old = state.env.get(name)
                     if Val.is_ids(old) and Val.is_ids(value):
@@ -775,6 +820,7 @@ class _Walk:
                 freed=frozenset((old(k), site) for k, site in s.freed),
                 pending=frozenset((old(k), site, m) for k, site, m in s.pending),
                 zeroed=frozenset((old(k), f) for k, f in s.zeroed),
+                at_zero=frozenset((old(k), f, by) for k, f, by in s.at_zero),
             )
             for s in states
         ]
@@ -809,6 +855,7 @@ class _Walk:
                     freed=frozenset(("*" if k in born else k, site) for k, site in s.freed),
                     pending=frozenset(("*" if k in born else k, site, m) for k, site, m in s.pending),
                     zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
+                    at_zero=frozenset(z for z in s.at_zero if z[0] not in born),
                     env={
                         n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()
                     },
@@ -869,11 +916,13 @@ class _Walk:
                 state = self.rewind(base, target, state)
             if target.attr.value in V.ALL_COUNTER_FIELDS and base is None and value in (Val.ZERO, None):
                 state = self.may_reset(None, state, f"`{ir.code_of(target)}` is written on an object it cannot tell")
+                state = _not_at_zero(state, None, target.attr.value)
             elif target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
                 state = self.reset(Val.key_of(base), target.attr.value, state)
             elif target.attr.value in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
                 key = Val.key_of(base)
                 state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, target.attr.value)))
+                state = _not_at_zero(state, key, target.attr.value) if key is not None else state
             name = ir.dotted_name(target)
             return state.bind(name, value) if name else state
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -1050,10 +1099,12 @@ class _Walk:
                 state = self.reset(key, field_name, state)
             else:
                 state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, field_name)))
+                state = _not_at_zero(state, key, field_name)
         return state
 
     def may_reset(self, key: str | None, state: State, why: str) -> State:
         """A write that may set the counters of request `key` (None: of any request) to 0."""
+        state = _not_at_zero(state, key, None)
         kept = frozenset(p for p in state.pending if key is not None and p[0] not in (key, "*"))
         if kept == state.pending:
             return state
@@ -1063,6 +1114,8 @@ class _Walk:
     def reset(self, key: str | None, counter: str, state: State) -> State:
         if key is None:
             return state
+        state = _not_at_zero(state, key, counter)
+        state = state.replace(at_zero=state.at_zero | {(key, counter, "")})
         pending = set()
         matched = False
         for item in state.pending:
@@ -1157,7 +1210,12 @@ class _Walk:
             named = [keywords[k] for k in ir.REQUEST_KEYWORDS if k in keywords]
             request = named[0] if named else (args[0] if args else None)
             drop = keywords.get(V.DROP_STALE_OUTPUT, args[2] if len(args) > 2 else None) == ("bool", True)
-            return Val.NONE, self.preempt(request, drop, node, state)
+            state = self.preempt(request, drop, node, state)
+            key = Val.key_of(request)
+            if self.gen.preempt_copies_in_flight and key is not None:  # vLLM >= 0.27: it sets the placeholders to 0
+                state = _not_at_zero(state, key, V.NUM_OUTPUT_PLACEHOLDERS)
+                state = state.replace(at_zero=state.at_zero | {(key, V.NUM_OUTPUT_PLACEHOLDERS, name)})
+            return Val.NONE, state
         if kind == "finish":
             target = keywords.get("request_ids", args[0] if args else None)
             key = Val.key_of(target)
@@ -1810,6 +1868,9 @@ class _Walk:
                 )
             else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
+        passed = {Val.key_of(a) for a in args} - {None}
+        if passed:  # a request given to a call the walk cannot follow: its counters may be set there
+            state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
         return [(None, self._may_evict(node, state, args))]
 
     def _may_evict(self, node, state: State, args) -> State:
@@ -1939,6 +2000,43 @@ def _star_params(fn, params, args, keywords) -> dict:
         extra = tuple((k, v) for k, v in keywords.items() if k not in params)
         out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else ("dict", extra)
     return out
+
+
+def _not_at_zero(state: State, key: str | None, field_name: str | None) -> State:
+    """`field_name` (None: every counter) of request `key` (None: of any request) is no
+    longer known to be 0."""
+    kept = frozenset(
+        z for z in state.at_zero if (key is not None and z[0] != key) or (field_name is not None and z[1] != field_name)
+    )
+    return state if kept == state.at_zero else state.replace(at_zero=kept)
+
+
+class _CounterReads(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in V.ALL_COUNTER_FIELDS:
+            self.found.add(node.attr.value)
+
+
+def _counters_read(test) -> set[str]:
+    """The counter fields an expression reads (`req.num_output_placeholders > 0`)."""
+    reads = _CounterReads()
+    test.visit(reads)
+    return reads.found
+
+
+def _decrements(target, value) -> bool:
+    """`req.counter = req.counter - n` with n not a literal 0."""
+    return (
+        isinstance(target, cst.Attribute)
+        and target.attr.value in V.ALL_COUNTER_FIELDS
+        and isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, cst.Subtract)
+        and ir.code_of(value.left) == ir.code_of(target)
+        and not (isinstance(value.right, cst.Integer) and value.right.evaluated_value == 0)
+    )
 
 
 def _unbind(flow: Flow, name: str) -> Flow:
