@@ -247,9 +247,11 @@ class PlaceholderUnderflow(Rule):
             if fact.field != _FIELD:
                 continue
             why = f"`{fact.zeroed_by}()` set it to 0" if fact.zeroed_by else "set to 0 above"
-            where = f"{ir.call_text(fact.node)} reaches a helper where " if fact.in_helper else ""
+            what = f"`{fact.target_text}` is decremented"
+            if fact.in_helper:
+                what = f"{ir.call_text(fact.node)} decrements `{fact.target_text}` (inside the helper)"
             reported.add(id(fact.node))
-            self.report(fact.node, f"{where}`{fact.target_text}` is decremented where it is 0 ({why}){_EFFECT}")
+            self.report(fact.node, f"{what} where it is 0 ({why}){_EFFECT}")
         if not self.in_fault_path(node):
             return
         # This function's own statements, with the request written as in the source (also one
