@@ -492,4 +492,6 @@ _GAPS = {
     "head": "whose eviction ends where the unconfirmed tail begins (`blocks[:boundary]`): it evicts the confirmed "
     "blocks and keeps the tail",
     "first-group": "whose eviction covers only the first KV-cache group (iterate `single_type_managers`)",
+    "dropped": "whose eviction filters its ids with `block_id < len(blocks)`: a block id indexes the pool, not the "
+    "request's block list, so the filter drops the tail's ids",
 }

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ftlint.analysis.facts import CounterDecrementedAtZero
 from ftlint.core import vocabulary as V
 from ftlint.lint.rule import Invalid, Rule, Valid
 from ftlint.syntax import ir
@@ -32,11 +33,14 @@ class PlaceholderUnderflow(Rule):
     Flags, in fault-path code (a fault handler and the code it reaches), a decrement of
     a request's `num_output_placeholders` (`req.num_output_placeholders -= n`, or
     `= req.num_output_placeholders - n`) where that count is known to be 0: set to 0
-    earlier in the same function, or, on vLLM >= 0.27, cleared by `_preempt_request` /
-    `preempt_request` of that request (vLLM 0.26's preempt leaves it set: no finding
-    there). A decrement inside an `if` that tests `num_output_placeholders`, or written
-    as `max(0, ...)`, is not flagged; a request passed to another call, or rebound, is
-    no longer known to be 0. The API generation comes from `[tool.ftlint] vllm-api`, else
+    earlier, or, on vLLM >= 0.27, cleared by `_preempt_request` / `preempt_request` of
+    that request (vLLM 0.26's preempt leaves it set: no finding there). The handler is
+    followed into the project helpers it calls: a count set to 0 there (also through
+    `setattr`, `vars(req).update()` or a helper's `**fields`), or decremented there,
+    counts, where every path reaching the decrement knows it is 0. A decrement inside an
+    `if` that tests `num_output_placeholders`, or written as `max(0, ...)`, is not
+    flagged; a request passed to a call that is not followed, or rebound, is no longer
+    known to be 0. The API generation comes from `[tool.ftlint] vllm-api`, else
     the project's `Request` class, else the fields the code names, else the installed
     vLLM. The rule stays silent where it cannot tell the count is 0 (a decrement before
     the preempt may be right with async scheduling, where a lost step left a placeholder).
@@ -132,6 +136,26 @@ class PlaceholderUnderflow(Rule):
             """,
             name="not-a-fault-path",
         ),
+        Valid(
+            _with_evict(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    evict_tails(sched)
+                    for req in list(sched.running):
+                        sched._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+                        self._owe_the_lost_frame(req)
+                        req.num_output_placeholders -= 1
+
+                def _owe_the_lost_frame(self, req):
+                    req.num_output_placeholders += 1
+            """
+            ),
+            name="a-helper-sets-it-again-before-the-decrement",
+        ),
     ]
     INVALID = [
         Invalid(
@@ -170,21 +194,76 @@ class PlaceholderUnderflow(Rule):
             expect=((17, 13, "set to 0 above"),),
             name="older-api-zeroed-then-decremented",
         ),
+        Invalid(
+            _with_evict(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    evict_tails(sched)
+                    for req in list(sched.running):
+                        sched._preempt_request(req, 0.0)
+                        req.num_in_flight_tokens = 0
+                        req.num_stale_output_tokens = 0
+                        self._account_for_the_lost_frame(req)
+
+                def _account_for_the_lost_frame(self, req):
+                    req.num_output_placeholders -= 1
+            """
+            ),
+            expect=((19, 9, "`_preempt_request()` set it to 0"),),
+            name="decrement-in-a-helper-after-the-preempt",
+        ),
+        Invalid(
+            _with_evict(
+                """
+            class Sentinel:
+                def on_fault(self, exc):
+                    sched = self.engine.scheduler
+                    evict_tails(sched)
+                    while sched.running:
+                        req = sched.running.pop()
+                        sched._preempt_request(req, 0.0)
+                        for name in ("num_in_flight_tokens", "num_output_placeholders"):
+                            setattr(req, name, 0)
+                        req.num_output_placeholders -= 1
+            """
+            ),
+            config='vllm-api = "0.26"',
+            expect=((17, 13, "set to 0 above"),),
+            name="older-api-zeroed-through-setattr-then-decremented",
+        ),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.scope(node).function
-        if fn is None or not self.in_fault_path(node):
+        if fn is None or not self.walked(node):
             return
-        gen = self.context.fault_paths.interpreter.generation_of(fn)
-        walk = _Walk(zeroed_by_preempt=gen.preempt_copies_in_flight)
+        interpreter = self.context.fault_paths.interpreter
+        # The path walk's facts: the zeroing and the decrement also in helpers, through
+        # setattr / vars() / **fields, on every path that reaches the decrement.
+        reported: set[int] = set()
+        for fact in interpreter.facts(fn, CounterDecrementedAtZero):
+            if fact.field != _FIELD:
+                continue
+            why = f"`{fact.zeroed_by}()` set it to 0" if fact.zeroed_by else "set to 0 above"
+            what = f"`{fact.target_text}` is decremented"
+            if fact.in_helper:
+                what = f"{ir.call_text(fact.node)} decrements `{fact.target_text}` (inside the helper)"
+            reported.add(id(fact.node))
+            self.report(fact.node, f"{what} where it is 0 ({why}){_EFFECT}")
+        if not self.in_fault_path(node):
+            return
+        # This function's own statements, with the request written as in the source (also one
+        # the walk cannot tell, `self.pending[0]`).
+        walk = _Walk(zeroed_by_preempt=interpreter.generation_of(fn).preempt_copies_in_flight)
         walk.block(node.body, {})
         for target, why in walk.found:
-            self.report(
-                target,
-                f"`{ir.code_of(target)}` is decremented where it is 0 ({why}): the count goes below 0, "
-                "as if the lost step's output frame had been delivered twice",
-            )
+            if id(target) not in reported:
+                self.report(target, f"`{ir.code_of(target)}` is decremented where it is 0 ({why}){_EFFECT}")
+
+
+_EFFECT = ": the count goes below 0, as if the lost step's output frame had been delivered twice"
 
 
 _FIELD = V.NUM_OUTPUT_PLACEHOLDERS

@@ -3,8 +3,8 @@ preempt for resume, each modelled by value, both verdicts. Counters reset throug
 `vars(req).update(...)`, `setattr` over a dict's items, a helper that `setattr`s its `**fields`,
 a copy of the request (the resets miss it: still FT008), an unknown write (may reset: no
 FT008); the preempt and `reset_prefix_cache` reached through `operator.methodcaller`,
-`functools.partial`, a `**{...}` of arguments, a table of bound methods (a computed key: not
-followed, no finding). One project holds every handler (one ftlint run); each test reads
+`functools.partial`, a `**{...}` of arguments, a table of bound methods (a computed key: any
+of its callables, a `None` entry is never called). One project holds every handler (one ftlint run); each test reads
 its own file's findings."""
 
 import inspect
@@ -117,6 +117,14 @@ CASES = {
         _handler(
             'ops = {"do_preempt": sched._preempt_request, "skip": None}', 'ops["_".join(("do", "preempt"))](req, 0.0)'
         ),
+        ["FT008"],
+    ),
+    "dict_computed_key_reset": (
+        _handler(
+            'ops = {"do_preempt": sched._preempt_request, "skip": None}',
+            'ops["_".join(("do", "preempt"))](req, 0.0)',
+            RESET,
+        ),
         [],
     ),
     # the request rebound by a loop over a one-item list is still the request
@@ -138,7 +146,7 @@ CASES = {
             'ops = {"do_reset": sched.reset_prefix_cache, "skip": None}',
             'ops["_".join(("do", "reset"))]()',
         ),
-        [],
+        ["FT005"],
     ),
 }
 
@@ -191,7 +199,8 @@ class Sentinel:
 def test_a_table_of_methods_with_a_computed_key_walks_each_method(tmp_path, reset, expected):
     """`{True: self._resume_all, False: self._abort_all}[bool(flag)](sched)`: either method may
     run (as with `if flag:`), so each is in the fault path and walked. A table that also holds a
-    non-callable (`"skip": None`) stays unknown (the dict_computed cases above)."""
+    non-callable (`"skip": None`) runs one of its callables (calling the other raises: the
+    dict_computed cases above)."""
     root = write_project(tmp_path, {"h.py": DISPATCH.replace("RESET", reset)})
     code, found = findings_json("--select", "FT008", ".", cwd=root)
     assert code == (1 if expected else 0)

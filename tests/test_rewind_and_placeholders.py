@@ -38,12 +38,12 @@ class FaultHandler:
             sched._preempt_request(req, 0.0)
             req.num_in_flight_tokens = 0
             self._account(req)
-            req.num_output_placeholders -= 1  # the helper may have set it: not known to be 0
+            req.num_output_placeholders -= 1  # the helper set it again: not 0
             sched._preempt_request(preempted_req=req, timestamp=0.0)
             req.num_output_placeholders -= 1
 
     def _account(self, req):
-        pass
+        req.num_output_placeholders += 1
 """
 
 
@@ -76,3 +76,59 @@ def test_a_rewind_in_a_helper_of_another_file_is_reported_at_the_call(tmp_path):
         "`rewind_all()` rewinds a request in place (it keeps its blocks and their hashes) (inside the helper, in "
         "another file)"
     )
+
+
+HELPER_FILE = """\
+from accounting import account_for_the_lost_frame
+
+
+class FaultHandler:
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        for req in list(sched.running):
+            sched._preempt_request(req, 0.0)
+            req.num_in_flight_tokens = 0
+            req.num_stale_output_tokens = 0
+            account_for_the_lost_frame(req)
+"""
+
+
+def test_placeholder_decrement_in_a_helper_of_another_file(tmp_path):
+    """The decrement is in another file's helper: reported at the call that reaches it."""
+    files = {
+        "h.py": HELPER_FILE,
+        "accounting.py": "def account_for_the_lost_frame(r):\n    r.num_output_placeholders -= 1\n",
+    }
+    write_project(tmp_path, files, config='vllm-api = "0.27"\n')
+    code, findings = findings_json("--select", "FT009", "h.py", "accounting.py", cwd=tmp_path)
+    assert code == 1 and codes_at(findings) == [("h.py", 11, "FT009")]
+    message = findings[0]["message"]
+    assert "`account_for_the_lost_frame()` decrements `r.num_output_placeholders` (inside the helper)" in message
+    assert "`_preempt_request()` set it to 0" in message
+
+
+ZEROED_IN_A_HELPER = """\
+class FaultHandler:
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        while sched.running:
+            req = sched.running.pop()
+            sched._preempt_request(req, 0.0)
+            GATE
+            req.num_output_placeholders -= 1
+
+    def _clear(self, r):
+        for name in ("num_in_flight_tokens", "num_output_placeholders"):
+            setattr(r, name, 0)
+"""
+
+
+def test_placeholder_zeroed_by_a_helper_on_every_path_or_not(tmp_path):
+    """vLLM 0.26 (the preempt leaves the count set): zeroed by a helper's setattr on every
+    path, the decrement underflows; zeroed on one path only, it is not known to be 0."""
+    every = ZEROED_IN_A_HELPER.replace("GATE", "self._clear(req)")
+    some = ZEROED_IN_A_HELPER.replace("GATE", "if exc is None:\n                self._clear(req)")
+    write_project(tmp_path, {"every.py": every, "some.py": some}, config='vllm-api = "0.26"\n')
+    code, findings = findings_json("--select", "FT009", ".", cwd=tmp_path)
+    assert code == 1 and codes_at(findings) == [("every.py", 8, "FT009")]
+    assert "set to 0 above" in findings[0]["message"]

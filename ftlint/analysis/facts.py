@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ftlint.index.project import Function
 
 #: how an eviction on the path fell short of a freed request's unconfirmed tail
-TailGap = Literal["none", "late", "head", "first-group"]
+TailGap = Literal["none", "late", "head", "first-group", "dropped"]
 #: which blocks an eviction or zeroing covers beyond the unconfirmed tail
 Extent = Literal["whole", "head", "margin", "pool", "from-token-zero"]
 
@@ -86,3 +86,17 @@ class ReadAfterFree(PathFact):
 class PrefixCacheResetCalled(PathFact):
     """A call (`node`) that reaches `reset_prefix_cache` however it is spelled: directly, through
     an alias, `getattr`, `functools.partial`, `operator.methodcaller` or a table of methods."""
+
+
+@dataclass(frozen=True, eq=False)
+class CounterDecrementedAtZero(PathFact):
+    """A decrement of a request's counter (`req.field -= n`, `req.field = req.field - n`) that
+    every path reaches while the counter is known to be 0: written 0 before it (directly,
+    through `setattr`, `vars()` or a helper), or set to 0 by a primitive (a preempt on a vLLM
+    whose preempt clears it). `node` is the counter written, or the call that reaches the
+    helper of another file doing it."""
+
+    field: str  # the counter
+    target_text: str  # the counter written, as in the source (`req.num_output_placeholders`)
+    zeroed_by: str  # the primitive that set it to 0, "" for a write of 0
+    in_helper: bool  # the decrement is in a helper of another file; `node` is the call

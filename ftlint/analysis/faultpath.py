@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+import libcst as cst
+
 from ftlint.analysis.steps import Branch, StepGuards
 from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
@@ -211,6 +213,26 @@ class FaultPaths:
                 alternative = self.project.resolve_call(fn, ref)
                 if alternative is not None:
                     yield alternative[0]
+        if seq is fn.ir:
+            yield from self._referenced(fn)
+
+    def _referenced(self, fn: Function) -> Iterator[Function]:
+        """Project functions `fn` may run without calling them by name (besides a method
+        table's entries, ir's "reference" effects): the calls in a lambda's body, and the
+        wrapper of a project decorator around `fn` (with the decorator itself)."""
+        node = fn.node
+        if node is None:
+            return
+        refs = _ValueRefs()
+        node.body.visit(refs)
+        for decorator in node.decorators:
+            refs.found.append(ir.callee_ref(decorator.decorator))
+        for ref in refs.found:
+            target = self.project.resolve_call(fn, ref) if ref is not None else None
+            if target is None:
+                continue
+            yield target[0]
+            yield from target[0].nested.values()
 
     def _add_step_guards(self, fn: Function) -> list[Function]:
         """Record `fn`'s step guards; the project functions their branches call (the
@@ -565,3 +587,25 @@ def _cap(states: frozenset) -> frozenset:
         prev = merged.get(s.evicted)
         merged[s.evicted] = s if prev is None else State(s.evicted, prev.freed | s.freed, prev.pending | s.pending)
     return frozenset(merged.values())
+
+
+class _ValueRefs(cst.CSTVisitor):
+    """Callee refs of the calls inside lambdas (nested defs are their own functions; a dict
+    literal's values are ir's "reference" effects, see _called)."""
+
+    def __init__(self) -> None:
+        self.found: list = []
+        self._lambdas = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._lambdas += 1
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._lambdas -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._lambdas:
+            self.found.append(ir.callee_ref(node.func))

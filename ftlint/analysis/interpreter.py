@@ -21,6 +21,7 @@ iterated.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
@@ -30,6 +31,7 @@ from ftlint.analysis import generation, vllm_summaries
 from ftlint.analysis import values as Val
 from ftlint.analysis.facts import (
     BroadEviction,
+    CounterDecrementedAtZero,
     CountersLeftSet,
     Extent,
     PathFact,
@@ -88,18 +90,23 @@ class Site:
 
 
 class State:
-    __slots__ = ("_key", "env", "evicted", "freed", "pending", "zeroed")
+    __slots__ = ("_key", "at_zero", "env", "evicted", "freed", "pending", "zeroed")
 
-    def __init__(self, env, evicted=frozenset(), freed=frozenset(), pending=frozenset(), zeroed=frozenset()):
+    def __init__(
+        self, env, evicted=frozenset(), freed=frozenset(), pending=frozenset(), zeroed=frozenset(), at_zero=frozenset()
+    ):
         self.env = env  # dict, never mutated once shared (copy-on-write through `bind`)
         self.evicted = evicted  # {(request key, "ok" | "late" | "first-group")}
         self.freed = freed  # {(request key, Site)}
         self.pending = pending  # {(request key, Site, missing counters)}
         self.zeroed = zeroed  # {(request key, counter)} zeroed before a preempt
+        # {(request key, counter, by)}: counters known to be 0 now, written 0 (by "") or set
+        # to 0 by the primitive named `by` (a preempt)
+        self.at_zero = at_zero
         self._key = None
 
     def replace(self, **changes) -> State:
-        new = State(self.env, self.evicted, self.freed, self.pending, self.zeroed)
+        new = State(self.env, self.evicted, self.freed, self.pending, self.zeroed, self.at_zero)
         for name, value in changes.items():
             setattr(new, name, value)
         return new
@@ -117,6 +124,7 @@ class State:
                 self.freed,
                 self.pending,
                 self.zeroed,
+                self.at_zero,
             )
         return self._key
 
@@ -141,14 +149,16 @@ def _merge(states) -> State:
     first = states[0]
     env = dict(first.env)
     evicted, freed, pending, zeroed = set(first.evicted), set(first.freed), set(first.pending), set(first.zeroed)
+    at_zero = set(first.at_zero)
     for s in states[1:]:
+        at_zero &= s.at_zero  # known to be 0 only where every path knows it
         for name in set(env) | set(s.env):
             env[name] = Val.join(env.get(name), s.env.get(name))
         evicted |= s.evicted  # an eviction on any path counts: fewer uncovered frees
         zeroed &= s.zeroed
         freed |= s.freed  # a free on any path is still a free to check
         pending |= s.pending  # a counter left set on one path is left set there
-    return State(env, frozenset(evicted), frozenset(freed), frozenset(pending), frozenset(zeroed))
+    return State(env, frozenset(evicted), frozenset(freed), frozenset(pending), frozenset(zeroed), frozenset(at_zero))
 
 
 @dataclass
@@ -185,6 +195,7 @@ class Interpreter:
         self._handlers_run: tuple[int, int, int] | None = None  # sizes of the handler sets last walked
         self._by_fn: dict = {}  # id(Function) -> {fact type: {id(node): PathFact}}
         self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
+        self._reached: set = set()  # Functions a handler walk ran (helpers it inlined)
 
     # -- queries -------------------------------------------------------------
     def facts(self, fn, kind: type[F]) -> list[F]:
@@ -194,6 +205,12 @@ class Interpreter:
             self._run(fn)  # `fault-paths` code no handler may reach: walked on its own
         # Helpers are walked inside the handlers' walks, with the values they are given.
         return list(self._by_fn.get(id(fn), {}).get(kind, {}).values())
+
+    def reached(self, fn) -> bool:
+        """Whether a handler's walk ran `fn` (a helper it called, also through a value the
+        scope's call graph does not follow: a dict of methods, a lambda, a decorator)."""
+        self._run_handlers()
+        return fn in self._reached
 
     def drop_verdict(self, node) -> bool | None:
         """For a preempt with drop_stale_output=True: True when some handler path reaches it
@@ -376,6 +393,15 @@ class _Walk:
         # request still has stale tokens at the end of a path (see preempt()).
         self.drops: set[int] = set()
         self.harmful_drops: set[int] = set()
+        # While a lambda read from a tree of our own (a class attribute of an outlined module,
+        # `_module_tree`) runs: the call node its effects are located at (the linted file's
+        # trees hold no node of that tree).
+        self._relocate: cst.CSTNode | None = None
+        self._relocate_depth = 0
+        self._foreign: set[int] = set()  # id() of such lambdas
+        # id(target) of a counter's decrement -> [Site, {by}, reached with the counter known
+        # to be 0 on every path so far]
+        self._decrements: dict[int, list] = {}
 
     # -- entry -----------------------------------------------------------------
     def run(self) -> None:
@@ -383,12 +409,18 @@ class _Walk:
         env = {}
         for param in fn.params:
             env[param] = None if param in ("self", "cls") and fn.is_method else ("param", param)
-        self.stack.append((fn, None))
+        frame, body = fn, (fn.node.body if self.branch is None else self.branch.body)
+        wrapper = self._decorator_wrapper(fn) if self.branch is None else None
+        if wrapper is not None:  # the decorator's wrapper runs, and calls `fn` where it does
+            frame, body, env = wrapper
+            if self.is_handler:
+                self.interp._reached.add(frame)
+        self.stack.append((frame, None))
         self.selves.append(self.self_class or fn.class_info)
-        body = fn.node.body if self.branch is None else self.branch.body
         flow = self.suite(body, [State(env)])
         self.selves.pop()
         self.stack.pop()
+        self._report_decrements()
         ends = flow.normal + flow.ret
         if self.branch is not None:  # the branch also ends where it leaves the loop around it
             ends += flow.cont + flow.brk
@@ -409,12 +441,50 @@ class _Walk:
                 else:
                     self._report_counters(site, missing)
 
+    def _decorator_wrapper(self, fn):
+        """`@deco` on `fn` where `deco` is a project function returning a function it
+        defines (`def deco(f): def wrapper(self, exc): ...; return wrapper`): (wrapper,
+        its body, its parameters with `f` bound to `fn`), for the innermost such decorator;
+        None otherwise."""
+        node = fn.node
+        for decorator in reversed(node.decorators if node is not None else ()):
+            expr = decorator.decorator
+            if not isinstance(expr, (cst.Name, cst.Attribute)):
+                continue
+            ref = ir.callee_ref(expr)
+            target = self.interp.project.resolve_call(fn, ref) if ref is not None else None
+            deco = target[0] if target is not None else None
+            if deco is None or not deco.params or deco.node is None:
+                continue
+            returned = [
+                small.value.value
+                for line in deco.node.body.body
+                if isinstance(line, cst.SimpleStatementLine)
+                for small in line.body
+                if isinstance(small, cst.Return) and isinstance(small.value, cst.Name)
+            ]
+            wrapper = deco.nested.get(returned[0]) if len(returned) == 1 else None
+            if wrapper is None or wrapper.node is None:
+                continue
+            self.interp.note(f"{fn.qualname}: walked through its decorator `{deco.qualname}`")
+            env: dict[str, object] = {param: ("param", param) for param in wrapper.params}
+            if fn.is_method and wrapper.params:
+                env[wrapper.params[0]] = None  # `self`
+            env[deco.params[0]] = ("fn", fn, False)
+            return wrapper, wrapper.node.body, env
+        return None
+
     @property
     def fn(self):
         return self.stack[-1][0]
 
     def site(self, node: cst.CSTNode) -> Site:
-        return Site(self.fn, node, self.stack[-1][1])
+        return Site(self.fn, self._relocated(node), self.stack[-1][1])
+
+    def _relocated(self, node: cst.CSTNode) -> cst.CSTNode:
+        if self._relocate is not None and len(self.stack) == self._relocate_depth:
+            return self._relocate
+        return node
 
     # -- reporting ---------------------------------------------------------------
     def _in_entry_module(self, site: Site) -> Site:
@@ -427,6 +497,10 @@ class _Walk:
         return current or site
 
     def _add(self, fact: PathFact) -> None:
+        if self._relocate is not None and fact.fn is self.fn and len(self.stack) == self._relocate_depth:
+            fact = dataclasses.replace(fact, node=self._relocate)
+            if isinstance(fact, ReadAfterFree):
+                fact = dataclasses.replace(fact, reader=self._relocate)
         self.found.append(fact)
 
     def _report_uncovered(self, site: Site, gap: TailGap) -> None:
@@ -439,6 +513,29 @@ class _Walk:
         node = site.node
         every = isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE
         self._add(StaleFrameDropped(site.fn, node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
+
+    def _report_decrements(self) -> None:
+        for site, bys, every_path in self._decrements.values():
+            if not every_path:
+                continue
+            where = self._in_entry_module(site)
+            target = cast(cst.Attribute, site.node)
+            self._add(
+                CounterDecrementedAtZero(
+                    where.fn, where.node, target.attr.value, ir.code_of(target), max(bys), where is not site
+                )
+            )
+
+    def _decrement(self, target, state: State) -> State:
+        """`req.counter -= n` (n not 0), `req.counter = req.counter - n`: recorded with whether
+        the counter is known to be 0 here; afterwards its value is not known."""
+        base = self.ev_pure(target.value, state)
+        key, field_name = Val.key_of(base), target.attr.value
+        bys = {by for k, f, by in state.at_zero if k == key and f == field_name} if key is not None else set()
+        entry = self._decrements.setdefault(id(target), [self.site(target), set(), True])
+        entry[1] |= bys
+        entry[2] = entry[2] and bool(bys)
+        return _not_at_zero(state, key, field_name)
 
     def _report_counters(self, site: Site, missing) -> None:
         where = self._in_entry_module(site)
@@ -511,13 +608,19 @@ class _Walk:
         current: cst.CSTNode | None = node
         while isinstance(current, cst.If):  # an elif chain, iterated
             taken, skipped = [], []
+            gate = self._gate(current.test)
             for value, s in self.ev_all(current.test, states):
                 truth = _truth(value)
                 if truth is not False:
-                    taken.append(self._guard(current.test, s, True))
+                    taken.append(_mark(self._guard(current.test, s, True), gate, True))
                 if truth is not True:
-                    skipped.append(self._guard(current.test, s, False))
+                    skipped.append(_mark(self._guard(current.test, s, False), gate, False))
+            dropping = bool(taken) and self._drops_by_length(current.test, taken[0])
+            if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
+                taken = [t.bind("<dropping>", ("bool", True)) for t in taken]
             body = self.suite(current.body, taken)
+            if dropping:
+                body = _unbind(body, "<dropping>")
             if body.cont and self.loops and not self._legit_skip(current.test, taken[0] if taken else None):
                 body.cont = [c.replace(evicted=c.evicted | {("#skip", "skip")}) for c in body.cont]
             flow.add(body)
@@ -530,9 +633,22 @@ class _Walk:
         flow.normal = _dedupe(flow.normal)
         return flow
 
+    def _gate(self, test) -> str | None:
+        """In the body of a loop over the running requests, a test that is not about a
+        request's dirty tail (`isinstance(exc, ...)`, a flag): an eviction on one of its
+        sides covers the iterations that took that side only (see _promote)."""
+        if not (self.loops and self.loops[-1]) or self._legit_skip(test, self._current):
+            return None
+        inner = test.expression if isinstance(test, cst.UnaryOperation) else test
+        if isinstance(inner, cst.Name) or (isinstance(inner, cst.Call) and ir.called_name(inner.func) == "len"):
+            return None  # `if ids:`, `if not found:`: a local the walk may not know, not a gate
+        return f"{id(test)}"
+
     def _guard(self, test, state: State, holds: bool) -> State:
         """`if ids:` / `if not ids:`: on the path where the block ids are empty there was
         nothing to evict, which is as good as evicting them."""
+        for field_name in _counters_read(test):  # `if req.num_output_placeholders > 0:`: tested
+            state = _not_at_zero(state, None, field_name)
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         inner = test.expression if negated else test
         if (
@@ -603,6 +719,8 @@ class _Walk:
             out = []
             for value, state in self.ev_all(node.value, states):
                 for target in node.targets:
+                    if _decrements(target.target, node.value):
+                        state = self._decrement(target.target, state)
                     state = self.assign(target.target, value, state)
                 out.append(state)
             return Flow(normal=out)
@@ -617,6 +735,11 @@ class _Walk:
                 aug = node.target
                 if isinstance(aug, cst.Attribute) and aug.attr.value == V.NUM_COMPUTED_TOKENS:
                     state = self.rewind(self.ev_pure(aug.value, state), aug, state)
+                if isinstance(aug, cst.Attribute) and aug.attr.value in V.ALL_COUNTER_FIELDS:
+                    if isinstance(node.operator, cst.SubtractAssign) and value != Val.ZERO:
+                        state = self._decrement(aug, state)
+                    else:
+                        state = _not_at_zero(state, Val.key_of(self.ev_pure(aug.value, state)), aug.attr.value)
                 if name is not None:
                     old = state.env.get(name)
                     if Val.is_ids(old) and Val.is_ids(value):
@@ -654,6 +777,10 @@ class _Walk:
         if not born:
             flow.normal, flow.brk = self._clear_skips(flow.normal), self._clear_skips(flow.brk)
             flow.normal = _fill_accumulators(states, flow.normal)
+        elif _breaks_always(node.body):
+            # `for req in running: ...; break`: only the first request is handled, the loop
+            # ends for the others (not an `if ids:` guard)
+            flow.brk = [s.replace(evicted=s.evicted | {("#skip", "skip")}) for s in flow.brk]
         exits = self._promote(flow.normal, born)
         flow.brk = self._promote(flow.brk, born)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
@@ -693,6 +820,7 @@ class _Walk:
                 freed=frozenset((old(k), site) for k, site in s.freed),
                 pending=frozenset((old(k), site, m) for k, site, m in s.pending),
                 zeroed=frozenset((old(k), f) for k, f in s.zeroed),
+                at_zero=frozenset((old(k), f, by) for k, f, by in s.at_zero),
             )
             for s in states
         ]
@@ -709,17 +837,25 @@ class _Walk:
         every = "partial" if skipped else "*"
         # An iteration may skip a request (no in-flight tokens, a null block): an eviction
         # some iteration does counts for the loop's every exit.
-        each = frozenset(
-            (every if k in born else k, q) for st in states for k, q in st.evicted if k in born or k == "*"
-        )
+        # ... except across a gate (_gate): only the iterations on the same side of it.
+        each: dict = {}
+        for st in states:
+            side = _gates(st)
+            each.setdefault(side, set()).update(
+                (every if k in born else k, q) for k, q in st.evicted if k in born or k == "*"
+            )
         out = []
         for s in states:
             out.append(
                 s.replace(
-                    evicted=frozenset((every if k in born else k, q) for k, q in s.evicted if k != "#skip") | each,
+                    evicted=frozenset(
+                        (every if k in born else k, q) for k, q in s.evicted if k not in ("#skip", "#gate")
+                    )
+                    | frozenset(each.get(_gates(s), ())),
                     freed=frozenset(("*" if k in born else k, site) for k, site in s.freed),
                     pending=frozenset(("*" if k in born else k, site, m) for k, site, m in s.pending),
                     zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
+                    at_zero=frozenset(z for z in s.at_zero if z[0] not in born),
                     env={
                         n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()
                     },
@@ -780,11 +916,13 @@ class _Walk:
                 state = self.rewind(base, target, state)
             if target.attr.value in V.ALL_COUNTER_FIELDS and base is None and value in (Val.ZERO, None):
                 state = self.may_reset(None, state, f"`{ir.code_of(target)}` is written on an object it cannot tell")
+                state = _not_at_zero(state, None, target.attr.value)
             elif target.attr.value in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
                 state = self.reset(Val.key_of(base), target.attr.value, state)
             elif target.attr.value in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
                 key = Val.key_of(base)
                 state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, target.attr.value)))
+                state = _not_at_zero(state, key, target.attr.value) if key is not None else state
             name = ir.dotted_name(target)
             return state.bind(name, value) if name else state
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -888,7 +1026,7 @@ class _Walk:
         qualities = {q for k, q in state.evicted if _may_cover(k, key)}
         if "ok" in qualities:
             return None
-        for gap in ("late", "head", "first-group"):
+        for gap in ("late", "head", "dropped", "first-group"):
             if gap in qualities:
                 return gap
         return "none"
@@ -961,10 +1099,12 @@ class _Walk:
                 state = self.reset(key, field_name, state)
             else:
                 state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, field_name)))
+                state = _not_at_zero(state, key, field_name)
         return state
 
     def may_reset(self, key: str | None, state: State, why: str) -> State:
         """A write that may set the counters of request `key` (None: of any request) to 0."""
+        state = _not_at_zero(state, key, None)
         kept = frozenset(p for p in state.pending if key is not None and p[0] not in (key, "*"))
         if kept == state.pending:
             return state
@@ -974,6 +1114,8 @@ class _Walk:
     def reset(self, key: str | None, counter: str, state: State) -> State:
         if key is None:
             return state
+        state = _not_at_zero(state, key, counter)
+        state = state.replace(at_zero=state.at_zero | {(key, counter, "")})
         pending = set()
         matched = False
         for item in state.pending:
@@ -997,8 +1139,8 @@ class _Walk:
         if stale:
             self._stale(key, node, state, "evict")
             return state
-        if start in ("whole", "early", "head"):
-            self._broad(value, node, start)
+        if start in ("whole", "early", "head", "lhead"):
+            self._broad(value, node, "head" if start == "lhead" else start)
         return state.replace(evicted=state.evicted | {(key, _quality(value))})
 
     def reset_prefix_cache(self, name: str, args, keywords, node, state: State):
@@ -1017,8 +1159,10 @@ class _Walk:
         if preempts or "*" in state.freed_keys():
             site = self.site(node)
             self._add(BroadEviction(site.fn, node, "pool", name, False, self.gen.in_flight))
-        # Whether or not it succeeds, no dirty tail is left to blame on a missing eviction.
-        return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
+            # It succeeds: no dirty tail is left to blame on a missing eviction.
+            return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
+        # Otherwise running requests still hold blocks: it fails and drops no hash.
+        return Val.NONE, state
 
     def _stale(self, key: str, node, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
@@ -1066,7 +1210,12 @@ class _Walk:
             named = [keywords[k] for k in ir.REQUEST_KEYWORDS if k in keywords]
             request = named[0] if named else (args[0] if args else None)
             drop = keywords.get(V.DROP_STALE_OUTPUT, args[2] if len(args) > 2 else None) == ("bool", True)
-            return Val.NONE, self.preempt(request, drop, node, state)
+            state = self.preempt(request, drop, node, state)
+            key = Val.key_of(request)
+            if self.gen.preempt_copies_in_flight and key is not None:  # vLLM >= 0.27: it sets the placeholders to 0
+                state = _not_at_zero(state, key, V.NUM_OUTPUT_PLACEHOLDERS)
+                state = state.replace(at_zero=state.at_zero | {(key, V.NUM_OUTPUT_PLACEHOLDERS, name)})
+            return Val.NONE, state
         if kind == "finish":
             target = keywords.get("request_ids", args[0] if args else None)
             key = Val.key_of(target)
@@ -1162,6 +1311,16 @@ class _Walk:
             return self.ev(node.value, state)
         if isinstance(node, cst.NamedExpr):
             return [(v, self.assign(node.target, v, s)) for v, s in self.ev(node.value, state)]
+        if isinstance(node, cst.Yield) and node.value is not None:
+            value = node.value.item if isinstance(node.value, cst.From) else node.value
+            out = []
+            for v, s in self.ev(value, state):
+                old = s.env.get("<yield>")
+                out.append((None, s.bind("<yield>", v if old is None else Val.join(old, v))))
+            return out
+        if isinstance(node, cst.Lambda):
+            # a closure over the names bound here; its body is evaluated where it is called
+            return [(("lambda", node, tuple(sorted(state.env.items(), key=lambda kv: kv[0]))), state)]
         return [(None, state)]
 
     def _ev_if_exp(self, node: cst.IfExp, state: State) -> list:
@@ -1263,6 +1422,8 @@ class _Walk:
         return ("tuple", tuple(values))
 
     def binary(self, operator, left, right):
+        if Val.is_ids(left) and Val.is_ids(right) and isinstance(operator, cst.Subtract):
+            return _difference(left, right)
         if Val.is_ids(left) and Val.is_ids(right):
             return Val.join_ids(left, right)
         lk = left[1] if left is not None and left[0] == "num" else None
@@ -1325,6 +1486,8 @@ class _Walk:
             return Val.with_start(base, "empty")
         if upper is not None and upper[0] == "num" and upper[1] in ("cblk", "early"):
             return Val.with_start(base, "head")  # `blocks[:boundary]`: ends where the dirty tail begins
+        if upper is not None and upper[0] == "num" and upper[1] == "kblk":
+            return Val.with_start(base, "lhead")  # ends inside the dirty tail
         if lower_node is None:
             return base
         kind = lower[1] if lower is not None and lower[0] == "num" else None
@@ -1344,11 +1507,15 @@ class _Walk:
             return ("req", f"at:{id(index_node)}")
         if tag == "dict" and index is not None and index[0] in ("str", "bool"):
             return dict(base[1]).get(index[1])
-        if tag == "dict" and base[1] and all(_is_callable(v) for _, v in base[1]):
-            # `{True: self._resume, False: self._abort}[bool(flag)](...)`: a key the walk cannot
-            # compute picks one of the table's callables; each is a path (as `if flag:` forks).
-            # A table that also holds a non-callable (`"skip": None`) stays unknown.
-            return ("either", tuple(v for _, v in base[1]))
+        if tag == "dict":
+            # `ops[computed](...)`, `{True: self._resume, False: self._abort}[bool(flag)](...)`: a
+            # key the walk cannot compute picks one of the table's callables (calling a
+            # non-callable entry such as `"skip": None` raises); each is a path, as `if flag:` forks
+            options: list = []
+            for _, value in base[1]:
+                if _is_callable(value) and value not in options:
+                    options.append(value)
+            return options[0] if len(options) == 1 else ("either", tuple(options)) if options else None
         if tag == "ids" and Val.is_ids(index):
             return index  # `pool.blocks[block_id]`: the block of each id
         if tag == "ids":
@@ -1372,6 +1539,7 @@ class _Walk:
             clauses.append(clause)
             clause = clause.inner_for_in
         states = [state]
+        dropped = False
         for clause in clauses:
             nxt = []
             for iterable, s in self.ev_all(clause.iter, states):
@@ -1379,6 +1547,8 @@ class _Walk:
                 element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
                 s = self.assign(clause.target, element, s)
                 for condition in clause.ifs:
+                    if self._drops_by_length(condition.test, s):
+                        dropped = True
                     s = self.ev(condition.test, s)[-1][1]
                 nxt.append(s)
             states = nxt
@@ -1398,8 +1568,29 @@ class _Walk:
             s = self._promote([s], born)[0]
             if Val.is_ids(result) and result[1] in born:
                 result = Val.ids("*", *result[2:])
+            if dropped and Val.is_ids(result) and result[2] in ("tail", "unknown", "whole", "early"):
+                result = Val.with_start(result, "dropped")
             out.append((result, s.replace(env=env_before)))
         return out
+
+    def _drops_by_length(self, test, state: State) -> bool:
+        """`b.block_id < len(blocks)` with `blocks` one request's block list: a block id is an
+        index into the pool, not into the request's list, so the filter drops ids (the
+        tail's among them). Against the pool's length it drops nothing (a defensive check)."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._drops_by_length(test.left, state) or self._drops_by_length(test.right, state)
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return False
+        left, (pair,) = test.left, test.comparisons
+        if not isinstance(pair.operator, (cst.LessThan, cst.LessThanEqual)):
+            return False
+        right = pair.comparator
+        if not (isinstance(left, cst.Attribute) and left.attr.value == V.BLOCK_ID_ATTR):
+            return False
+        if not (isinstance(right, cst.Call) and ir.called_name(right.func) == "len" and len(right.args) == 1):
+            return False
+        blocks = self.ev_pure(right.args[0].value, state)
+        return Val.is_ids(blocks) and blocks[1] not in (None, "*")
 
     def call(self, node: cst.Call, state: State) -> list:
         func = node.func
@@ -1461,12 +1652,14 @@ class _Walk:
             if method in _ADDING:
                 name = ir.dotted_name(func.value)
                 added = [a for a in args if Val.is_ids(a)]
-                if name is not None and added:
-                    value = receiver
-                    for a in added:
-                        value = Val.join_ids(value, a)
+                if state.env.get("<dropping>") is not None:
+                    added = [Val.with_start(a, "dropped") for a in added]
+                value = receiver
+                for a in added:
+                    value = Val.join_ids(value, a)
+                if name is not None and added and method != "union":
                     state = state.bind(name, value)
-                return [(None if method != "union" else state.env.get(name), state)]
+                return [(None if method != "union" else value, state)]
             # KVCacheBlocks.get_block_ids(): the ids of the same blocks, per group
             same = method in ("copy", "get", "pop", "values", "items") or method in V.BLOCK_LIST_CALLS
             return [(receiver if same else None, state)]
@@ -1499,13 +1692,46 @@ class _Walk:
             return [(("items", receiver[1]), state)]
         callee = None
         if callee is None:
-            ref = ir.callee_ref(func)
+            ref = ("self", method) if _is_own_class(func.value) else ir.callee_ref(func)
             target = self.resolve(ref) if ref else None
             if target is not None:
                 callee = ("fn", target[0], target[1])
+        if callee is None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            callee = self._class_attribute(method, state)
         if callee is None:
-            return self.unresolved(node, state)
+            return self.unresolved(node, state, args)
         return self.call_value(callee, args, keywords, node, state)
+
+    def _class_attribute(self, name: str, state: State):
+        """`self.name` where the class body binds `name = <lambda>` (or `staticmethod(lambda
+        ...)`): the lambda, evaluated with no names bound; None otherwise."""
+        cls = self.selves[-1] if self.selves else self.fn.class_info
+        tree = _module_tree(cls.module) if cls is not None else None
+        if tree is None:
+            return None
+        for top in tree.body:
+            if not (isinstance(top, cst.ClassDef) and top.name.value == cls.name):
+                continue
+            for line in top.body.body:
+                if not isinstance(line, cst.SimpleStatementLine):
+                    continue
+                for small in line.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and small.targets[0].target.value == name
+                    ):
+                        value = small.value
+                        bound = True  # a plain function attribute is bound: `self` comes first
+                        if isinstance(value, cst.Call) and ir.called_name(value.func) == "staticmethod" and value.args:
+                            value, bound = value.args[0].value, False
+                        if isinstance(value, cst.Lambda):
+                            if tree is not cls.module.module:
+                                self._foreign.add(id(value))
+                            lam = ("lambda", value, ())
+                            return ("partial", lam, (None,), ()) if bound else lam
+        return None
 
     def builtin(self, name: str, args, keywords, node, state: State):
         if name == "setattr" and len(args) >= 3:
@@ -1560,7 +1786,7 @@ class _Walk:
 
     def call_value(self, callee, args, keywords, node, state: State) -> list:
         if callee is None:
-            return self.unresolved(node, state)
+            return self.unresolved(node, state, args)
         tag = callee[0]
         if tag == "prim":
             return [self.primitive(callee[1], args, keywords, node, state)]
@@ -1570,19 +1796,38 @@ class _Walk:
             return self.call_value(callee[1], list(callee[2]) + list(args), merged, node, state)
         if tag == "fn":
             return self.inline(callee[1], callee[2], args, keywords, node, state)
-        if tag == "either":
-            out: list = []
-            options: list = []
-            for option in callee[1]:
-                if option not in options:
-                    options.append(option)
-            for option in options:
-                out.extend(self.call_value(option, args, keywords, node, state))
-            return out
+        if tag == "lambda":
+            return self.call_lambda(callee, args, keywords, node, state)
         if tag == "mcall" and callee[1] in V.EFFECTS and args:
             # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
             return [self.primitive(callee[1], list(callee[2]), dict(callee[3]), node, state)]
-        return self.unresolved(node, state)
+        if tag == "either":  # a callable picked at run time among these: any of them
+            out: list = []
+            for option in callee[1]:
+                out.extend(self.call_value(option, args, keywords, node, state))
+            return out
+        return self.unresolved(node, state, args)
+
+    def call_lambda(self, callee, args, keywords, node, state: State) -> list:
+        """A lambda called: its body in its closure's names plus its parameters."""
+        lam = callee[1]
+        if id(lam) in self._foreign and self._relocate is None:
+            self._relocate, self._relocate_depth = node, len(self.stack)
+            try:
+                return self.call_lambda(callee, args, keywords, node, state)
+            finally:
+                self._relocate = None
+        env = dict(callee[2])
+        params = lam.params
+        for index, param in enumerate(params.params):
+            name = param.name.value
+            env[name] = args[index] if index < len(args) else keywords.get(name)
+        for param in params.kwonly_params:
+            env[param.name.value] = keywords.get(param.name.value)
+        out = []
+        for value, after in self.ev(lam.body, state.replace(env=env)):
+            out.append((value, after.replace(env=state.env)))
+        return out
 
     def resolve(self, ref):
         """The project function a call reaches; `self.name` against the class `self` is an
@@ -1602,7 +1847,7 @@ class _Walk:
             return current
         return own
 
-    def unresolved(self, node, state: State) -> list:
+    def unresolved(self, node, state: State, args=()) -> list:
         if isinstance(node, cst.Call):
             ref = ir.callee_ref(node.func)
             if ref is not None and ref[0] == "super":
@@ -1623,7 +1868,21 @@ class _Walk:
                 )
             else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
-        return [(None, state)]
+        passed = {Val.key_of(a) for a in args} - {None}
+        if passed:  # a request given to a call the walk cannot follow: its counters may be set there
+            state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
+        return [(None, self._may_evict(node, state, args))]
+
+    def _may_evict(self, node, state: State, args) -> State:
+        """A call the walk cannot follow that is given block ids may evict them: their
+        tail counts as covered (an unknown value never produces a finding)."""
+        given = [a for a in args if Val.is_ids(a) and not a[4] and a[2] != "empty"]
+        if not given:
+            return state
+        self.interp.note(
+            f"{self.fn.qualname}: `{ir.code_of(node)}` may evict the block ids it is given; taken as covering them"
+        )
+        return state.replace(evicted=state.evicted | {(a[1] or "*", _quality(a)) for a in given})
 
     def _apply_shipped(self, name: str, paths: list, node, state: State) -> list:
         """A shipped summary of vLLM's `name` (vllm_summaries.py) applied as `inline` would
@@ -1668,6 +1927,8 @@ class _Walk:
             if summary is not None and summary.may_free:
                 state = self.free("*", node, state)
             return [(None, state)]
+        if self.is_handler:
+            self.interp._reached.add(fn)
         params = fn.caller_params(via_instance)
         env = {}
         defaults = _defaults(fn)
@@ -1684,10 +1945,10 @@ class _Walk:
             self.selves.pop()
             self.stack.pop()
         out: list = []
-        for s in flow.normal:
-            out.append((Val.NONE, s.replace(env=state.env)))
+        for s in flow.normal:  # a generator's call gives what it yields (its ids)
+            out.append((s.env.get("<yield>", Val.NONE), s.replace(env=state.env)))
         for s in flow.ret:
-            out.append((s.env.get("<return>"), s.replace(env=state.env)))
+            out.append((s.env.get("<yield>", s.env.get("<return>")), s.replace(env=state.env)))
         if not out:  # every path raises: the caller's except clauses see the entry state
             out.append((None, state))
         if len(out) > MAX_STATES:
@@ -1704,8 +1965,9 @@ _REQUEUE = frozenset({"add_request", "prepend_request", "append", "appendleft", 
 
 def _split(args, values) -> tuple[list, dict]:
     """(positional values, keyword values); `**{"k": v}` and `*(a, b)` of known literals are
-    spread; an unknown `**mapping` puts UNKNOWN_KEYWORDS in the keywords (any keyword may be
-    in it), an unknown `*iterable` ends the positional values known."""
+    spread, `*parts` of block ids gives the ids themselves (`set().union(*per_group)`); an
+    unknown `**mapping` puts UNKNOWN_KEYWORDS in the keywords (any keyword may be in it),
+    another unknown `*iterable` gives one unknown value."""
     positional: list = []
     keywords: dict = {}
     for arg, value in zip(args, values, strict=False):
@@ -1719,6 +1981,8 @@ def _split(args, values) -> tuple[list, dict]:
             keywords[UNKNOWN_KEYWORDS] = None
         elif value is not None and value[0] == "tuple":
             positional.extend(value[1])
+        elif Val.is_ids(value):
+            positional.append(value)
         else:
             positional.append(None)
     return positional, keywords
@@ -1736,6 +2000,84 @@ def _star_params(fn, params, args, keywords) -> dict:
         extra = tuple((k, v) for k, v in keywords.items() if k not in params)
         out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else ("dict", extra)
     return out
+
+
+def _not_at_zero(state: State, key: str | None, field_name: str | None) -> State:
+    """`field_name` (None: every counter) of request `key` (None: of any request) is no
+    longer known to be 0."""
+    kept = frozenset(
+        z for z in state.at_zero if (key is not None and z[0] != key) or (field_name is not None and z[1] != field_name)
+    )
+    return state if kept == state.at_zero else state.replace(at_zero=kept)
+
+
+class _CounterReads(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in V.ALL_COUNTER_FIELDS:
+            self.found.add(node.attr.value)
+
+
+def _counters_read(test) -> set[str]:
+    """The counter fields an expression reads (`req.num_output_placeholders > 0`)."""
+    reads = _CounterReads()
+    test.visit(reads)
+    return reads.found
+
+
+def _decrements(target, value) -> bool:
+    """`req.counter = req.counter - n` with n not a literal 0."""
+    return (
+        isinstance(target, cst.Attribute)
+        and target.attr.value in V.ALL_COUNTER_FIELDS
+        and isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, cst.Subtract)
+        and ir.code_of(value.left) == ir.code_of(target)
+        and not (isinstance(value.right, cst.Integer) and value.right.evaluated_value == 0)
+    )
+
+
+def _unbind(flow: Flow, name: str) -> Flow:
+    def drop(states: list) -> list:
+        return [s.replace(env={k: v for k, v in s.env.items() if k != name}) if name in s.env else s for s in states]
+
+    out = Flow(drop(flow.normal), drop(flow.brk), drop(flow.cont), drop(flow.ret), drop(flow.exc))
+    return out
+
+
+def _mark(state: State, gate: str | None, side: bool) -> State:
+    if gate is None:
+        return state
+    return state.replace(evicted=state.evicted | {("#gate", f"{gate}:{side}")})
+
+
+def _gates(state: State) -> frozenset:
+    return frozenset(q for k, q in state.evicted if k == "#gate")
+
+
+def _is_own_class(node) -> bool:
+    """`type(self)` or `self.__class__`: the class of the instance, for `type(self).m()`."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "__class__":
+        return isinstance(node.value, cst.Name) and node.value.value == "self"
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "type"
+        and len(node.args) == 1
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == "self"
+    )
+
+
+def _breaks_always(body) -> bool:
+    """A loop body whose own statement list ends the loop with `break` on every pass."""
+    statements = getattr(body, "body", ())
+    return any(
+        isinstance(line, cst.SimpleStatementLine) and any(isinstance(small, cst.Break) for small in line.body)
+        for line in statements
+    )
 
 
 def _target_names(target) -> list[str]:
@@ -1817,15 +2159,31 @@ def _fill_accumulators(entry: list, exits: list) -> list:
     return out
 
 
+def _difference(left: tuple, right: tuple) -> tuple:
+    """`all - prefix`: every block of a request minus its clean prefix (`blocks[:first]`)
+    is the unconfirmed tail; minus anything else, where it starts is unknown (not broad)."""
+    if right[2] == "empty" or left[2] == "empty":
+        return left
+    if left[2] == "whole" and right[2] == "head":
+        return Val.with_start(left, "tail")
+    if left[2] == "whole" and right[2] == "lhead":
+        return Val.with_start(left, "late")  # minus a prefix reaching into the tail
+    if left[2] == "whole":
+        return Val.with_start(left, "unknown")
+    return left
+
+
 def _quality(value) -> str:
     """How well an eviction of these block ids covers the request's dirty tail."""
-    if value[2] in ("late", "head"):
+    if value[2] in ("late", "head", "dropped"):
         return value[2]
+    if value[2] == "lhead":
+        return "head"
     return "first-group" if value[3] == "first" else "ok"
 
 
 def _is_callable(value) -> bool:
-    return value is not None and value[0] in ("fn", "prim", "partial", "mcall", "either")
+    return value is not None and value[0] in ("fn", "prim", "partial", "lambda", "mcall", "either")
 
 
 def _truth(value) -> bool | None:
@@ -1868,6 +2226,22 @@ def _defaults(fn) -> dict:
 
 
 _CONSTANTS: dict = {}
+_TREES: dict = {}
+
+
+def _module_tree(info) -> cst.Module | None:
+    """The module's whole tree: its own, or its text parsed once (an outlined module keeps
+    only its functions' trees; asked for the class bodies of unresolved `self.x()` only)."""
+    if info.module is not None:
+        return cast(cst.Module, info.module)
+    found = _TREES.get(id(info))
+    if found is None or found[0] is not info:
+        try:
+            tree = cst.parse_module(info.text)
+        except Exception:  # noqa: BLE001 - a module LibCST rejects has no class body to read
+            tree = None
+        found = _TREES[id(info)] = (info, tree)
+    return found[1]
 
 
 def _module_constant(info, name: str):

@@ -41,8 +41,11 @@ NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "
 # whole (from block 0), early (before the confirmed boundary: a block of margin),
 # tail (exactly the unconfirmed tail), unknown (cannot tell: assumed right), late
 # (after the boundary, e.g. num_computed_tokens // block_size: misses the tail), head
-# (`blocks[:boundary]`: the clean prefix only, broad and missing the tail), empty.
-START_ORDER = ("whole", "early", "tail", "unknown", "late", "head", "empty")
+# (`blocks[:boundary]`: the clean prefix only, broad and missing the tail), lhead (`blocks[:n]`
+# with n from num_computed_tokens: the prefix and part of the tail), dropped (filtered by
+# `block_id < len(blocks)`: a pool index compared with a request's block count drops the
+# tail's ids), empty.
+START_ORDER = ("whole", "early", "tail", "unknown", "late", "lhead", "head", "dropped", "empty")
 _RANK = {s: i for i, s in enumerate(START_ORDER)}
 
 RUNNING = ("running",)

@@ -253,9 +253,13 @@ class Rule(cst.BatchableCSTVisitor):
 
     def walked(self, node: cst.FunctionDef) -> bool:
         """Whether the path walk (ftlint.analysis) reports in this function: a fault-path
-        function, or one holding a step guard's branch (only that branch is walked)."""
+        function, one holding a step guard's branch (only that branch is walked), or one a
+        handler's walk ran through a value (a dict of methods, a lambda, a decorator)."""
         fn = self.scope(node).function
-        return self.in_fault_path(node) or (fn is not None and fn in self.context.fault_paths.guarded)
+        if self.in_fault_path(node):
+            return True
+        paths = self.context.fault_paths
+        return fn is not None and (fn in paths.guarded or paths.interpreter.reached(fn))
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.context.parent_of(node)

@@ -216,7 +216,7 @@ class _CallCollector(cst.CSTVisitor):
             value = element.value
             if isinstance(element, cst.DictElement) and isinstance(value, (cst.Name, cst.Attribute)):
                 callee = callee_ref(value)
-                if callee is not None and callee[0] in ("self", "name"):
+                if callee is not None and callee[0] in ("self", "name", "dotted"):
                     name = called_name(value) or ""
                     self.effects.append(
                         Effect(kind="reference", name=name, node=value, statement=self.statement, callee=callee)

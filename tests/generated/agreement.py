@@ -8,7 +8,7 @@ static side is one ``ftlint check --format json`` over the whole tree.
 
 Families compared: the runtime codes FTR01-FTR05 against the static codes mapped onto
 them (tests/differential/agreement.py: FT006/FT007 = FTR01, FT004 = FTR02,
-FT001/FT008 = FTR03; FTR04 and FTR05 have no static rule), and the static-only codes
+FT001/FT008 = FTR03, FT009 = FTR04; FTR05 has no static rule), and the static-only codes
 FT002, FT003, FT005 against what the generator injected (generator.static_truth).
 """
 
@@ -29,7 +29,7 @@ from tests.differential import oracle
 from tests.differential.agreement import RULE_TO_RUNTIME, Confusion
 from tests.generated import generator as gen
 
-SELECT = ("FT001", "FT002", "FT003", "FT004", "FT005", "FT006", "FT007", "FT008")
+SELECT = ("FT001", "FT002", "FT003", "FT004", "FT005", "FT006", "FT007", "FT008", "FT009")
 RUNTIME_FAMILIES = ("FTR01", "FTR02", "FTR03", "FTR04", "FTR05")
 STATIC_ONLY = ("FT002", "FT003", "FT005")
 CODES = RUNTIME_FAMILIES + STATIC_ONLY
@@ -37,7 +37,7 @@ FAMILY_RULES = {
     "FTR01": "FT006/FT007",
     "FTR02": "FT004",
     "FTR03": "FT001/FT008",
-    "FTR04": "(no rule)",
+    "FTR04": "FT009",
     "FTR05": "(no rule)",
 }
 

@@ -1,0 +1,149 @@
+"""What the path walk (interpreter.py) models, as a table for docs/rules.md.
+
+Each row: a construct as users write it, whether the walk follows it ("modelled") or
+gives up on it ("unknown": an unknown value, which never produces a finding; `--verbose`
+names the place), what it is taken to mean, and the test that shows both verdicts
+(tests/test_eviction_models.py; a test checks every row names one that exists)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Construct(NamedTuple):
+    construct: str
+    status: str  # "modelled" | "unknown"
+    meaning: str
+    test: str  # a test function or a PAIRS name in tests/test_eviction_models.py
+
+
+MODELLED: tuple[Construct, ...] = (
+    Construct(
+        "`lambda` bound in a function, then called",
+        "modelled",
+        "its body, with the names bound where it was made",
+        "lambda-called",
+    ),
+    Construct(
+        "`staticmethod(lambda ...)` / `lambda` kept as a class attribute",
+        "modelled",
+        "the lambda, called through `self.name(...)`",
+        "test_lambda_class_attribute",
+    ),
+    Construct(
+        '`operator.methodcaller("name", *args)(obj)`',
+        "modelled",
+        "`obj.name(*args)`; an unknown name is an unknown call",
+        "methodcaller",
+    ),
+    Construct("`functools.partial(f, *args)(...)`", "modelled", "`f(*args, ...)`", "partial"),
+    Construct(
+        'dict of callables, constant key (`ops["evict"](...)`, `{True: a, False: b}[flag]`)',
+        "modelled",
+        "the callable under that key",
+        "dict-literal-key",
+    ),
+    Construct(
+        "dict of callables, key computed at run time",
+        "modelled",
+        "any of its callables (a `None` value is never called)",
+        "dict-computed-key",
+    ),
+    Construct('`f(**{"k": v})`, `f(*(a, b))`', "modelled", "the keywords / positions of the literal", "kwargs"),
+    Construct("`set().union(*parts)`, `{*a, *b}`", "modelled", "the ids of every part", "star-union"),
+    Construct(
+        "all ids minus the prefix's ids (`{...blocks} - {...blocks[:first]}`)",
+        "modelled",
+        "the blocks past the confirmed prefix, not broad; minus anything else: where it starts is unknown",
+        "test_set_difference_is_the_tail",
+    ),
+    Construct(
+        "a project decorator around the handler (`def deco(f): def wrapper(...): ...; return wrapper`)",
+        "modelled",
+        "the wrapper's body, calling the handler where it does",
+        "test_decorator_evicts_around_the_body",
+    ),
+    Construct(
+        "`@contextmanager` used in `with` (enter, `finally` on exit)",
+        "modelled",
+        "its body run at the `with`: effects of enter and exit both count",
+        "test_contextmanager_finally_frees",
+    ),
+    Construct(
+        "`type(self).m(...)`, `self.__class__.m(...)`",
+        "modelled",
+        "the class's own method `m`",
+        "test_type_self_classmethod",
+    ),
+    Construct(
+        "`break` on every pass of the loop over running requests",
+        "modelled",
+        "only the first request is handled: the others' tails are not covered",
+        "loop-without-break",
+    ),
+    Construct(
+        "an `if` in the loop over running requests that is not about the request (`isinstance(exc, ...)`)",
+        "modelled",
+        "an eviction behind it covers only the iterations that pass it",
+        "test_gate_inside_the_request_loop",
+    ),
+    Construct(
+        "`for r in [req]` (a literal list or tuple of requests)",
+        "modelled",
+        "the items, when they are the same request; otherwise an unknown request",
+        "test_one_request_list_keeps_the_request",
+    ),
+    Construct(
+        "a generator function (`yield`, `yield from`)",
+        "modelled",
+        "its call gives what it yields",
+        "test_generator_of_ids",
+    ),
+    Construct(
+        "`b.block_id < len(blocks)` filtering a request's ids",
+        "modelled",
+        "filters out the dirty block ids (a pool index compared with a block count)",
+        "test_range_filter_that_drops_dirty_ids",
+    ),
+    Construct(
+        "`reset_prefix_cache()` while requests still hold blocks",
+        "modelled",
+        "no effect (it fails); after every request is freed, it drops every hash",
+        "reset-prefix-cache-after-the-free",
+    ),
+    Construct(
+        "a call the walk cannot resolve, given block ids",
+        "unknown",
+        "may evict them: their tails count as covered",
+        "unknown-call-given-ids",
+    ),
+    Construct(
+        "a call the walk cannot resolve, given no block ids",
+        "unknown",
+        "no effect on the KV cache",
+        "unknown-call-given-ids",
+    ),
+    Construct(
+        "a slice or filter boundary the walk cannot read",
+        "unknown",
+        "taken as the tail: never broad",
+        "test_set_difference_is_the_tail",
+    ),
+)
+
+
+def markdown() -> str:
+    """The table as docs/rules.md shows it."""
+    rows = [
+        "## What the analysis models",
+        "",
+        "The path walk behind the eviction rules (broad eviction, read after free, dirty tail left cached) follows these constructs; anything else is an unknown",
+        "value, which never produces a finding (`--verbose` names each place it gave up).",
+        "",
+        "| Construct | Status | Taken as |",
+        "|---|---|---|",
+    ]
+    for row in MODELLED:
+        construct = row.construct.replace("|", "\\|")
+        rows.append(f"| {construct} | {row.status} | {row.meaning} |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,394 @@
+"""What the path walk models on the eviction side (issue 21 item 2), each construct both
+ways: a handler that evicts the dirty tails through it gets no FT007 / FT004, and its
+twin that does not (or that evicts too much) gets the finding. The constructs are the
+ones the generated handlers (tests/generated) showed the walk losing track of."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ftlint.core.config import load_config
+from ftlint.lint.engine import lint_paths
+from ftlint.lint.registry import known_codes
+
+HANDLER = """\
+import contextlib
+import functools
+import operator
+from vllm.v1.request import RequestStatus
+
+
+def tail_ids(kv, reqs):
+    ids = set()
+    for req in reqs:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            blocks = mgr.req_to_blocks[req.request_id]
+            first = confirmed // mgr.block_size
+            ids |= {{b.block_id for b in blocks[first:]}}
+    return ids
+{top}
+
+class FaultHandler:
+    resume = False
+{attrs}
+    def __init__(self, engine):
+        self.engine = engine
+{decorator}
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        reqs = list(sched.running)
+{body}
+"""
+
+ABORT = "sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)"
+_FINDINGS: list = []  # the last _codes() call's findings
+
+
+def _codes(
+    tmp_path: Path,
+    body: str,
+    *,
+    top: str = "",
+    attrs: str = "",
+    decorator: str = "",
+    codes: tuple[str, ...] = ("FT004", "FT006", "FT007"),
+) -> list[str]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    text = HANDLER.format(
+        body=textwrap.indent(textwrap.dedent(body), " " * 8),
+        top=textwrap.dedent(top),
+        attrs=textwrap.indent(textwrap.dedent(attrs), " " * 4),
+        decorator=f"    {decorator}" if decorator else "",
+    )
+    (tmp_path / "handler.py").write_text(text)
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    _FINDINGS[:] = result.findings
+    return sorted(f.code for f in result.findings if f.code in codes)
+
+
+WHOLE = "{b.block_id for r in reqs for b in r.get_blocks()}"  # every block: broad
+
+LOOP = """\
+ids = set()
+for req in sched.running:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[req.request_id]
+        ids |= {{b.block_id for b in blocks[confirmed // mgr.block_size:]}}
+{stop}kv.evict_blocks(ids)
+"""
+
+# (name, body that evicts the tails through the construct, its twin that does not (or that
+# evicts every block through it: FT004), the twin's codes)
+PAIRS = [
+    (
+        "lambda-called",
+        f"evict = lambda k, r: k.evict_blocks(tail_ids(k, r))\nevict(kv, reqs)\n{ABORT}",
+        f"evict = lambda k, r: k.evict_blocks(tail_ids(k, r))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "methodcaller",
+        f'operator.methodcaller("evict_blocks", tail_ids(kv, reqs))(kv)\n{ABORT}',
+        f'operator.methodcaller("get_num_free_blocks")(kv)\n{ABORT}',
+        ["FT007"],
+    ),
+    (
+        "partial",
+        f"functools.partial(kv.evict_blocks, tail_ids(kv, reqs))()\n{ABORT}",
+        f"functools.partial(kv.evict_blocks, tail_ids(kv, reqs))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "dict-literal-key",
+        f'ops = {{"evict": kv.evict_blocks}}\nops["evict"](tail_ids(kv, reqs))\n{ABORT}',
+        f'ops = {{"evict": kv.evict_blocks}}\n{ABORT}',
+        ["FT007"],
+    ),
+    (
+        "dict-computed-key",
+        f'ops = {{"do_evict": kv.evict_blocks, "skip": None}}\nops["_".join(("do", "evict"))](tail_ids(kv, reqs))\n{ABORT}',
+        'ops = {"do_finish": sched.finish_requests, "skip": None}\n'
+        'ops["_".join(("do", "finish"))](None, RequestStatus.FINISHED_ABORTED)',
+        ["FT007"],
+    ),
+    (
+        "kwargs",
+        f'kv.evict_blocks(**{{"block_ids": tail_ids(kv, reqs)}})\n{ABORT}',
+        'sched.finish_requests(**{"request_ids": None, "finished_status": RequestStatus.FINISHED_ABORTED})',
+        ["FT007"],
+    ),
+    (
+        "star-union",
+        f"parts = [tail_ids(kv, reqs)]\nkv.evict_blocks(set().union(*parts))\n{ABORT}",
+        f"parts = [tail_ids(kv, reqs), {WHOLE}]\nkv.evict_blocks(set().union(*parts))\n{ABORT}",
+        ["FT004"],
+    ),
+    (
+        "star-unpack",
+        f"ids = set()\nids = {{*ids, *tail_ids(kv, reqs)}}\nkv.evict_blocks(ids)\n{ABORT}",
+        f"ids = set()\nids = {{*ids, *{WHOLE}}}\nkv.evict_blocks(ids)\n{ABORT}",
+        ["FT004"],
+    ),
+    (
+        "unknown-call-given-ids",
+        f"self.engine.drop_cached(tail_ids(kv, reqs))\n{ABORT}",
+        f"self.engine.drop_cached(reqs)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "bool-keyed-dispatch",
+        "actions = {True: self._evict_and_abort, False: self._evict_and_abort}\nactions[bool(self.resume)](sched)",
+        "actions = {True: self._evict_and_abort, False: self._abort}\nactions[bool(self.resume)](sched)",
+        ["FT007"],
+    ),
+    (
+        "loop-without-break",
+        LOOP.format(stop="") + ABORT,
+        LOOP.format(stop="    break\n") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "reset-prefix-cache-after-the-free",
+        f"{ABORT}\nsched.reset_prefix_cache()",
+        f"sched.reset_prefix_cache()\n{ABORT}",
+        ["FT007"],
+    ),
+]
+
+HELPERS = """\
+def _evict_and_abort(self, sched):
+    sched.kv_cache_manager.evict_blocks(tail_ids(sched.kv_cache_manager, list(sched.running)))
+    sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+def _abort(self, sched):
+    sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+
+@pytest.mark.parametrize(("name", "good", "bad", "codes"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_eviction_through_construct(tmp_path, name, good, bad, codes):
+    # reset_prefix_cache after every free evicts the whole pool (FT004 on its own)
+    only = ("FT007",) if name.startswith("reset-prefix-cache") else ("FT004", "FT006", "FT007")
+    assert _codes(tmp_path / "good", good, attrs=HELPERS, codes=only) == []
+    assert _codes(tmp_path / "bad", bad, attrs=HELPERS, codes=only) == codes
+
+
+def test_lambda_class_attribute(tmp_path):
+    """`_evict = staticmethod(lambda ...)` in the class body, called as `self._evict(...)`."""
+    attrs = "_evict = staticmethod(lambda kv, reqs: kv.evict_blocks(tail_ids(kv, reqs)))\n"
+    assert _codes(tmp_path / "good", f"self._evict(kv, reqs)\n{ABORT}", attrs=attrs) == []
+    none = "_evict = staticmethod(lambda kv, reqs: None)\n"
+    assert _codes(tmp_path / "bad", f"self._evict(kv, reqs)\n{ABORT}", attrs=none) == ["FT007"]
+
+
+DECORATOR = """
+def evicting_tails(fn):
+    @functools.wraps(fn)
+    def wrapper(self, exc):
+        kv = self.engine.scheduler.kv_cache_manager
+        {before}
+        result = fn(self, exc)
+        {after}
+        return result
+
+    return wrapper
+"""
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_decorator_evicts_around_the_body(tmp_path, where):
+    """A project decorator's wrapper runs around on_fault: its eviction (ids read before the
+    body, evicted before or after it) covers the body's free."""
+    evict = "kv.evict_blocks(tail_ids(kv, list(self.engine.scheduler.running)))"
+    if where == "before":
+        top = DECORATOR.format(before=evict, after="pass")
+    else:
+        top = DECORATOR.format(
+            before="ids = tail_ids(kv, list(self.engine.scheduler.running))", after="kv.evict_blocks(ids)"
+        )
+    assert _codes(tmp_path / "good", ABORT, top=top, decorator="@evicting_tails") == []
+    plain = DECORATOR.format(before="pass", after="pass")
+    assert _codes(tmp_path / "bad", ABORT, top=plain, decorator="@evicting_tails") == ["FT007"]
+
+
+def test_contextmanager_finally_frees(tmp_path):
+    """A free inside a `@contextmanager`'s `finally` counts (FT007 without an eviction)."""
+    top = """
+    @contextlib.contextmanager
+    def released(sched):
+        try:
+            yield
+        finally:
+            sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+    """
+    assert _codes(tmp_path / "bad", "with released(sched):\n    pass", top=top) == ["FT007"]
+    good = "kv.evict_blocks(tail_ids(kv, reqs))\nwith released(sched):\n    pass"
+    assert _codes(tmp_path / "good", good, top=top) == []
+
+
+def test_set_difference_is_the_tail(tmp_path):
+    """All of a request's ids minus its confirmed prefix's ids is the tail: not broad (no
+    FT004), and it covers the tail; all ids minus nothing is the whole list (FT004)."""
+    body = """
+    ids = set()
+    for req in reqs:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            blocks = mgr.req_to_blocks[req.request_id]
+            first = confirmed // mgr.block_size
+            ids |= {{b.block_id for b in blocks}} - {minus}
+    kv.evict_blocks(ids)
+    """
+    tail = textwrap.dedent(body).format(minus="{b.block_id for b in blocks[:first]}") + ABORT
+    whole = textwrap.dedent(body).format(minus="set()") + ABORT
+    assert _codes(tmp_path / "good", tail) == []
+    assert _codes(tmp_path / "bad", whole) == ["FT004"]
+
+
+def test_type_self_classmethod(tmp_path):
+    """`type(self)._evict(...)` reaches the class's own classmethod."""
+    attrs = """
+    @classmethod
+    def _evict(cls, kv, reqs):
+        kv.evict_blocks(tail_ids(kv, reqs))
+    """
+    assert _codes(tmp_path / "good", f"type(self)._evict(kv, reqs)\n{ABORT}", attrs=attrs) == []
+    assert _codes(tmp_path / "bad", f"type(self)._evict\n{ABORT}", attrs=attrs) == ["FT007"]
+
+
+FILTERED = """\
+ids = set()
+for req in sched.running:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[req.request_id]
+        ids |= {{b.block_id for b in blocks[confirmed // mgr.block_size:] if {cond}}}
+kv.evict_blocks(ids)
+"""
+
+
+def test_range_filter_that_drops_dirty_ids(tmp_path):
+    """`block_id < len(blocks)` compares a pool index with a request's block count: it drops
+    the tail's ids (FT007 and FT003); against the pool's length it drops none (FT003 only)."""
+    codes = ("FT003", "FT007")
+    drop = FILTERED.format(cond="b.block_id < len(blocks)") + ABORT
+    keep = FILTERED.format(cond="0 <= b.block_id < len(kv.block_pool.blocks)") + ABORT
+    assert _codes(tmp_path / "drop", drop, codes=codes) == ["FT003", "FT007"]
+    assert _codes(tmp_path / "keep", keep, codes=codes) == ["FT003"]
+    both = FILTERED.format(cond="not b.is_null and b.block_id < len(blocks)") + ABORT
+    assert _codes(tmp_path / "and", both, codes=codes) == ["FT003", "FT007"]
+    loop = (
+        "ids = set()\nfor req in sched.running:\n"
+        "    first = (req.num_computed_tokens - req.num_in_flight_tokens) // 16\n"
+        "    for mgr in kv.coordinator.single_type_managers:\n"
+        "        blocks = mgr.req_to_blocks[req.request_id]\n"
+        "        for b in blocks[first:]:\n"
+        "            if {cond}:\n"
+        "                ids.add(b.block_id)\n"
+        "kv.evict_blocks(ids)\n"
+    )
+    assert _codes(tmp_path / "loop", loop.format(cond="b.block_id < len(blocks)") + ABORT, codes=codes) == [
+        "FT003",
+        "FT007",
+    ]
+    assert _codes(tmp_path / "loop-ok", loop.format(cond="not b.is_null") + ABORT, codes=codes) == []
+
+
+def test_difference_with_a_late_prefix(tmp_path):
+    """All ids minus `blocks[:num_computed_tokens // block_size]` starts after the tail: FT007."""
+    body = """
+    ids = set()
+    for req in reqs:
+        for mgr in kv.coordinator.single_type_managers:
+            blocks = mgr.req_to_blocks[req.request_id]
+            first = {boundary} // mgr.block_size
+            ids |= {{b.block_id for b in blocks}} - {{b.block_id for b in blocks[:first]}}
+    kv.evict_blocks(ids)
+    """
+    late = textwrap.dedent(body).format(boundary="req.num_computed_tokens") + ABORT
+    tail = textwrap.dedent(body).format(boundary="(req.num_computed_tokens - req.num_in_flight_tokens)") + ABORT
+    assert _codes(tmp_path / "late", late) == ["FT007"]
+    assert _codes(tmp_path / "tail", tail) == []
+
+
+def test_modelled_table_names_its_tests():
+    """docs/rules.md's "what the analysis models" table (ftlint/analysis/modelled.py): each
+    row names a test of this file (a function or a PAIRS case) showing both verdicts, and
+    the page holds the table as generated."""
+    from ftlint.analysis import modelled
+
+    names = {p[0] for p in PAIRS} | {n for n in globals() if n.startswith("test_")}
+    assert [row.test for row in modelled.MODELLED if row.test not in names] == []
+    assert {row.status for row in modelled.MODELLED} == {"modelled", "unknown"}
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert modelled.markdown() in docs
+
+
+def test_gate_inside_the_request_loop(tmp_path):
+    """In the loop over the running requests, an eviction behind a test that is not about
+    the request's tail (`isinstance(exc, ...)`) covers only the iterations that pass it;
+    one behind a test of the request's in-flight tokens covers every request."""
+    loop = """\
+    for req in list(sched.running):
+        if {test}:
+            kv.evict_blocks(tail_ids(kv, [req]))
+        sched.finish_requests(req.request_id, RequestStatus.FINISHED_ABORTED)
+    """
+    gated = textwrap.dedent(loop).format(test="isinstance(exc, TimeoutError)")
+    skip_idle = textwrap.dedent(loop).format(test="req.num_in_flight_tokens")
+    assert _codes(tmp_path / "gated", gated) == ["FT007"]
+    assert _codes(tmp_path / "idle", skip_idle) == []
+
+
+def test_generator_of_ids(tmp_path):
+    """A generator function's call gives what it yields: `set(gen(...))` is its block ids."""
+    top = """
+    def dirty_ids(kv, reqs):
+        yield from sorted(tail_ids(kv, reqs))
+    """
+    good = f"ids = set(dirty_ids(kv, reqs))\nif ids:\n    kv.evict_blocks(ids)\n{ABORT}"
+    assert _codes(tmp_path / "good", good, top=top) == []
+    whole = """
+    def dirty_ids(kv, reqs):
+        for r in reqs:
+            yield from (b.block_id for b in r.get_blocks())
+    """
+    assert _codes(tmp_path / "bad", good, top=whole) == ["FT004"]
+
+
+def test_one_request_list_keeps_the_request(tmp_path):
+    """`for r in [req]` iterates the request itself: its block list is that request's (so a
+    `block_id < len(blocks)` filter on it is known to drop the tail's ids)."""
+    body = """\
+    for req in list(sched.running):
+        ids = set()
+        for r in [req]:
+            first = (r.num_computed_tokens - r.num_in_flight_tokens) // 16
+            for mgr in kv.coordinator.single_type_managers:
+                blocks = mgr.req_to_blocks[r.request_id]
+                ids |= {{b.block_id for b in blocks[first:] if {cond}}}
+        kv.evict_blocks(ids)
+        sched.finish_requests(req.request_id, RequestStatus.FINISHED_ABORTED)
+    """
+    codes = ("FT007",)
+    assert _codes(tmp_path / "drop", textwrap.dedent(body).format(cond="b.block_id < len(blocks)"), codes=codes) == [
+        "FT007"
+    ]
+    assert _codes(tmp_path / "keep", textwrap.dedent(body).format(cond="not b.is_null"), codes=codes) == []
+
+
+def test_class_attribute_lambda_in_an_outlined_module(tmp_path):
+    """A broad eviction inside a class-attribute lambda is reported at the call that runs it
+    (the lambda is read from the module's text when the file is outlined): no internal error."""
+    attrs = f"_evict = staticmethod(lambda kv, reqs: kv.evict_blocks({WHOLE}))\n"
+    assert _codes(tmp_path, f"self._evict(kv, reqs)\n{ABORT}", attrs=attrs) == ["FT004"]
+    rows = [f.line for f in _FINDINGS if f.code == "FT004"]
+    assert rows and all("self._evict" in (tmp_path / "handler.py").read_text().splitlines()[r - 1] for r in rows)
