@@ -45,6 +45,8 @@ from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ftlint.index.project import Function
 
 F = TypeVar("F", bound=PathFact)
@@ -196,6 +198,9 @@ class Interpreter:
         self._by_fn: dict = {}  # id(Function) -> {fact type: {id(node): PathFact}}
         self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
         self._reached: set = set()  # Functions a handler walk ran (helpers it inlined)
+        #: the entry functions to walk (None: all): the language server's lint of one unit of
+        #: a file needs only the walks that may reach it (lint/unit_cache.py)
+        self.walk_only: Callable[[Function], bool] | None = None
 
     # -- queries -------------------------------------------------------------
     def facts(self, fn, kind: type[F]) -> list[F]:
@@ -226,13 +231,18 @@ class Interpreter:
         sizes = (len(paths.handlers), len(paths.inherited_handlers), len(paths.step_guards))
         if sizes == self._handlers_run:
             return
-        self._handlers_run = sizes
+        wanted = self.walk_only
+        if wanted is None:
+            self._handlers_run = sizes
         for handler in list(self.fault_paths.handlers):
-            self._run(handler)
+            if wanted is None or wanted(handler):
+                self._run(handler)
         for handler, cls in list(self.fault_paths.inherited_handlers):
-            self._run(handler, cls)
+            if wanted is None or wanted(handler):
+                self._run(handler, cls)
         for fn, branch in list(self.fault_paths.step_guards):
-            self._run(fn, branch=branch)
+            if wanted is None or wanted(fn):
+                self._run(fn, branch=branch)
 
     def _run(self, fn, cls=None, branch=None) -> None:
         """Walk `fn`; `cls`: the handler class it is walked for when it inherits `fn`
@@ -2248,15 +2258,21 @@ def _module_constant(info, name: str):
     """A module-level `NAME = <literal>` (a tuple of counter names, say), read from the
     module's text with Python's parser (the module may be outlined)."""
     key = info.path  # by path and text: a ModuleInfo made again from the same text reuses it
+    # an outlined module: its frame (outline.Outline.frame: the functions cut out), so an
+    # edit inside a function of a big file does not parse the file again (issue 24)
+    text = info.outline.frame() if info.outline is not None else info.text
     table = _CONSTANTS.get(key)
-    if table is None or table[0] != info.text:
+    if table is None or table[0] != text:
         import ast
 
         found: dict[str, tuple] = {}
-        try:
-            tree = ast.parse(info.text)
-        except (SyntaxError, ValueError):
-            tree = None
+        tree = None
+        for source in (text, info.text) if text is not info.text else (text,):
+            try:
+                tree = ast.parse(source)
+                break
+            except (SyntaxError, ValueError):
+                continue
         for statement in tree.body if tree is not None else ():
             if (
                 isinstance(statement, ast.Assign)
@@ -2271,7 +2287,7 @@ def _module_constant(info, name: str):
                     found[statement.targets[0].id] = ("tuple", tuple(("str", x) for x in literal))
                 elif isinstance(literal, str):
                     found[statement.targets[0].id] = ("str", literal)
-        table = _CONSTANTS[key] = (info.text, found)
+        table = _CONSTANTS[key] = (text, found)
     return table[1].get(name)
 
 

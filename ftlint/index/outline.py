@@ -412,6 +412,8 @@ class Outline(Generic[Fn]):
     _lines: list[str] | None = None
     _layout: tuple[str, str] | None = None
     _units: tuple[int, dict[Fn, tuple[Fn, list[Fn]]]] | None = None
+    _frame: str | None = None
+    _grouped: tuple[int, dict[Fn, list[Fn]]] | None = None  # units(): (functions then, units)
 
     def span(self, fn: Fn) -> tuple[int, int]:
         """(first line, last line) of `fn` in the file, its decorators included."""
@@ -450,6 +452,26 @@ class Outline(Generic[Fn]):
         first, last = self.spans[fn]
         return "".join(self.lines()[first - 1 : last])
 
+    def frame(self) -> str:
+        """The text with each outermost function (decorators included) replaced by a `pass`
+        at its indentation: what the module holds outside its functions (imports,
+        module-level assignments, class headers), still Python, made once per outline."""
+        if self._frame is None:
+            lines = self.lines()
+            spans = sorted(self.spans[outer] for outer in units(self))
+            kept: list[str] = []
+            line = 1
+            for first, last in spans:
+                if first < line:  # within one already cut (cannot happen for outermost ones)
+                    continue
+                kept.extend(lines[line - 1 : first - 1])
+                head = lines[first - 1] if first <= len(lines) else ""
+                kept.append(head[: len(head) - len(head.lstrip(" \t"))] + "pass\n")
+                line = last + 1
+            kept.extend(lines[line - 1 :])
+            self._frame = "".join(kept)
+        return self._frame
+
     def layout(self) -> tuple[str, str]:
         """The file's default newline and indent as LibCST detects them: its first line
         ending, and the whitespace of its first indented block."""
@@ -475,7 +497,11 @@ def _within(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
 def units(outlined: Outline[Fn]) -> dict[Fn, list[Fn]]:
     """Each outermost function -> the functions within its lines (itself first), in
     module order: one sorted interval walk (O(functions log functions)), not a scan of
-    every function for every function (issue 24)."""
+    every function for every function (issue 24); made once per outline (kept while its
+    functions are the same)."""
+    kept = outlined._grouped
+    if kept is not None and kept[0] == len(outlined.spans):
+        return kept[1]
     order = sorted(outlined.spans.items(), key=lambda item: (item[1][0], -item[1][1]))
     grouped: dict[Fn, list[Fn]] = {}
     outer: Fn | None = None
@@ -489,6 +515,7 @@ def units(outlined: Outline[Fn]) -> dict[Fn, list[Fn]]:
     position = {fn: n for n, fn in enumerate(outlined.spans)}
     for within in grouped.values():
         within.sort(key=position.__getitem__)
+    outlined._grouped = (len(outlined.spans), grouped)
     return grouped
 
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from libcst._position import CodeRange
 
     from ftlint.index.outline import OutlineStore, Segment
+    from ftlint.lint.unit_cache import Kept, UnitCache
     from ftlint.syntax.textedits import Edit, Replacement
 
 #: `--exhaustive` parses files in a process pool from this many files on (below it, or
@@ -91,6 +92,8 @@ class FileLinter:
         self._loaded: set[Path] = set()
         self._in_fault_path_file = in_fault_path_file
         self.fault_paths = self._new_fault_paths()
+        #: each fault-path function's findings, kept between lints (lint_file's `reuse`)
+        self.unit_cache: UnitCache | None = None
 
     def _new_fault_paths(self) -> FaultPaths:
         """The one constructor of the fault-path scope, for files, stdin and the language
@@ -140,7 +143,13 @@ class FileLinter:
                     traceback.print_exc()
         return errors
 
-    def lint_file(self, path: Path, display: str, *, must_parse: bool) -> tuple[list[Finding], list[str]]:
+    def lint_file(
+        self, path: Path, display: str, *, must_parse: bool, reuse: str | None = None
+    ) -> tuple[list[Finding], list[str]]:
+        """The file's findings and internal errors. `reuse` (the language server's
+        workspace.py): keep each fault-path function's findings in `unit_cache` and lint
+        again only the functions whose key changed (unit_cache.py); `reuse` is the part of
+        the key the caller knows (the other files' changes)."""
         progress.tick()
         key = Path(os.path.abspath(path))
         if must_parse:
@@ -168,6 +177,17 @@ class FileLinter:
                     key, [failure_finding(display, info.cst_failure, split_lines(info.text))], info.text
                 ), []
         context = FileContext(path=key, info=info, fault_paths=self.fault_paths)
+        if reuse is not None and self._by_units(info):
+            findings, ran, errors = self._lint_units(context, display, reuse)
+        else:
+            findings, ran, errors = self._lint_whole(context, display)
+        if UNUSED_NOQA in self.selected and info.text is not None:
+            findings.extend(self._unused_noqa(context, display, findings, ran))
+        return self._suppress(key, findings, info.text), errors
+
+    # -- internals -----------------------------------------------------------
+    def _lint_whole(self, context: FileContext, display: str) -> tuple[list[Finding], set[str], list[str]]:
+        """The rules over every fault-path function of the file at once."""
         reports, ran, errors = self._run_rules(context, display)
         trees = _Trees.of(context)
         positions = _ranges(context, trees, [report.node for _, report in reports])
@@ -176,24 +196,121 @@ class FileLinter:
             _finding(context, display, rule, report, positions[id(report.node)], trees, statements)
             for rule, report in reports
         ]
-        if UNUSED_NOQA in self.selected and info.text is not None:
-            findings.extend(self._unused_noqa(context, display, findings, ran))
-        return self._suppress(key, findings, info.text), errors
+        return findings, ran, errors
 
-    # -- internals -----------------------------------------------------------
-    def _run_rules(self, context: FileContext, display: str) -> tuple[list[tuple[Rule, Report]], set[str], list[str]]:
-        """The rules' reports, the codes of the rules that ran without an internal error, the errors."""
+    def _by_units(self, info: ModuleInfo) -> bool:
+        """Whether the file can be linted unit by unit: outlined, its fault-path functions
+        parsed alone, and every rule looking only at fault-path functions."""
+        return (
+            info.module is None
+            and info.outline is not None
+            and info not in self.fault_paths.whole_modules
+            and all(rule.FAULT_PATH_ONLY for rule in self.rules)
+        )
+
+    def _lint_units(self, context: FileContext, display: str, reuse: str) -> tuple[list[Finding], set[str], list[str]]:
+        """The rules over each unit (outermost function holding fault-path code) alone,
+        the findings of a unit whose key did not change taken from `unit_cache`."""
+        from ftlint.index import outline
+        from ftlint.lint.unit_cache import UnitCache, UnitKeys
+
+        info, paths = context.info, self.fault_paths
+        outlined = info.outline
+        assert outlined is not None  # _by_units
+        units = outline.units(outlined)
+        roots: dict[Function, list[Function]] = {}
+        for outer, inner in units.items():
+            for fn in inner:
+                if paths.holds_fault_path(fn) and not _held_above(fn, paths):
+                    roots.setdefault(outer, []).append(fn)
+        if self.unit_cache is None:
+            self.unit_cache = UnitCache()
+        cache = self.unit_cache
+        generation = str(paths.interpreter.generation_of(next(iter(roots)))) if roots else ""
+        unit_keys = UnitKeys(info, outlined, units, paths, f"{reuse}\x00{display}\x00{generation}")
+        keys = unit_keys.keys(roots)
+        lines = split_lines(info.text)
+        single = len(outlined.trees()) == 1
+        kept_before = cache.files.get(os.fspath(context.path), {})
+        kept_now: dict[str, Kept] = {}
+        findings: list[Finding] = []
+        failed: set[str] = set()
+        errors: list[str] = []
+        for outer, unit_roots in roots.items():
+            unit_key = keys[outer]
+            start = outlined.span(outer)[0]
+            kept = kept_now.get(unit_key) or kept_before.get(unit_key)
+            if kept is None:
+                cache.linted += 1
+                paths.interpreter.walk_only = unit_keys.walks_for(outer)  # the walks that may reach it
+                try:
+                    kept, keep = self._lint_unit(context, display, unit_roots, lines, single, outlined.span(outer))
+                finally:
+                    paths.interpreter.walk_only = None
+                if keep:
+                    kept_now[unit_key] = kept
+            else:
+                cache.reused += 1
+                kept_now[unit_key] = kept
+            findings.extend(kept.at(start))
+            failed |= kept.failed
+            errors.extend(kept.errors)
+        cache.files[os.fspath(context.path)] = kept_now
+        return findings, {rule.CODE for rule in self.rules} - failed, errors
+
+    def _lint_unit(
+        self,
+        context: FileContext,
+        display: str,
+        roots: list[Function],
+        lines: list[str],
+        single: bool,
+        span: tuple[int, int],
+    ) -> tuple[Kept, bool]:
+        """One unit's findings (made where it starts now), and whether they may be kept."""
+        from ftlint.lint.unit_cache import Kept, within
+
+        own: dict[int, Segment] = {}
+        for fn in roots:
+            segment = fn.tree()
+            if segment is not None:
+                own.setdefault(id(segment), segment)
+        alone = all(fn.tree() is not None for fn in roots)
+        trees_of = sorted(own.values(), key=lambda segment: segment.line_offset) if alone else None
+        unit = FileContext(path=context.path, info=context.info, fault_paths=context.fault_paths, _trees=trees_of)
+        reports, ran, errors = self._run_rules(unit, display, [fn.node for fn in roots])
+        trees = _Trees.of(unit, lines)
+        positions = _ranges(unit, trees, [report.node for _, report in reports])
+        if any(id(report.node) not in positions for _, report in reports):  # a node in another unit's tree
+            unit._trees, alone = None, False
+            trees = _Trees.of(unit, lines)
+            positions = _ranges(unit, trees, [report.node for _, report in reports])
+        statements = _Statements.of(unit, trees, [report for _, report in reports]) if single else _Statements()
+        findings = [
+            _finding(unit, display, rule, report, positions[id(report.node)], trees, statements)
+            for rule, report in reports
+        ]
+        failed = {rule.CODE for rule in self.rules} - ran
+        return Kept(span[0], findings, failed, errors), alone and within(findings, span)
+
+    def _run_rules(
+        self, context: FileContext, display: str, roots: list[cst.FunctionDef] | None = None
+    ) -> tuple[list[tuple[Rule, Report]], set[str], list[str]]:
+        """The rules' reports, the codes of the rules that ran without an internal error, the
+        errors. `roots`: the function nodes to visit (default: every fault-path function)."""
         rules = [rule(context) for rule in self.rules]
         errors: list[str] = []
         try:
-            self._visit(context, rules)
+            self._visit(context, rules, roots)
         except Exception:  # noqa: BLE001 - find the failing rule, keep the others
             rules, errors = [], []
             for rule_class in self.rules:
-                context = FileContext(path=context.path, info=context.info, fault_paths=context.fault_paths)
+                context = FileContext(
+                    path=context.path, info=context.info, fault_paths=context.fault_paths, _trees=context._trees
+                )
                 rule = rule_class(context)
                 try:
-                    self._visit(context, [rule])
+                    self._visit(context, [rule], roots)
                     rules.append(rule)
                 except Exception as err:  # noqa: BLE001
                     errors.append(
@@ -207,7 +324,7 @@ class FileLinter:
         ran = {rule.CODE for rule in rules}
         return [(rule, report) for rule in rules for report in rule.reports], ran, errors
 
-    def _visit(self, context: FileContext, rules: list[Rule]) -> None:
+    def _visit(self, context: FileContext, rules: list[Rule], only: list[cst.FunctionDef] | None = None) -> None:
         """One batched visit (ScopeTracker first, then the rules) over the file's fault-path
         functions, outermost first; over the whole module for a `fault-paths` file or when
         a rule asks for it (FAULT_PATH_ONLY = False). Nothing outside fault-path code can
@@ -215,8 +332,11 @@ class FileLinter:
         tracker = ScopeTracker(context)
         visitors = [tracker, *rules]
         info = context.info
-        if info in self.fault_paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
-            roots: list[Any] = [info.module]  # a module or function nodes
+        roots: list[Any]  # a module or function nodes
+        if only is not None:
+            roots = list(only)
+        elif info in self.fault_paths.whole_modules or not all(rule.FAULT_PATH_ONLY for rule in rules):
+            roots = [info.module]
         else:
             roots = [fn.node for fn in info.functions if self.fault_paths.holds_fault_path(fn)]
         if info.module is None:  # outlined (no rule asks for metadata): visit the parsed functions
@@ -299,9 +419,11 @@ class _Trees:
     lines: list[str]
 
     @classmethod
-    def of(cls, context: FileContext) -> _Trees:
+    def of(cls, context: FileContext, lines: list[str] | None = None) -> _Trees:
         trees = context.trees()
-        return cls(trees, {id(tree.module): n for n, tree in enumerate(trees)}, split_lines(context.info.text))
+        if lines is None:
+            lines = split_lines(context.info.text)
+        return cls(trees, {id(tree.module): n for n, tree in enumerate(trees)}, lines)
 
     def holding(self, context: FileContext, nodes: Sequence[cst.CSTNode]) -> list[tuple[Segment, list[cst.CSTNode]]]:
         """The trees that hold `nodes`, each with its nodes (in file order). One tree: all of
@@ -454,6 +576,16 @@ def _statement_of(node: cst.CSTNode, parent_of: Callable[[cst.CSTNode], cst.CSTN
     while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
         current = parent_of(current)
     return current
+
+
+def _held_above(fn: Function, fault_paths: FaultPaths) -> bool:
+    """Whether a function around `fn` holds fault-path code (then its visit covers `fn`)."""
+    parent = fn.parent
+    while parent is not None:
+        if fault_paths.holds_fault_path(parent):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _shifted(code_range: CodeRange, lines: int) -> CodeRange:

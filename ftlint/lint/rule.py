@@ -96,6 +96,8 @@ class FileContext:
     _parents: dict[int, cst.CSTNode] | None = field(default=None, repr=False)
     _enclosing: list[Scope] = field(default_factory=list, repr=False)  # Scope stack, kept by ScopeTracker
     _function_scopes: dict[int, Scope] = field(default_factory=dict, repr=False)
+    #: the trees the rules visit, when not all the file's (one unit: lint_runner._lint_unit)
+    _trees: list[Segment] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._enclosing.append(self.scope_for(None))
@@ -123,7 +125,7 @@ class FileContext:
         """The parsed trees of the file, placed in it (ModuleInfo.trees): the whole module,
         or the trees of its parsed fault-path functions when the file was outlined; a rule
         reads either the same way and need not know which."""
-        return self.info.trees()
+        return self._trees if self._trees is not None else self.info.trees()
 
     def parent_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node's parent. Built on first use (rules ask only when they report or fix),

@@ -52,6 +52,10 @@ class Workspace:
             Path, tuple[frozenset[tuple[str, ImportRef]], set[str]]
         ] = {}  # module path -> (its imports, the files they name)
         self._previous: dict[str, ModuleInfo] = {}  # file -> its ModuleInfo before the change not linted yet
+        #: changes seen per file, and in all: a file's findings kept per function (lint_runner's
+        #: unit cache) are reused only while no other file changed (the count of the others')
+        self._changes: dict[str, int] = {}
+        self._all_changes = 0
 
     # -- texts ----------------------------------------------------------------------
     def set_text(self, path: Path | str, text: str) -> bool:
@@ -89,6 +93,8 @@ class Workspace:
             self._changed(key)
 
     def _changed(self, key: str) -> None:
+        self._changes[key] = self._changes.get(key, 0) + 1
+        self._all_changes += 1
         if self._linter is not None:
             previous = self._linter.project.loaded_module(Path(key))
             if previous is not None and key in self.lint_set:
@@ -122,7 +128,8 @@ class Workspace:
         errors.extend(e for e in self._load_errors if e.startswith(key))
         shown = display if display is not None else display_path(Path(key), self.cwd)
         try:
-            findings, lint_errors = linter.lint_file(Path(key), shown, must_parse=True)
+            others = self._all_changes - self._changes.get(key, 0)  # changes of the other files
+            findings, lint_errors = linter.lint_file(Path(key), shown, must_parse=True, reuse=str(others))
         except Exception as err:  # noqa: BLE001 - reported, as the CLI does, not raised into the editor
             return FileResult([], [*errors, f"{shown}: internal error: {err.__class__.__name__}: {err}"])
         findings.sort(key=lambda f: f.sort_key)
