@@ -80,6 +80,8 @@ class EngineCoreSentinel:
 
 # Line numbers in PR_SENTINEL.
 RESET_LINE = 15  # scheduler.reset_prefix_cache()  (unchanged, FT005)
+# finish_requests(...)  (unchanged, FT007: the reset before it frees nothing, evicts nothing)
+ABORT_LINE = 19
 PREEMPT_LINE = 26  # _preempt_request(..., drop_stale_output=True)  (added, FT001)
 
 FILLED_BODY = """\

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.review.review_helpers import GIT_ENV, PREEMPT_LINE, RESET_LINE, SENTINEL, Repo, git
+from tests.review.review_helpers import ABORT_LINE, GIT_ENV, PREEMPT_LINE, RESET_LINE, SENTINEL, Repo, git
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -334,16 +334,16 @@ def test_rejected_inline_comments_only_leave_the_diff_when_github_refuses_them(t
     )
     assert proc.returncode == 0, proc.stderr
     posts = [r for r in server.requests if r.method == "POST"]
-    assert [r.path.rsplit("/", 1)[1] for r in posts] == ["reviews", "comments", "comments", "reviews"]
+    assert [r.path.rsplit("/", 1)[1] for r in posts] == ["reviews", "comments", "comments", "comments", "reviews"]
     tried = posts[0].body["comments"]
-    assert sorted(c["line"] for c in tried) == [RESET_LINE, PREEMPT_LINE]
+    assert sorted(c["line"] for c in tried) == [RESET_LINE, ABORT_LINE, PREEMPT_LINE]
     (inline,) = [c for c in github.comments]
     assert inline["line"] == PREEMPT_LINE and "```suggestion" in inline["body"]
     assert inline["commit_id"] == git(pr_repo.path, "rev-parse", "HEAD").strip()
     (review,) = github.reviews
     assert "**FT005: " in review["body"] and "**FT001: " not in review["body"]
     assert "```suggestion" not in review["body"]
-    assert f"line {RESET_LINE}" in review["body"]
+    assert f"line {RESET_LINE}" in review["body"] and f"line {ABORT_LINE}" in review["body"]
     assert outputs["posted"] == "true"
 
 
@@ -398,7 +398,7 @@ def test_the_same_head_reviewed_again_updates_its_review(tmp_path, pr_repo, api)
     assert len(github.reviews) == 1
     assert github.reviews[0]["body"] != first
     assert [r.method for r in server.requests].count("PUT") == 1
-    assert sorted(c["line"] for c in github.comments) == [RESET_LINE, PREEMPT_LINE]  # the new one added
+    assert sorted(c["line"] for c in github.comments) == [RESET_LINE, ABORT_LINE, PREEMPT_LINE]  # the new ones added
     assert outputs["posted"] == "true"
 
 
