@@ -6,6 +6,7 @@ from typing import cast
 
 import libcst as cst
 
+from ftlint.analysis.facts import EvictionCalled
 from ftlint.core import vocabulary as V
 from ftlint.lint.rule import FileContext, Invalid, Rule, Valid
 from ftlint.syntax import ir
@@ -256,11 +257,29 @@ def evict_blocks_of(kv, block_ids):
             expect=((3, 25),),
             name="lambda-in-module-level-handler",
         ),
+        Invalid(
+            """
+            import operator
+
+            class EngineCoreSentinel:
+                def on_fault(self, exc):
+                    scheduler = self.engine.scheduler
+                    evict = lambda kv, ids: getattr(kv, "evict_blocks")(ids)
+                    evict(scheduler.kv_cache_manager, self._tail_ids(scheduler))
+                    operator.methodcaller("evict_blocks", set())(scheduler.kv_cache_manager)
+                    scheduler.finish_requests(None, "aborted")
+            """,
+            expect=((6, 33, "calls `evict_blocks()`"), (8, 9)),
+            name="eviction-spelled-through-getattr-in-a-lambda-or-a-methodcaller",
+        ),
     ]
 
     def __init__(self, context: FileContext) -> None:
         super().__init__(context)
         self._reported: set[int] = set()
+        #: calls the path walk found reaching an eviction primitive, however spelled
+        #: (`getattr(kv, "evict_blocks")`, a partial, a methodcaller, a table of methods)
+        self._evicting_calls: dict[int, str] = {}
 
     # -- where the rule applies ----------------------------------------------
     def _in_handler_body(self, node: cst.CSTNode) -> bool:
@@ -294,12 +313,20 @@ def evict_blocks_of(kv, block_ids):
         self.report(node, message)
 
     # -- visits ----------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        fn = self.scope(node).function
+        if fn is None or not self._in_handler_body(node):
+            return
+        for fact in self.context.fault_paths.interpreter.facts(fn, EvictionCalled):
+            self._evicting_calls[id(fact.node)] = fact.callee
+
     def visit_Call(self, node: cst.Call) -> None:
         name = ir.called_name(node.func)
-        if name in V.EVICT_PRIMITIVES:
+        evicts = name if name in V.EVICT_PRIMITIVES else self._evicting_calls.get(id(node))
+        if evicts is not None:
             self._flag(
                 node,
-                f"Fault handler calls `{name}()` in its own body; move the eviction into a named helper "
+                f"Fault handler calls `{evicts}()` in its own body; move the eviction into a named helper "
                 "and call it on every path (abort and resume)",
             )
         elif name in V.BLOCK_LIST_CALLS:

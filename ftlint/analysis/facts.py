@@ -89,6 +89,15 @@ class PrefixCacheResetCalled(PathFact):
 
 
 @dataclass(frozen=True, eq=False)
+class EvictionCalled(PathFact):
+    """A call (`node`, in `fn`'s own code) that reaches an eviction or zeroing primitive
+    however it is spelled: directly, through an alias, `getattr`, `functools.partial`,
+    `operator.methodcaller` or a table of methods."""
+
+    callee: str  # the primitive's name
+
+
+@dataclass(frozen=True, eq=False)
 class CounterDecrementedAtZero(PathFact):
     """A decrement of a request's counter (`req.field -= n`, `req.field = req.field - n`) that
     every path reaches while the counter is known to be 0: written 0 before it (directly,

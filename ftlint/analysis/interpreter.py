@@ -33,6 +33,7 @@ from ftlint.analysis.facts import (
     BroadEviction,
     CounterDecrementedAtZero,
     CountersLeftSet,
+    EvictionCalled,
     Extent,
     PathFact,
     PrefixCacheResetCalled,
@@ -591,10 +592,7 @@ class _Walk:
         if isinstance(node, (cst.Try, cst.TryStar)):
             return self._try(node, states)
         if isinstance(node, cst.With):
-            for item in node.items:
-                results = self.ev_all(item.item, states)
-                states = [self.assign(item.asname.name, v, s) if item.asname else s for v, s in results]
-            return self.suite(node.body, states)
+            return self._with(node, states)
         if isinstance(node, cst.Match):
             flow = Flow()
             entered = [s for _, s in self.ev_all(node.subject, states)]
@@ -612,6 +610,80 @@ class _Walk:
             if nested is not None:
                 return Flow(normal=[s.bind(node.name.value, ("fn", nested, False)) for s in states])
         return Flow(normal=states)
+
+    def _with(self, node: cst.With, states: list) -> Flow:
+        """`with cm(...) as x:`; a project `@contextmanager` of a shape `_yield_split` knows
+        runs its code before the `yield` on entry and the rest on exit, after the body
+        (evictions in its `finally` come after the body's frees)."""
+        exits: list[tuple[str, _Split]] = []
+        for item in node.items:
+            split = self._context_manager(item.item)
+            if split is None:
+                results = self.ev_all(item.item, states)
+            else:
+                tag = f"<ctx{id(item)}>"
+                exits.append((tag, split))
+                results = self._enter(split, tag, cast(cst.Call, item.item), states)
+            states = [self.assign(item.asname.name, v, s) if item.asname else s for v, s in results]
+        flow = self.suite(node.body, states)
+        for tag, split in reversed(exits):
+            flow.normal = self._exit(split, tag, flow.normal)
+            flow.ret = self._exit(split, tag, flow.ret)
+        return flow
+
+    def _context_manager(self, expr) -> _Split | None:
+        if not isinstance(expr, cst.Call):
+            return None
+        ref = ir.callee_ref(expr.func)
+        target = self.resolve(ref) if ref is not None else None
+        if target is None or target[0].node is None:
+            return None
+        fn, via_instance = target
+        names = {ir.dotted_name(d.decorator) or "" for d in fn.node.decorators}
+        if not any(n.rsplit(".", 1)[-1] == "contextmanager" for n in names):
+            return None
+        parts = _yield_split(list(fn.node.body.body))
+        return _Split(fn, via_instance, *parts) if parts is not None else None
+
+    def _enter(self, split: _Split, tag: str, call: cst.Call, states: list) -> list:
+        out: list = []
+        called = [(values, s) for st in states for values, s in self.ev_seq([a.value for a in call.args], st)]
+        for values, s in called:
+            args, keywords = _split(call.args, values)
+            env = self._frame_env(split.fn, split.via_instance, args, keywords)
+            if self.is_handler:
+                self.interp._reached.add(split.fn)
+            self.stack.append((split.fn, self.site(call)))
+            self.selves.append(self._self_class_of(split.fn, split.via_instance))
+            try:
+                flow = self.suite(_Body(split.before), [s.replace(env=env)])
+                for inside in flow.normal:
+                    yielded = self.ev(split.yielded, inside) if split.yielded is not None else [(Val.NONE, inside)]
+                    for value, after in yielded:
+                        frame = ("frame", tuple(after.env.items()))
+                        out.append((value, after.replace(env=s.env).bind(tag, frame)))
+            finally:
+                self.selves.pop()
+                self.stack.pop()
+        return out
+
+    def _exit(self, split: _Split, tag: str, states: list) -> list:
+        out: list = []
+        for s in states:
+            frame = s.env.get(tag)
+            caller_env = {n: v for n, v in s.env.items() if n != tag}
+            if frame is None or frame[0] != "frame":
+                out.append(s.replace(env=caller_env))
+                continue
+            self.stack.append((split.fn, None))
+            self.selves.append(self._self_class_of(split.fn, split.via_instance))
+            try:
+                flow = self.suite(_Body(split.after), [s.replace(env=dict(frame[1]))])
+            finally:
+                self.selves.pop()
+                self.stack.pop()
+            out.extend(after.replace(env=caller_env) for after in flow.normal + flow.ret)
+        return _dedupe(out)
 
     def _if(self, node: cst.If, states: list) -> Flow:
         flow = Flow()
@@ -776,6 +848,7 @@ class _Walk:
         return second
 
     def _for(self, node: cst.For, states: list) -> Flow:
+        states = self._tag_entries(states)
         self.loops.append([])
         flow = Flow()
         for iterable, state in self.ev_all(node.iter, states):
@@ -802,6 +875,7 @@ class _Walk:
         return out
 
     def _while(self, node: cst.While, states: list) -> Flow:
+        states = self._tag_entries(states)
         self.loops.append([])
         entered = [s for _, s in self.ev_all(node.test, states)]
         body = self._loop_body(node.body, entered, lambda s: s)
@@ -835,11 +909,18 @@ class _Walk:
             for s in states
         ]
 
+    def _tag_entries(self, states: list) -> list:
+        """Each path into a loop, numbered (`_promote` spreads an iteration's eviction only
+        to the iterations of the same path: not to a path that never made it)."""
+        tag = f"<entry{len(self.loops)}>"
+        return [s.bind(tag, ("entry", i)) for i, s in enumerate(states)]
+
     def _promote(self, states: list, keys: list) -> list:
         """After a loop over the running requests, what it did to "each request" it did
         to every running request ("*")."""
+        tag = f"<entry{len(self.loops)}>"
         if not keys:
-            return states
+            return [_without(s, tag) for s in states]
         born = set(keys) | {k + "'" for k in keys}
         # A loop that skips some requests for another reason than "no dirty tail" evicts
         # for only part of them.
@@ -850,7 +931,7 @@ class _Walk:
         # ... except across a gate (_gate): only the iterations on the same side of it.
         each: dict = {}
         for st in states:
-            side = _gates(st)
+            side = (_gates(st), st.env.get(tag))
             each.setdefault(side, set()).update(
                 (every if k in born else k, q) for k, q in st.evicted if k in born or k == "*"
             )
@@ -861,13 +942,15 @@ class _Walk:
                     evicted=frozenset(
                         (every if k in born else k, q) for k, q in s.evicted if k not in ("#skip", "#gate")
                     )
-                    | frozenset(each.get(_gates(s), ())),
+                    | frozenset(each.get((_gates(s), s.env.get(tag)), ())),
                     freed=frozenset(("*" if k in born else k, site) for k, site in s.freed),
                     pending=frozenset(("*" if k in born else k, site, m) for k, site, m in s.pending),
                     zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
                     at_zero=frozenset(z for z in s.at_zero if z[0] not in born),
                     env={
-                        n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v) for n, v in s.env.items()
+                        n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v)
+                        for n, v in s.env.items()
+                        if n != tag
                     },
                 )
             )
@@ -1149,8 +1232,8 @@ class _Walk:
         if stale:
             self._stale(key, node, state, "evict")
             return state
-        if start in ("whole", "early", "head", "lhead"):
-            self._broad(value, node, "head" if start == "lhead" else start)
+        if start in ("whole", "early", "head", "lhead", "ehead"):
+            self._broad(value, node, "head" if start in ("lhead", "ehead") else start)
         return state.replace(evicted=state.evicted | {(key, _quality(value))})
 
     def reset_prefix_cache(self, name: str, args, keywords, node, state: State):
@@ -1200,6 +1283,8 @@ class _Walk:
         kind = V.EFFECTS.get(name)
         if name == "free" and receiver_name.endswith(V.KV_MANAGER_FREE[0]):
             kind = "free"
+        if kind in ("evict", "zero") and not (self._relocate is not None and len(self.stack) == self._relocate_depth):
+            self._add(EvictionCalled(self.fn, node, name))
         if kind == "evict":
             value = args[0] if args else keywords.get("block_ids")
             return Val.NONE, self.evict(value, node, state)
@@ -1299,7 +1384,8 @@ class _Walk:
         if isinstance(node, cst.BooleanOperation):
             return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
         if isinstance(node, cst.UnaryOperation):
-            return [(None, s) for _, s in self.ev(node.expression, state)]
+            minus = isinstance(node.operator, cst.Minus)
+            return [(_negated(v) if minus else None, s) for v, s in self.ev(node.expression, state)]
         if isinstance(node, cst.Comparison):
             nodes = [node.left, *(c.comparator for c in node.comparisons)]
             return [(None, s) for _, s in self.ev_seq(nodes, state)]
@@ -1439,6 +1525,9 @@ class _Walk:
         lk = left[1] if left is not None and left[0] == "num" else None
         rk = right[1] if right is not None and right[0] == "num" else None
         if isinstance(operator, cst.Subtract):
+            if left is not None and left[0] == "len" and Val.is_ids(left[1]) and rk in ("cblk", "early", "kblk"):
+                # `len(blocks) - first`: how many blocks from `first` to the end
+                return ("num", f"count-{rk}")
             if lk == "computed" and rk == "inflight":
                 return ("num", "confirmed")
             if lk == "confirmed" and rk == "rem":
@@ -1494,8 +1583,10 @@ class _Walk:
             return base if Val.is_ids(base) else None
         if upper == Val.ZERO:
             return Val.with_start(base, "empty")
-        if upper is not None and upper[0] == "num" and upper[1] in ("cblk", "early"):
+        if upper is not None and upper[0] == "num" and upper[1] == "cblk":
             return Val.with_start(base, "head")  # `blocks[:boundary]`: ends where the dirty tail begins
+        if upper is not None and upper[0] == "num" and upper[1] == "early":
+            return Val.with_start(base, "ehead")  # `blocks[:boundary - 1]`: ends before it
         if upper is not None and upper[0] == "num" and upper[1] == "kblk":
             return Val.with_start(base, "lhead")  # ends inside the dirty tail
         if lower_node is None:
@@ -1702,7 +1793,7 @@ class _Walk:
             return [(("items", receiver[1]), state)]
         callee = None
         if callee is None:
-            ref = ("self", method) if _is_own_class(func.value) else ir.callee_ref(func)
+            ref = ("self", method) if ir.is_own_class(func.value) else ir.callee_ref(func)
             target = self.resolve(ref) if ref else None
             if target is not None:
                 callee = ("fn", target[0], target[1])
@@ -1920,6 +2011,18 @@ class _Walk:
             out.extend(self.inline(fn, True, args, keywords, node, s))
         return out
 
+    def _frame_env(self, fn, via_instance: bool, args, keywords) -> dict:
+        """The names of a called project function: its parameters, as the call fills them."""
+        params = fn.caller_params(via_instance)
+        env = {}
+        defaults = _defaults(fn)
+        for index, param in enumerate(params):
+            env[param] = args[index] if index < len(args) else keywords.get(param, defaults.get(param))
+        env.update(_star_params(fn, params, args, keywords))
+        if fn.is_method and via_instance and fn.params:
+            env[fn.params[0]] = None
+        return env
+
     def inline(self, fn, via_instance: bool, args, keywords, node, state: State) -> list:
         """A project function called in this state: its paths, in the caller's terms."""
         if any(frame is fn for frame, _ in self.stack):
@@ -1939,14 +2042,7 @@ class _Walk:
             return [(None, state)]
         if self.is_handler:
             self.interp._reached.add(fn)
-        params = fn.caller_params(via_instance)
-        env = {}
-        defaults = _defaults(fn)
-        for index, param in enumerate(params):
-            env[param] = args[index] if index < len(args) else keywords.get(param, defaults.get(param))
-        env.update(_star_params(fn, params, args, keywords))
-        if fn.is_method and via_instance and fn.params:
-            env[fn.params[0]] = None
+        env = self._frame_env(fn, via_instance, args, keywords)
         self.stack.append((fn, self.site(node)))
         self.selves.append(self._self_class_of(fn, via_instance))
         try:
@@ -2057,6 +2153,59 @@ def _unbind(flow: Flow, name: str) -> Flow:
     return out
 
 
+@dataclass(frozen=True)
+class _Split:
+    """A `@contextmanager` function cut at its `yield`: what runs on entry, the value it
+    yields, what runs on exit."""
+
+    fn: Function
+    via_instance: bool
+    before: list
+    yielded: cst.BaseExpression | None
+    after: list
+
+
+@dataclass(frozen=True)
+class _Body:
+    """Statements run as a suite."""
+
+    body: list
+
+
+def _yield_of(statement) -> tuple[bool, cst.BaseExpression | None]:
+    """(whether the statement is a bare `yield` / `yield x` / `name = yield x`, its value)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False, None
+    small = statement.body[0]
+    value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+    if isinstance(value, cst.Yield) and not isinstance(value.value, cst.From):
+        return True, value.value
+    return False, None
+
+
+def _yield_split(body: list) -> tuple[list, cst.BaseExpression | None, list] | None:
+    """`pre; yield x; post` or `pre; try: a; yield x; b finally: f; post` (no except
+    clauses, no other yield): (pre [+ a], x, [b +] f + post); None for another shape."""
+    for index, statement in enumerate(body):
+        found, value = _yield_of(statement)
+        if found:
+            return body[:index], value, body[index + 1 :]
+        if isinstance(statement, cst.Try) and not statement.handlers and statement.orelse is None:
+            inner = list(statement.body.body)
+            for at, line in enumerate(inner):
+                found, value = _yield_of(line)
+                if found:
+                    final = list(statement.finalbody.body.body) if statement.finalbody is not None else []
+                    return body[:index] + inner[:at], value, inner[at + 1 :] + final + body[index + 1 :]
+    return None
+
+
+def _without(state: State, name: str) -> State:
+    if name not in state.env:
+        return state
+    return state.replace(env={n: v for n, v in state.env.items() if n != name})
+
+
 def _mark(state: State, gate: str | None, side: bool) -> State:
     if gate is None:
         return state
@@ -2065,20 +2214,6 @@ def _mark(state: State, gate: str | None, side: bool) -> State:
 
 def _gates(state: State) -> frozenset:
     return frozenset(q for k, q in state.evicted if k == "#gate")
-
-
-def _is_own_class(node) -> bool:
-    """`type(self)` or `self.__class__`: the class of the instance, for `type(self).m()`."""
-    if isinstance(node, cst.Attribute) and node.attr.value == "__class__":
-        return isinstance(node.value, cst.Name) and node.value.value == "self"
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "type"
-        and len(node.args) == 1
-        and isinstance(node.args[0].value, cst.Name)
-        and node.args[0].value.value == "self"
-    )
 
 
 def _breaks_always(body) -> bool:
@@ -2176,6 +2311,8 @@ def _difference(left: tuple, right: tuple) -> tuple:
         return left
     if left[2] == "whole" and right[2] == "head":
         return Val.with_start(left, "tail")
+    if left[2] == "whole" and right[2] == "ehead":
+        return Val.with_start(left, "early")  # minus a prefix ending before the tail: a margin
     if left[2] == "whole" and right[2] == "lhead":
         return Val.with_start(left, "late")  # minus a prefix reaching into the tail
     if left[2] == "whole":
@@ -2183,11 +2320,19 @@ def _difference(left: tuple, right: tuple) -> tuple:
     return left
 
 
+def _negated(value):
+    """`-n` where n counts the blocks from a position to the end: `blocks[-n:]` starts there
+    (`blocks[-0:]` is every block: a slice written so is guarded by `if n > 0`)."""
+    if value is not None and value[0] == "num" and value[1] in ("count-cblk", "count-early", "count-kblk"):
+        return ("num", value[1][len("count-") :])
+    return None
+
+
 def _quality(value) -> str:
     """How well an eviction of these block ids covers the request's dirty tail."""
     if value[2] in ("late", "head", "dropped"):
         return value[2]
-    if value[2] == "lhead":
+    if value[2] in ("lhead", "ehead"):
         return "head"
     return "first-group" if value[3] == "first" else "ok"
 

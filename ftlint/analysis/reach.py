@@ -165,9 +165,24 @@ def _callee_ref(func: ast.expr) -> CallRef | None:
         base = func.value
         if isinstance(base, ast.Name) and base.id in ("self", "cls"):
             return ("self", func.attr)
+        if _is_own_class(base):  # `type(self).m()`, `self.__class__.m()`
+            return ("self", func.attr)
         if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
             return ("super", func.attr)
         name = dotted(func)
         if name:
             return ("dotted", name)
     return None
+
+
+def _is_own_class(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__class__" and isinstance(node.value, ast.Name) and node.value.id == "self"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "type"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "self"
+    )

@@ -42,10 +42,11 @@ NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "
 # tail (exactly the unconfirmed tail), unknown (cannot tell: assumed right), late
 # (after the boundary, e.g. num_computed_tokens // block_size: misses the tail), head
 # (`blocks[:boundary]`: the clean prefix only, broad and missing the tail), lhead (`blocks[:n]`
-# with n from num_computed_tokens: the prefix and part of the tail), dropped (filtered by
+# with n from num_computed_tokens: the prefix and part of the tail), ehead (`blocks[:boundary -
+# 1]`: a prefix ending before the tail), dropped (filtered by
 # `block_id < len(blocks)`: a pool index compared with a request's block count drops the
 # tail's ids), empty.
-START_ORDER = ("whole", "early", "tail", "unknown", "late", "lhead", "head", "dropped", "empty")
+START_ORDER = ("whole", "early", "tail", "unknown", "late", "lhead", "head", "ehead", "dropped", "empty")
 _RANK = {s: i for i, s in enumerate(START_ORDER)}
 
 RUNNING = ("running",)

@@ -83,6 +83,8 @@ def _run_checks(snap: Snapshot, report: FaultReport) -> None:
     report.requests = len(snap.request_ids)
     report.dirty_total = len(snap.dirty)
     report.clean_total = len(snap.clean)
+    if snap.cache is not None and snap.cache.ok:
+        snap.cache = snap.cache.current(exit_reader)
     blocked = _blocked(snap.missing)
     for check in list(CHECKS.values()):
         if check.code not in blocked:

@@ -81,6 +81,7 @@ class CacheMap:
 
     def __init__(self, pool: Any, reader: Reader) -> None:
         self.ok = False
+        self._pool = pool
         self._map = reader.get(pool, V.CACHED_BLOCK_MAP, "BlockPool", ("FTR01", "FTR02"))
         if is_missing(self._map):
             return
@@ -94,6 +95,14 @@ class CacheMap:
         self.ok = True
         secondary = reader.opt(pool, V.SECONDARY_HASHES)
         self.secondary: Mapping[int, Any] = secondary if isinstance(secondary, Mapping) else {}
+
+    def current(self, reader: Reader) -> CacheMap:
+        """The view of the map the pool holds now: a handler may replace it rather than
+        clear it (vLLM 0.26's ``BlockPool.reset_prefix_cache`` binds a new
+        ``BlockHashToBlockMap``), and the old one still holds every hash."""
+        if getattr(self._pool, V.CACHED_BLOCK_MAP, None) is self._map:
+            return self
+        return CacheMap(self._pool, reader)
 
     def contains(self, key: Any, block_id: int) -> bool:
         if self._contain is not None:

@@ -72,6 +72,20 @@ class Exit:
 Node = Effect | Seq | Choice | Loop | Try | Exit
 
 
+def is_own_class(node: cst.BaseExpression) -> bool:
+    """`type(self)` or `self.__class__`: the class of the instance, for `type(self).m()`."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "__class__":
+        return isinstance(node.value, cst.Name) and node.value.value == "self"
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "type"
+        and len(node.args) == 1
+        and isinstance(node.args[0].value, cst.Name)
+        and node.args[0].value.value == "self"
+    )
+
+
 def callee_ref(func: cst.BaseExpression) -> tuple[str, str] | None:
     """How a call names its target, for resolution against the project."""
     if isinstance(func, cst.Name):
@@ -79,6 +93,8 @@ def callee_ref(func: cst.BaseExpression) -> tuple[str, str] | None:
     if isinstance(func, cst.Attribute):
         base = func.value
         if isinstance(base, cst.Name) and base.value in ("self", "cls"):
+            return ("self", func.attr.value)
+        if is_own_class(base):  # `type(self).m()`, `self.__class__.m()`
             return ("self", func.attr.value)
         if m.matches(base, m.Call(func=m.Name("super"))):
             return ("super", func.attr.value)

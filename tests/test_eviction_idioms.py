@@ -1,0 +1,142 @@
+"""Issue 21, item 2 (eviction side): idioms the handler generator showed the walk losing
+track of, each modelled by value, both verdicts. A `@contextmanager` whose eviction runs on
+exit (after the body's free: FT006/FT007) or on entry (before it: fine); an eviction behind an
+`isinstance(exc, ...)` gate before a loop that frees (the loop does not spread the gated
+path's eviction to the other path); a classmethod reached through `type(self)`; a margin
+written as all blocks minus a shorter prefix, or as the last `len(blocks) - first` blocks; an
+eviction spelled through `getattr` in a lambda bound in the handler (FT002). One project holds
+every handler (one ftlint run); each test reads its own file's findings."""
+
+import inspect
+
+import pytest
+
+from tests.helpers import findings_json, write_project
+
+TAIL = """
+    ids = set()
+    for req in reqs:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            blocks = mgr.req_to_blocks[req.request_id]
+            FIRST
+            IDS
+"""
+EXACT = "first = confirmed // mgr.block_size"
+MARGIN = "first = max(confirmed // mgr.block_size - 1, 0)"
+SLICE = "ids |= {b.block_id for b in blocks[first:] if not b.is_null}"
+DIFFERENCE = "ids |= {b.block_id for b in blocks} - {b.block_id for b in blocks[:first]}"
+FROM_END = "ids |= {b.block_id for b in (blocks[-(len(blocks) - first):] if len(blocks) > first else [])}"
+
+
+def _tail(first: str = EXACT, ids: str = SLICE, indent: int = 4) -> str:
+    text = inspect.cleandoc(TAIL).replace("FIRST", first).replace("IDS", ids)
+    return "\n".join(" " * indent + line for line in text.splitlines())
+
+
+def _ctx(where: str) -> str:
+    """`tails_evicted` reads the tails and evicts them before its `yield` ("entry"), after it
+    ("exit": after the body's free, `req_to_blocks` is gone), or reads before and evicts after
+    ("split": the ids were read while the blocks were held)."""
+    tail = _tail().splitlines()
+    evict = ["    kv.evict_blocks(ids)"]
+    after = ["    try:", "        yield", "    finally:"]
+    if where == "entry":
+        body = [*tail, *evict, "    yield"]
+    elif where == "exit":
+        body = [*after, *("    " + line for line in tail + evict)]
+    else:
+        body = [*tail, *after, *("    " + line for line in evict)]
+    return (
+        "import contextlib\n\n\n@contextlib.contextmanager\ndef tails_evicted(kv, reqs):\n"
+        + "\n".join(body)
+        + "\n\n\nclass Sentinel:\n    def on_fault(self, exc):\n        sched = self.scheduler\n"
+        + "        with tails_evicted(sched.kv_cache_manager, list(sched.running)):\n"
+        + '            sched.finish_requests(None, "aborted")\n'
+    )
+
+
+def _gated(gate: str) -> str:
+    return (
+        "class Sentinel:\n    def on_fault(self, exc):\n        sched = self.scheduler\n"
+        + f"        {gate}\n            self._evict(sched.kv_cache_manager, list(sched.running))\n"
+        + "        while sched.running:\n            req = sched.running.pop()\n"
+        + "            sched._preempt_request(req, 0.0)\n"
+        + "            req.num_in_flight_tokens = req.num_stale_output_tokens = 0\n\n"
+        + "    def _evict(self, kv, reqs):\n"
+        + _tail(indent=8)
+        + "\n        kv.evict_blocks(ids)\n"
+    )
+
+
+def _helper(call: str, first: str = EXACT, ids: str = SLICE, decorator: str = "@classmethod") -> str:
+    params = "cls, kv, reqs" if decorator == "@classmethod" else "kv, reqs"
+    return (
+        "class Sentinel:\n    def on_fault(self, exc):\n        sched = self.scheduler\n"
+        + f"        {call}(sched.kv_cache_manager, list(sched.running))\n"
+        + '        sched.finish_requests(None, "aborted")\n\n'
+        + f"    {decorator}\n    def _evict({params}):\n"
+        + _tail(first, ids, indent=8)
+        + "\n        kv.evict_blocks(ids)\n"
+    )
+
+
+LAMBDA = """
+def tail_ids(kv, reqs):
+BODY
+    return ids
+
+
+class Sentinel:
+    def on_fault(self, exc):
+        sched = self.scheduler
+        evict = lambda kv, reqs: getattr(kv, "evict_blocks")(tail_ids(kv, reqs))
+        evict(sched.kv_cache_manager, list(sched.running))
+        sched.finish_requests(None, "aborted")
+"""
+
+# file stem: (handler source, the codes it must get)
+CASES = {
+    "ctx_evicts_on_exit": (_ctx("exit"), ["FT006", "FT007"]),
+    "ctx_evicts_on_entry": (_ctx("entry"), []),
+    "ctx_reads_on_entry_evicts_on_exit": (_ctx("split"), []),
+    "gate_before_the_loop": (_gated("if isinstance(exc, TimeoutError):"), ["FT007"]),
+    "no_gate_before_the_loop": (_gated("if True:"), []),
+    "classmethod_through_type_self": (_helper("type(self)._evict"), []),
+    "classmethod_through_type_self_whole": (
+        _helper("type(self)._evict", ids="ids |= {b.block_id for b in blocks}"),
+        ["FT004"],
+    ),
+    "classmethod_through_dunder_class_whole": (
+        _helper("self.__class__._evict", ids="ids |= {b.block_id for b in blocks}"),
+        ["FT004"],
+    ),
+    "difference_exact": (_helper("self._evict", ids=DIFFERENCE, decorator="@staticmethod"), []),
+    "difference_margin": (_helper("self._evict", MARGIN, DIFFERENCE, decorator="@staticmethod"), ["FT004"]),
+    "from_end_exact": (_helper("self._evict", ids=FROM_END, decorator="@staticmethod"), []),
+    "from_end_margin": (_helper("self._evict", MARGIN, FROM_END, decorator="@staticmethod"), ["FT004"]),
+    "from_end_late": (
+        _helper(
+            "self._evict",
+            "first = req.num_computed_tokens // mgr.block_size",
+            FROM_END,
+            decorator="@staticmethod",
+        ),
+        ["FT007"],
+    ),
+    "getattr_eviction_in_a_lambda": (LAMBDA.replace("BODY", _tail()), ["FT002"]),
+}
+
+
+@pytest.fixture(scope="module")
+def findings(tmp_path_factory):
+    root = write_project(tmp_path_factory.mktemp("evict"), {f"{name}.py": src for name, (src, _) in CASES.items()})
+    code, found = findings_json("--select", "FT002,FT004,FT006,FT007", ".", cwd=root)
+    assert code in (0, 1)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_eviction_idiom_verdict(findings, name):
+    got = sorted({f["code"] for f in findings if f["path"] == f"{name}.py"})
+    assert got == CASES[name][1], CASES[name][0]
