@@ -4,7 +4,8 @@ exit (after the body's free: FT006/FT007) or on entry (before it: fine); an evic
 `isinstance(exc, ...)` gate before a loop that frees (the loop does not spread the gated
 path's eviction to the other path); a classmethod reached through `type(self)`; a margin
 written as all blocks minus a shorter prefix, or as the last `len(blocks) - first` blocks; an
-eviction spelled through `getattr` in a lambda bound in the handler (FT002). One project holds
+eviction spelled through `getattr` in a lambda bound in the handler (FT002); a module function
+reached only from a class-attribute lambda (in the fault path: FT003 there). One project holds
 every handler (one ftlint run); each test reads its own file's findings."""
 
 import inspect
@@ -26,7 +27,7 @@ EXACT = "first = confirmed // mgr.block_size"
 MARGIN = "first = max(confirmed // mgr.block_size - 1, 0)"
 SLICE = "ids |= {b.block_id for b in blocks[first:] if not b.is_null}"
 DIFFERENCE = "ids |= {b.block_id for b in blocks} - {b.block_id for b in blocks[:first]}"
-FROM_END = "ids |= {b.block_id for b in (blocks[-(len(blocks) - first):] if len(blocks) > first else [])}"
+FROM_END = "n_tail = len(blocks) - first\n        ids |= {b.block_id for b in (blocks[-n_tail:] if n_tail > 0 else [])}"
 
 
 def _tail(first: str = EXACT, ids: str = SLICE, indent: int = 4) -> str:
@@ -95,6 +96,22 @@ class Sentinel:
         sched.finish_requests(None, "aborted")
 """
 
+CLASS_LAMBDA = """
+def tail_ids(kv, reqs):
+BODY
+    return ids
+
+
+class Sentinel:
+    _evict = staticmethod(lambda kv, reqs: kv.evict_blocks(tail_ids(kv, reqs)))
+
+    def on_fault(self, exc):
+        sched = self.scheduler
+        self._evict(sched.kv_cache_manager, list(sched.running))
+        sched.finish_requests(None, "aborted")
+"""
+RANGE_CHECKED = "ids |= {b.block_id for b in blocks[first:] if 0 <= b.block_id < len(kv.block_pool.blocks)}"
+
 # file stem: (handler source, the codes it must get)
 CASES = {
     "ctx_evicts_on_exit": (_ctx("exit"), ["FT006", "FT007"]),
@@ -125,13 +142,16 @@ CASES = {
         ["FT007"],
     ),
     "getattr_eviction_in_a_lambda": (LAMBDA.replace("BODY", _tail()), ["FT002"]),
+    # a module function reached only from a class-attribute lambda is in the fault path
+    "class_lambda_reaches_a_range_check": (CLASS_LAMBDA.replace("BODY", _tail(ids=RANGE_CHECKED)), ["FT003"]),
+    "class_lambda_reaches_no_range_check": (CLASS_LAMBDA.replace("BODY", _tail()), []),
 }
 
 
 @pytest.fixture(scope="module")
 def findings(tmp_path_factory):
     root = write_project(tmp_path_factory.mktemp("evict"), {f"{name}.py": src for name, (src, _) in CASES.items()})
-    code, found = findings_json("--select", "FT002,FT004,FT006,FT007", ".", cwd=root)
+    code, found = findings_json("--select", "FT002,FT003,FT004,FT006,FT007", ".", cwd=root)
     assert code in (0, 1)
     return found
 

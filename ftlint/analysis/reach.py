@@ -94,7 +94,17 @@ class _Walk:
                 target = self.project.resolve_call(fn, ref)
                 if target is not None and target[0] not in found.functions:
                     frontier.append(target[0])
+                elif target is None and ref[0] == "self" and fn.class_info is not None:
+                    frontier.extend(self._class_lambda_callees(fn, ref[1]))
         return found
+
+    def _class_lambda_callees(self, fn: Function, name: str) -> Iterator[Function]:
+        lam = self.project.class_lambda(fn.class_info, name) if fn.class_info is not None else None
+        for node in ast.walk(lam.body) if lam is not None else ():
+            ref = ast_callee_ref(node.func) if isinstance(node, ast.Call) else None
+            target = self.project.resolve_call(fn, ref) if ref is not None else None
+            if target is not None:
+                yield target[0]
 
     def _module(self, path: Path) -> ModuleInfo | None:
         info = self.project.module_at(path)
@@ -130,7 +140,7 @@ class _Walk:
             if isinstance(inner, ast.Call):
                 funcs = [inner.func.body, inner.func.orelse] if isinstance(inner.func, ast.IfExp) else [inner.func]
                 for func in funcs:
-                    ref = _callee_ref(func)
+                    ref = ast_callee_ref(func)
                     if ref is not None:
                         yield ref
 
@@ -158,7 +168,7 @@ class _Walk:
         return self.nodes[fn]
 
 
-def _callee_ref(func: ast.expr) -> CallRef | None:
+def ast_callee_ref(func: ast.expr) -> CallRef | None:
     if isinstance(func, ast.Name):
         return ("name", func.id)
     if isinstance(func, ast.Attribute):

@@ -8,7 +8,9 @@ known; nothing is imported or run.
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -499,6 +501,7 @@ class Project:
         self.probe = probe if probe is not None else FileProbe()  # every file-existence test goes through it
         self._modules: dict[Path, ModuleInfo | ParseFailure] = {}
         self._texts: dict[Path, str | None] = {}
+        self._class_lambdas: dict[tuple[int, str], ast.Lambda | None] = {}
         self.read_paths: set[Path] = set()  # every file whose contents a result depended on
         #: texts read instead of the files at these (absolute) paths: unsaved editor
         #: buffers, stdin (see workspace.py); forget() a path when its text changes
@@ -687,6 +690,15 @@ class Project:
                     return found
         return None
 
+    def class_lambda(self, cls: ClassInfo, name: str) -> ast.Lambda | None:
+        """The lambda a class body binds to `name` (`name = lambda ...`, `name =
+        staticmethod(lambda ...)`): read from the line that binds it, with `ast` (an outlined
+        module keeps no class body); None when no line of the module binds one."""
+        key = (id(cls), name)
+        if key not in self._class_lambdas:
+            self._class_lambdas[key] = _class_lambda(cls.module.text, name)
+        return self._class_lambdas[key]
+
     def resolve_call(self, caller: Function, callee: tuple[str, str] | None) -> tuple[Function, bool] | None:
         """The project function a call reaches, and whether it is called through an instance
         (so `self` is bound). None when it is not a project function (or not resolvable)."""
@@ -718,3 +730,21 @@ class Project:
                 # Class.method(...) passes self explicitly unless it is static/classmethod
                 return target, False
         return None
+
+
+def _class_lambda(text: str, name: str) -> ast.Lambda | None:
+    """The first indented `name = [staticmethod(]lambda ...` of `text` (up to 20 lines long)."""
+    found = re.search(rf"^[ \t]+{re.escape(name)}[ \t]*=[ \t]*(?:staticmethod\([ \t]*)?lambda\b", text, re.M)
+    if found is None:
+        return None
+    lines = text[found.start() :].splitlines()
+    for end in range(1, min(len(lines), 20) + 1):
+        try:
+            tree = ast.parse("\n".join(lines[:end]).strip())
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda):
+                return node
+        return None
+    return None
