@@ -14,7 +14,7 @@ class Construct(NamedTuple):
     construct: str
     status: str  # "modelled" | "unknown"
     meaning: str
-    test: str  # a test function or a PAIRS name in tests/test_eviction_models.py
+    test: str  # a test function or a PAIRS name in tests/test_eviction_models.py, or a CASES name in tests/test_eviction_idioms.py
 
 
 MODELLED: tuple[Construct, ...] = (
@@ -27,8 +27,15 @@ MODELLED: tuple[Construct, ...] = (
     Construct(
         "`staticmethod(lambda ...)` / `lambda` kept as a class attribute",
         "modelled",
-        "the lambda, called through `self.name(...)`",
+        "the lambda, called through `self.name(...)`; the project functions it calls are in the fault-path scope "
+        "(read from the line that binds it)",
         "test_lambda_class_attribute",
+    ),
+    Construct(
+        "a module function reached only from a class-attribute lambda",
+        "modelled",
+        "in the fault path: its code is linted",
+        "class_lambda_reaches_a_range_check",
     ),
     Construct(
         '`operator.methodcaller("name", *args)(obj)`',
@@ -54,8 +61,15 @@ MODELLED: tuple[Construct, ...] = (
     Construct(
         "all ids minus the prefix's ids (`{...blocks} - {...blocks[:first]}`)",
         "modelled",
-        "the blocks past the confirmed prefix, not broad; minus anything else: where it starts is unknown",
+        "the blocks past the confirmed prefix, not broad; minus a shorter prefix (`blocks[:first - 1]`): a block "
+        "of margin; minus anything else: where it starts is unknown",
         "test_set_difference_is_the_tail",
+    ),
+    Construct(
+        "the last `len(blocks) - first` blocks (`n = len(blocks) - first; blocks[-n:] if n > 0 else []`)",
+        "modelled",
+        "`blocks[first:]`",
+        "from_end_margin",
     ),
     Construct(
         "a project decorator around the handler (`def deco(f): def wrapper(...): ...; return wrapper`)",
@@ -64,15 +78,22 @@ MODELLED: tuple[Construct, ...] = (
         "test_decorator_evicts_around_the_body",
     ),
     Construct(
-        "`@contextmanager` used in `with` (enter, `finally` on exit)",
+        "`@contextmanager` used in `with`, its `yield` at the top of its body or of a `try` with only a `finally`",
         "modelled",
-        "its body run at the `with`: effects of enter and exit both count",
+        "its code before the `yield` on entry, the rest (and the `finally`) after the `with` body: an eviction "
+        "there comes after the body's frees",
+        "ctx_evicts_on_exit",
+    ),
+    Construct(
+        "`@contextmanager` of another shape",
+        "modelled",
+        "its whole body run at the `with`: effects of enter and exit both count",
         "test_contextmanager_finally_frees",
     ),
     Construct(
         "`type(self).m(...)`, `self.__class__.m(...)`",
         "modelled",
-        "the class's own method `m`",
+        "the class's own method `m` (in the fault-path scope too: a classmethod so called is linted)",
         "test_type_self_classmethod",
     ),
     Construct(
@@ -86,6 +107,18 @@ MODELLED: tuple[Construct, ...] = (
         "modelled",
         "an eviction behind it covers only the iterations that pass it",
         "test_gate_inside_the_request_loop",
+    ),
+    Construct(
+        "paths into a loop over the running requests (an eviction behind an `if` before it)",
+        "modelled",
+        "an iteration's eviction covers the other iterations of the same path into the loop only",
+        "gate_before_the_loop",
+    ),
+    Construct(
+        'an eviction primitive however spelled (`getattr(kv, "evict_blocks")`, a partial, a `methodcaller`, a table)',
+        "modelled",
+        "a neutral `EvictionCalled` fact at the call (FT002 reads it in the handler's own body)",
+        "getattr_eviction_in_a_lambda",
     ),
     Construct(
         "`for r in [req]` (a literal list or tuple of requests)",
