@@ -138,27 +138,28 @@ class OutlineStore:
         self._known[text] = ops
 
 
-def outline_ops(text: str) -> OutlineOps | Literal[False]:
+def outline_ops(text: str, *, check_nesting: bool = True) -> OutlineOps | Literal[False]:
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
-    cache keeps), or False when Python's parser cannot read the text. The cyclic garbage
+    cache keeps), or False when Python's parser cannot read the text or (`check_nesting`)
+    it nests deeper than LibCST parses safely (source.nesting_failure). The cyclic garbage
     collector is paused meanwhile: Python's tree holds no cycles, and its collections
     would scan every object the process holds once per few hundred nodes made (a
     language server's whole project: the cost of an edit would grow with it)."""
     import gc
 
     if not gc.isenabled():
-        return _outline_ops(text)
+        return _outline_ops(text, check_nesting)
     gc.disable()
     try:
-        return _outline_ops(text)
+        return _outline_ops(text, check_nesting)
     finally:
         gc.enable()
 
 
-def _outline_ops(text: str) -> OutlineOps | Literal[False]:
+def _outline_ops(text: str, check_nesting: bool) -> OutlineOps | Literal[False]:
     from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 
-    if nesting_failure(text) is not None:
+    if check_nesting and nesting_failure(text) is not None:
         return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
     ops: OutlineOps = []
     if len(text) > CHUNK_CHARS:  # a big file: Python's tree of one chunk at a time (issue 23)

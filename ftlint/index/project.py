@@ -317,19 +317,26 @@ def outline_module(
     *,
     store: outline.OutlineStore | None = None,
     chunked: dict[Path, outline.Chunked] | None = None,
+    check_nesting: bool = True,
 ) -> ModuleInfo | None:
     """The ModuleInfo of `text` without its LibCST tree (functions parse on demand, see
     outline.py), or None when Python's parser cannot read it (the caller parses it whole
     with LibCST). With `store` (outline.OutlineStore), an outline made before from the
     same text is reused instead of parsing it again. With `chunked` (path -> the
     outline.Chunked of the file's last version), a big file is re-outlined only in the
-    top-level chunks an edit touched, and its new Chunked kept there."""
+    top-level chunks an edit touched, and its new Chunked kept there. Without
+    `check_nesting`, a text nested deeper than LibCST parses safely is outlined all the
+    same (analysis/reach.py's walk, which never hands it to LibCST) and the outline is not
+    kept in `store`, where the linter would take it for a checked one."""
     ops = store.load(text) if store is not None else None
     if ops is not None:
         try:
             return None if ops is False else replay(path, text, ops)
         except Exception:  # noqa: BLE001 - a stored outline that cannot be replayed: make it again
             pass
+    if not check_nesting and chunked is None:
+        ops = outline.outline_ops(text, check_nesting=False)
+        return None if ops is False else replay(path, text, ops)
     if chunked is not None:
         ops, kept = outline.chunked_outline_ops(text, chunked.pop(path, None))
         if kept is not None:
@@ -510,6 +517,10 @@ class Project:
         #: it is listed here (and unknown to resolution); analysis/reach.py then decides nothing
         self.ast_only = False
         self.unoutlined: set[Path] = set()
+        #: False: files are outlined without source.nesting_failure's check, and those
+        #: outlines are not stored (analysis/reach.py's walk without a cache: it reads the
+        #: outlines with `ast` only, so a file LibCST could not parse is outlined as any other)
+        self.check_nesting = True
         #: big files' outlines per top-level chunk (outline.Chunked), kept so that the next
         #: version of a file re-outlines only the chunks an edit touched; None: not kept
         #: (a CLI run outlines each file once; the language server's workspace sets it)
@@ -543,7 +554,9 @@ class Project:
                 self._texts[key] = None
                 return text
             self._texts[key] = text
-            info = outline_module(key, text, store=self.outline_store, chunked=self.chunked)
+            info = outline_module(
+                key, text, store=self.outline_store, chunked=self.chunked, check_nesting=self.check_nesting
+            )
             if info is not None:
                 return info
             if self.ast_only:

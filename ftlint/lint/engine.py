@@ -202,6 +202,11 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
         probe=FileProbe(record=run.cache is not None),
     )
     project.ast_only = True
+    # LibCST reads none of these outlines: a file nested too deeply for it is outlined as
+    # any other (reach's scope still holds the linter's, which leaves such a file out), so
+    # the check is skipped, its cost most of the walk's on a big file; with a cache the
+    # outlines are saved for the linter's runs, and those are checked
+    project.check_nesting = run.cache is not None
     found = reach(project, scanned.candidates, run.config.handler_patterns(), run.config.fault_steps)
     if found is None or not lint.isdisjoint(found.files()):
         return None

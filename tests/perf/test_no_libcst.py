@@ -140,3 +140,25 @@ def test_files_the_scope_reaches_are_linted(tmp_path: Path, files: tuple[str, ..
     assert found == [f for f in whole if f["path"] in files]
     if files[-1] in ("pkg/helpers.py", "pkg/cleanup.py"):
         assert [f["code"] for f in found] == ["FT005"]
+
+
+DEEP_HANDLER = HANDLER + "\n\nFLAG = " + " and ".join(f"a{i}" for i in range(150)) + "\n"
+
+
+@pytest.mark.parametrize("args", [("--no-cache",), ("--cache-dir", "cache")], ids=["no-cache", "cached"])
+def test_a_handler_file_too_deep_for_libcst(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """The handler's module nests deeper than LibCST parses safely (a 150-operand `and`,
+    source.nesting_failure) and Python's parser reads it: without a cache the walk
+    outlines it with `ast` as any other file and answers for files it does not reach
+    without LibCST (issue 24: the check was most of the walk's cost on vLLM's
+    `v1/engine/core.py`; before, the walk gave up and LibCST decided). With or without a
+    cache, the findings are those of the whole project's run in these files: none."""
+    files = {**PLAIN, "pkg/handler.py": DEEP_HANDLER, "pkg/helpers.py": HELPERS}
+    root = write_project(tmp_path / "proj", files)
+    plain = ("pkg/a.py", "pkg/b.py", "pkg/c.py")
+    imported, status, found = _check(root, *args, *plain)
+    if args == ("--no-cache",):
+        assert _libcst(imported) == []
+    _, _, whole = _check(root, "--no-cache")
+    assert whole and not [f for f in whole if f["path"] in plain]
+    assert (status, found) == (0, [])
