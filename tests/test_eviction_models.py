@@ -325,7 +325,6 @@ def test_modelled_table_names_its_tests():
     tests/test_eviction_idioms.py showing both verdicts, and
     the page holds the table as generated."""
     from ftlint.analysis import modelled
-
     from tests.test_eviction_idioms import CASES as IDIOMS
 
     names = {p[0] for p in PAIRS} | {n for n in globals() if n.startswith("test_")} | set(IDIOMS)

@@ -103,6 +103,8 @@ DEFECTS = (
     "la_if_ids",  # look-alike: `if ids:` around the eviction
     "la_zero_before",  # look-alike (0.34): num_in_flight_tokens = 0 before the preempt
     "la_drop_after_zero",  # look-alike (0.34): zeroed first, then preempt with drop_stale_output=True
+    "ft009_decrement",  # num_output_placeholders -= 1 after the preempt and resets: already 0, goes to -1
+    "la_decrement_first",  # look-alike: the same decrement before the preempt (the preempt or reset sets 0)
 )
 
 AXES: dict[str, tuple[str, ...]] = {
@@ -143,7 +145,16 @@ _DEFECT_WEIGHTS = [3 if d == "none" else 1 for d in DEFECTS]
 
 _WRAPPER_SITES = ("decorator_before", "decorator_after", "ctx_enter", "ctx_exit")
 _LAMBDA_SITES = ("lambda_local", "lambda_attr")
-_RESUME_DEFECTS = ("ft001_drop_flag", "ft008_none", "ft008_one", "la_zero_before", "la_drop_after_zero")
+_RESUME_DEFECTS = (
+    "ft001_drop_flag",
+    "ft008_none",
+    "ft008_one",
+    "la_zero_before",
+    "la_drop_after_zero",
+    "ft009_decrement",
+    "la_decrement_first",
+)
+_DECREMENT = "req.num_output_placeholders -= 1"
 
 
 @dataclass(frozen=True)
@@ -227,6 +238,8 @@ def normalize(spec: Spec) -> Spec:
             s = replace(s, evict_call="direct")
         if s.defect == "la_if_ids":
             s = replace(s, site="helper")
+    if s.defect in ("ft009_decrement", "la_decrement_first") and s.request_ref == "copy":
+        s = replace(s, request_ref="same")  # the resets must reach the request the decrement is on
     if s.granularity == "per_request" and s.defect in ("ft007_break", "ft004_pool"):
         s = replace(s, granularity="batch")
     return s
@@ -647,7 +660,9 @@ def _gated(r: _Render, lines: list[str]) -> list[str]:
 def resume_lines(r: _Render, evict_here: bool) -> list[str]:
     s = r.spec
     r.handler.imports.add("import time")
-    body = [*_per_request_evict(r, evict_here), *_preempt_lines(r), *_reset_lines(r, "req")]
+    first = [_DECREMENT] if s.defect == "la_decrement_first" else []
+    last = [_DECREMENT] if s.defect == "ft009_decrement" else []
+    body = [*_per_request_evict(r, evict_here), *first, *_preempt_lines(r), *_reset_lines(r, "req"), *last]
     out = ["ts = time.monotonic()"]
     if s.drain == "pop_comprehension":
         out += ["victims = [sched.running.pop() for _ in range(len(sched.running))]", "for req in victims:"]
