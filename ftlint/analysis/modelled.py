@@ -61,8 +61,8 @@ MODELLED: tuple[Construct, ...] = (
     Construct(
         "all ids minus the prefix's ids (`{...blocks} - {...blocks[:first]}`)",
         "modelled",
-        "the blocks past the confirmed prefix, not broad; minus a shorter prefix (`blocks[:first - 1]`): a block "
-        "of margin; minus anything else: where it starts is unknown",
+        "the blocks past the confirmed prefix, not broad; minus a shorter prefix (`blocks[:first - 1]`): starts "
+        "before the tail (broad); minus anything else: where it starts is unknown",
         "test_set_difference_is_the_tail",
     ),
     Construct(
@@ -117,7 +117,7 @@ MODELLED: tuple[Construct, ...] = (
     Construct(
         'an eviction primitive however spelled (`getattr(kv, "evict_blocks")`, a partial, a `methodcaller`, a table)',
         "modelled",
-        "a neutral `EvictionCalled` fact at the call (FT002 reads it in the handler's own body)",
+        "a neutral `EvictionCalled` fact at the call, wherever it is written (lambdas and nested functions included)",
         "getattr_eviction_in_a_lambda",
     ),
     Construct(
