@@ -5,7 +5,8 @@ exit (after the body's free: FT006/FT007) or on entry (before it: fine); an evic
 path's eviction to the other path); a classmethod reached through `type(self)`; a margin
 written as all blocks minus a shorter prefix, or as the last `len(blocks) - first` blocks; an
 eviction spelled through `getattr` in a lambda bound in the handler (FT002); a module function
-reached only from a class-attribute lambda (in the fault path: FT003 there). One project holds
+reached only from a class-attribute lambda (in the fault path: FT003 there); requests carried
+in `(request, boundary)` tuples made by a comprehension. One project holds
 every handler (one ftlint run); each test reads its own file's findings."""
 
 import inspect
@@ -112,6 +113,29 @@ class Sentinel:
 """
 RANGE_CHECKED = "ids |= {b.block_id for b in blocks[first:] if 0 <= b.block_id < len(kv.block_pool.blocks)}"
 
+PAIRS = """
+class Sentinel:
+    def on_fault(self, exc):
+        sched = self.scheduler
+        for req in list(sched.running):
+            self._evict(sched.kv_cache_manager, REQS)
+            sched.finish_requests(req.request_id, "aborted")
+
+    def _evict(self, kv, reqs):
+        ids = set()
+        pairs = [(r, BOUNDARY) for r in reqs]
+        for req, confirmed in pairs:
+            for mgr in kv.coordinator.single_type_managers:
+                ids |= {b.block_id for b in mgr.req_to_blocks[req.request_id][confirmed // mgr.block_size:]}
+        kv.evict_blocks(ids)
+"""
+TAIL_BOUNDARY = "r.num_computed_tokens - r.num_in_flight_tokens"
+
+
+def _pairs(reqs: str, boundary: str) -> str:
+    return PAIRS.replace("REQS", reqs).replace("BOUNDARY", boundary)
+
+
 # file stem: (handler source, the codes it must get)
 CASES = {
     "ctx_evicts_on_exit": (_ctx("exit"), ["FT006", "FT007"]),
@@ -142,6 +166,11 @@ CASES = {
         ["FT007"],
     ),
     "getattr_eviction_in_a_lambda": (LAMBDA.replace("BODY", _tail()), ["FT002"]),
+    # requests carried beside their boundary in (request, boundary) tuples
+    "pairs_of_running_requests": (_pairs("list(sched.running)", TAIL_BOUNDARY), []),
+    "pairs_of_running_requests_late": (_pairs("list(sched.running)", "r.num_computed_tokens"), ["FT007"]),
+    "pairs_of_one_request": (_pairs("[req]", TAIL_BOUNDARY), []),
+    "pairs_of_one_request_late": (_pairs("[req]", "r.num_computed_tokens"), ["FT007"]),
     # a module function reached only from a class-attribute lambda is in the fault path
     "class_lambda_reaches_a_range_check": (CLASS_LAMBDA.replace("BODY", _tail(ids=RANGE_CHECKED)), ["FT003"]),
     "class_lambda_reaches_no_range_check": (CLASS_LAMBDA.replace("BODY", _tail()), []),

@@ -1047,6 +1047,12 @@ class _Walk:
         tag = iterable[0]
         if tag == "running":
             return self.new_request(node)
+        if tag == "each":  # the element made for each request, for this loop's request
+            fresh = self.new_request(node)[1]
+            template = iterable[1]
+            for old in iterable[2]:
+                template = _rekey(template, old, fresh)
+            return template
         if tag == "ids":
             return iterable
         if tag == "mgrs":
@@ -1641,9 +1647,11 @@ class _Walk:
             clause = clause.inner_for_in
         states = [state]
         dropped = False
+        one_item = len(clauses) == 1  # over a literal `[req]`: the list of one element
         for clause in clauses:
             nxt = []
             for iterable, s in self.ev_all(clause.iter, states):
+                one_item = one_item and iterable is not None and iterable[0] == "tuple" and len(iterable[1]) == 1
                 self._current = s
                 element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
                 s = self.assign(clause.target, element, s)
@@ -1664,6 +1672,12 @@ class _Walk:
                 result = value
             elif value is not None and value[0] == "req":
                 result = Val.RUNNING
+            elif value is not None and value[0] == "tuple" and born and _mentions(value, born):
+                # `[(r, r.num_computed_tokens - ...) for r in reqs]`: each element is this
+                # tuple, made for one request of the loop
+                result = ("each", value, tuple(born))
+            elif value is not None and value[0] == "tuple" and one_item:
+                result = ("tuple", (value,))
             else:
                 result = None
             s = self._promote([s], born)[0]
@@ -2198,6 +2212,28 @@ def _yield_split(body: list) -> tuple[list, cst.BaseExpression | None, list] | N
                     final = list(statement.finalbody.body.body) if statement.finalbody is not None else []
                     return body[:index] + inner[:at], value, inner[at + 1 :] + final + body[index + 1 :]
     return None
+
+
+def _mentions(value, keys) -> bool:
+    """Whether a (tuple) value holds a request, or its block ids, of one of these keys."""
+    if not isinstance(value, tuple) or not value:
+        return False
+    if value[0] == "req" or Val.is_ids(value):
+        return value[1] in keys
+    if value[0] == "tuple":
+        return any(_mentions(part, keys) for part in value[1])
+    return False
+
+
+def _rekey(value, old: str, new: str):
+    """`value` with request `old` (and its block ids) replaced by request `new`."""
+    if not isinstance(value, tuple) or not value:
+        return value
+    if (value[0] == "req" or Val.is_ids(value)) and value[1] == old:
+        return (value[0], new, *value[2:])
+    if value[0] == "tuple":
+        return ("tuple", tuple(_rekey(part, old, new) for part in value[1]))
+    return value
 
 
 def _without(state: State, name: str) -> State:

@@ -127,6 +127,12 @@ MODELLED: tuple[Construct, ...] = (
         "test_one_request_list_keeps_the_request",
     ),
     Construct(
+        "`[(r, boundary) for r in reqs]` then `for req, confirmed in pairs` (requests in tuples)",
+        "modelled",
+        "each element is the tuple made for one request (a literal `[req]`: for that request)",
+        "pairs_of_running_requests_late",
+    ),
+    Construct(
         "a generator function (`yield`, `yield from`)",
         "modelled",
         "its call gives what it yields",

@@ -59,6 +59,7 @@ IDS = (
     "loop_add",  # for b in blocks[first:]: ids.add(...)
     "star_union",  # set().union(*per-group parts)
     "star_unpack",  # ids = {*ids, *(...)}
+    "pairs",  # the requests carried as (request, confirmed boundary) tuples
 )
 FILTERS = ("none", "is_null", "hashed", "both")
 GROUPS = ("all", "first_only_lookalike")  # "first_only" is an FT007 defect below
@@ -89,6 +90,7 @@ DEFECTS = (
     "ft005_reset_prefix_cache",  # reset_prefix_cache() after the release
     "ft006_late",  # the ids are read (and evicted) after the release
     "ft007_none",  # no eviction at all
+    "ft005_reset_instead",  # no eviction; reset_prefix_cache() before the release (blocks held: it fails)
     "ft007_first_group",  # only KV-cache group 0
     "ft007_computed",  # boundary from num_computed_tokens alone
     "ft007_break",  # the eviction loop stops after the first request
@@ -188,7 +190,7 @@ class Spec:
 
     @property
     def evicts(self) -> bool:
-        return self.defect != "ft007_none"
+        return self.defect not in ("ft007_none", "ft005_reset_instead")
 
     @property
     def order(self) -> str:
@@ -261,7 +263,7 @@ def static_truth(spec: Spec) -> set[str]:
         out.add("FT002")
     if spec.evicts and spec.defect in ("ft003_range_check", "ft003_range_drop"):
         out.add("FT003")
-    if spec.defect == "ft005_reset_prefix_cache":
+    if spec.defect in ("ft005_reset_prefix_cache", "ft005_reset_instead"):
         out.add("FT005")
     return out
 
@@ -419,7 +421,12 @@ def tail_lines(spec: Spec, reqs: str) -> list[str]:
     body: list[str] = []
     if d == "la_skip_idle":
         body += ["if not req.num_in_flight_tokens:", "    continue"]
-    body.append(confirmed)
+    head = [f"for req in {reqs}:"]
+    if spec.ids == "pairs":  # each request beside its boundary, unpacked by the loop
+        boundary = confirmed.split(" = ", 1)[1].replace("req.", "r.")
+        head = [f"pairs = [(r, {boundary}) for r in {reqs}]", "for req, confirmed in pairs:"]
+    else:
+        body.append(confirmed)
     if star:
         body.append("parts = []")
     if d == "ft007_first_group":
@@ -430,7 +437,7 @@ def tail_lines(spec: Spec, reqs: str) -> list[str]:
         body.append("ids |= set().union(*parts)")
     if d == "ft007_break":
         body.append("break")
-    return ["ids = set()", f"for req in {reqs}:", *_indent(body)]
+    return ["ids = set()", *head[:-1], head[-1], *_indent(body)]
 
 
 def evict_lines(ctx: _Ctx, spec: Spec, kv: str = "kv", ids: str = "ids") -> list[str]:
@@ -770,6 +777,8 @@ def _body(r: _Render) -> list[str]:
             main = ["reqs = list(sched.running)", *rel, *collect, *evict]
         return body + _flow(r, [], main) + _reset_cache(r)
     evict = _batch_evict(r)
+    if s.defect == "ft005_reset_instead":  # before the release: the requests still hold their blocks
+        evict = spell_call(r.ctx, s.release_call, "sched", "reset_prefix_cache", [])
     return body + _flow(r, evict, release_lines(r)) + _reset_cache(r)
 
 
