@@ -71,7 +71,7 @@ RESETS = ("assign", "chained", "setattr_names", "setattr_dict", "vars_update", "
 DRAINS = ("while_pop", "pop_comprehension", "reversed_remove")
 GRANULARITY = ("batch", "per_request")
 #: control flow around on_fault's body
-FLOWS = ("plain", "early_return", "try_finally", "try_else", "isinstance_gate", "match_exc")
+FLOWS = ("plain", "early_return", "try_finally", "try_else", "isinstance_gate", "match_exc", "ctx_release")
 SWITCH_STYLES = ("if", "match", "dict_dispatch")
 #: which object the counter resets are written on: the preempted request, an alias of it,
 #: or a copy of it (copy.copy: the resets miss the real request)
@@ -212,6 +212,21 @@ def draw(seed: int, index: int) -> Spec:
     return normalize(Spec(seed=seed, index=index, **values))
 
 
+def _releases_in_context(s: Spec) -> bool:
+    """Whether the release can move into a `@contextmanager`'s finally: the evictions must
+    stay in on_fault's body, before the release."""
+    only_one_path = s.defect in ("ft007_only_abort", "ft007_only_resume")
+    return s.granularity == "batch" and s.site not in _WRAPPER_SITES and s.order == "before" and not only_one_path
+
+
+def _normalize_release(s: Spec) -> Spec:
+    if s.defect in ("ft009_decrement", "la_decrement_first") and s.request_ref == "copy":
+        s = replace(s, request_ref="same")  # the resets must reach the request the decrement is on
+    if s.flow == "ctx_release" and not _releases_in_context(s):
+        s = replace(s, flow="plain")
+    return s
+
+
 def normalize(spec: Spec) -> Spec:
     """The nearest writable spec (documented rules, applied in order)."""
     s = spec
@@ -240,8 +255,7 @@ def normalize(spec: Spec) -> Spec:
             s = replace(s, evict_call="direct")
         if s.defect == "la_if_ids":
             s = replace(s, site="helper")
-    if s.defect in ("ft009_decrement", "la_decrement_first") and s.request_ref == "copy":
-        s = replace(s, request_ref="same")  # the resets must reach the request the decrement is on
+    s = _normalize_release(s)
     if s.granularity == "per_request" and s.defect in ("ft007_break", "ft004_pool"):
         s = replace(s, granularity="batch")
     return s
@@ -758,6 +772,15 @@ def _flow(r: _Render, evict: list[str], release: list[str]) -> list[str]:
         return ["try:", *_indent(evict), "except Exception:", "    raise", "else:", *_indent(release)]
     if flow == "isinstance_gate":
         return ["if not isinstance(exc, Exception):", "    return", *evict, *release]
+    if flow == "ctx_release":  # the release in a @contextmanager's finally, after the with body
+        r.handler.imports.add("import contextlib")
+        r.method(
+            "_releasing",
+            "self, sched, exc",
+            ["try:", "    yield", "finally:", *_indent(release)],
+            "@contextlib.contextmanager",
+        )
+        return ["with self._releasing(sched, exc):", *_indent(evict or ["pass"])]
     if flow == "match_exc":
         return ["match exc:", "    case Exception():", *_indent([*evict, *release], 2), "    case _:", "        return"]
     return [*evict, *release]
