@@ -6,7 +6,8 @@ path's eviction to the other path); a classmethod reached through `type(self)`; 
 written as all blocks minus a shorter prefix, or as the last `len(blocks) - first` blocks; an
 eviction spelled through `getattr` in a lambda bound in the handler (FT002); a module function
 reached only from a class-attribute lambda (in the fault path: FT003 there); requests carried
-in `(request, boundary)` tuples made by a comprehension. One project holds
+in `(request, boundary)` tuples made by a comprehension; methods a decorator's wrapper
+reaches through `self` (FT008 there). One project holds
 every handler (one ftlint run); each test reads its own file's findings."""
 
 import inspect
@@ -136,6 +137,36 @@ def _pairs(reqs: str, boundary: str) -> str:
     return PAIRS.replace("REQS", reqs).replace("BOUNDARY", boundary)
 
 
+WRAPPED = """
+def releasing(fn):
+    def wrapper(self, exc):
+        fn(self, exc)
+        actions = {True: self._resume_all, False: self._abort_all}
+        actions[bool(self.resume)](self.scheduler)
+
+    return wrapper
+
+
+class Sentinel:
+    resume = False
+
+    @releasing
+    def on_fault(self, exc):
+        self._evict_tails()
+
+    def _evict_tails(self):
+        self.kv.evict_blocks(set())
+
+    def _resume_all(self, sched):
+        for req in list(sched.running):
+            sched._preempt_request(req, 0.0)
+            RESET
+
+    def _abort_all(self, sched):
+        sched.finish_requests(None, "aborted")
+"""
+
+
 # file stem: (handler source, the codes it must get)
 CASES = {
     "ctx_evicts_on_exit": (_ctx("exit"), ["FT006", "FT007"]),
@@ -171,6 +202,12 @@ CASES = {
     "pairs_of_running_requests_late": (_pairs("list(sched.running)", "r.num_computed_tokens"), ["FT007"]),
     "pairs_of_one_request": (_pairs("[req]", TAIL_BOUNDARY), []),
     "pairs_of_one_request_late": (_pairs("[req]", "r.num_computed_tokens"), ["FT007"]),
+    # methods a decorator's wrapper dispatches to through `self` are in the fault path
+    "wrapper_dispatches_to_a_method": (WRAPPED.replace("RESET", "pass"), ["FT008"]),
+    "wrapper_dispatches_to_a_method_reset": (
+        WRAPPED.replace("RESET", "req.num_in_flight_tokens = req.num_stale_output_tokens = 0"),
+        [],
+    ),
     # a module function reached only from a class-attribute lambda is in the fault path
     "class_lambda_reaches_a_range_check": (CLASS_LAMBDA.replace("BODY", _tail(ids=RANGE_CHECKED)), ["FT003"]),
     "class_lambda_reaches_no_range_check": (CLASS_LAMBDA.replace("BODY", _tail()), []),
@@ -180,7 +217,7 @@ CASES = {
 @pytest.fixture(scope="module")
 def findings(tmp_path_factory):
     root = write_project(tmp_path_factory.mktemp("evict"), {f"{name}.py": src for name, (src, _) in CASES.items()})
-    code, found = findings_json("--select", "FT002,FT003,FT004,FT006,FT007", ".", cwd=root)
+    code, found = findings_json("--select", "FT002,FT003,FT004,FT006,FT007,FT008", ".", cwd=root)
     assert code in (0, 1)
     return found
 

@@ -148,6 +148,9 @@ class FaultPaths:
         self._summaries: dict[Function, Summary | None] = {}
         self._analyses: dict[Function, Analysis] = {}
         self._targets: dict[int, tuple[Function, bool] | None] = {}
+        #: id of a function nested in a project decorator applied to a method -> that
+        #: method's class (its wrapper's `self` is an instance of it)
+        self._wrapped: dict[int, ClassInfo] = {}
 
     # -- scope ---------------------------------------------------------------
     def add_roots(self, modules: Iterable[ModuleInfo]) -> None:
@@ -202,7 +205,7 @@ class FaultPaths:
         callee, and both alternatives of a conditional one (either may run)."""
         for effect in ir.iter_effects(seq):
             if effect.kind == "reference" and effect.callee is not None:
-                referenced = self.project.resolve_call(fn, effect.callee)  # a method table's entry
+                referenced = self._resolve(fn, effect.callee)  # a method table's entry
                 if referenced is not None:
                     yield referenced[0]
                 continue
@@ -214,7 +217,7 @@ class FaultPaths:
             elif effect.callee is not None and effect.callee[0] == "self":
                 yield from self._class_lambda_callees(fn, effect.callee[1])
             for ref in effect.alternatives:
-                alternative = self.project.resolve_call(fn, ref)
+                alternative = self._resolve(fn, ref)
                 if alternative is not None:
                     yield alternative[0]
         if seq is fn.ir:
@@ -242,14 +245,25 @@ class FaultPaths:
             return
         refs = _ValueRefs()
         node.body.visit(refs)
-        for decorator in node.decorators:
-            refs.found.append(ir.callee_ref(decorator.decorator))
-        for ref in refs.found:
-            target = self.project.resolve_call(fn, ref) if ref is not None else None
+        decorators = [ir.callee_ref(decorator.decorator) for decorator in node.decorators]
+        for index, ref in enumerate([*refs.found, *decorators]):
+            target = self._resolve(fn, ref) if ref is not None else None
             if target is None:
                 continue
             yield target[0]
-            yield from target[0].nested.values()
+            for nested in target[0].nested.values():
+                if index >= len(refs.found) and fn.class_info is not None and fn.is_method:
+                    self._wrapped[id(nested)] = fn.class_info
+                yield nested
+
+    def _resolve(self, fn: Function, ref: tuple[str, str] | None) -> tuple[Function, bool] | None:
+        """What a call in `fn` reaches; `self.m` in a decorator's wrapper around a method
+        is that method's class's `m`."""
+        target = self.project.resolve_call(fn, ref)
+        if target is None and ref is not None and ref[0] == "self" and id(fn) in self._wrapped:
+            method = self.project.method(self._wrapped[id(fn)], ref[1])
+            target = (method, True) if method is not None else None
+        return target
 
     def _add_step_guards(self, fn: Function) -> list[Function]:
         """Record `fn`'s step guards; the project functions their branches call (the
@@ -311,7 +325,7 @@ class FaultPaths:
     def target(self, fn: Function, effect: ir.Effect) -> tuple[Function, bool] | None:
         key = id(effect)
         if key not in self._targets:
-            self._targets[key] = self.project.resolve_call(fn, effect.callee) if effect.kind == "call" else None
+            self._targets[key] = self._resolve(fn, effect.callee) if effect.kind == "call" else None
         return self._targets[key]
 
     @property

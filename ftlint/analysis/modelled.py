@@ -78,6 +78,12 @@ MODELLED: tuple[Construct, ...] = (
         "test_decorator_evicts_around_the_body",
     ),
     Construct(
+        "`self.m` in the wrapper of a project decorator around a method",
+        "modelled",
+        "the method `m` of the decorated method's class (in the fault-path scope too)",
+        "wrapper_dispatches_to_a_method",
+    ),
+    Construct(
         "`@contextmanager` used in `with`, its `yield` at the top of its body or of a `try` with only a `finally`",
         "modelled",
         "its code before the `yield` on entry, the rest (and the `finally`) after the `with` body: an eviction "

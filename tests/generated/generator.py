@@ -71,7 +71,16 @@ RESETS = ("assign", "chained", "setattr_names", "setattr_dict", "vars_update", "
 DRAINS = ("while_pop", "pop_comprehension", "reversed_remove")
 GRANULARITY = ("batch", "per_request")
 #: control flow around on_fault's body
-FLOWS = ("plain", "early_return", "try_finally", "try_else", "isinstance_gate", "match_exc", "ctx_release")
+FLOWS = (
+    "plain",
+    "early_return",
+    "try_finally",
+    "try_else",
+    "isinstance_gate",
+    "match_exc",
+    "ctx_release",
+    "deco_release",
+)
 SWITCH_STYLES = ("if", "match", "dict_dispatch")
 #: which object the counter resets are written on: the preempted request, an alias of it,
 #: or a copy of it (copy.copy: the resets miss the real request)
@@ -222,7 +231,7 @@ def _releases_in_context(s: Spec) -> bool:
 def _normalize_release(s: Spec) -> Spec:
     if s.defect in ("ft009_decrement", "la_decrement_first") and s.request_ref == "copy":
         s = replace(s, request_ref="same")  # the resets must reach the request the decrement is on
-    if s.flow == "ctx_release" and not _releases_in_context(s):
+    if s.flow in ("ctx_release", "deco_release") and not _releases_in_context(s):
         s = replace(s, flow="plain")
     return s
 
@@ -781,6 +790,22 @@ def _flow(r: _Render, evict: list[str], release: list[str]) -> list[str]:
             "@contextlib.contextmanager",
         )
         return ["with self._releasing(sched, exc):", *_indent(evict or ["pass"])]
+    if flow == "deco_release":  # the release in the wrapper of a decorator, after on_fault's body
+        r.module_fn(
+            "releasing",
+            "fn",
+            [
+                "def wrapper(self, exc):",
+                "    fn(self, exc)",
+                "    sched = self.engine.scheduler",
+                *_indent(release),
+                "",
+                "return wrapper",
+            ],
+        )
+        if "@releasing" not in r.decorators:
+            r.decorators.append("@releasing")
+        return evict or ["pass"]
     if flow == "match_exc":
         return ["match exc:", "    case Exception():", *_indent([*evict, *release], 2), "    case _:", "        return"]
     return [*evict, *release]
