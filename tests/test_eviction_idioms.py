@@ -7,7 +7,8 @@ written as all blocks minus a shorter prefix, or as the last `len(blocks) - firs
 eviction spelled through `getattr` in a lambda bound in the handler (FT002); a module function
 reached only from a class-attribute lambda (in the fault path: FT003 there); requests carried
 in `(request, boundary)` tuples made by a comprehension; methods a decorator's wrapper
-reaches through `self` (FT008 there). One project holds
+reaches through `self` (FT008 there); the tail evicted through `copy.copy(req)` (the same
+request id: no FT007). One project holds
 every handler (one ftlint run); each test reads its own file's findings."""
 
 import inspect
@@ -202,6 +203,17 @@ CASES = {
     "pairs_of_running_requests_late": (_pairs("list(sched.running)", "r.num_computed_tokens"), ["FT007"]),
     "pairs_of_one_request": (_pairs("[req]", TAIL_BOUNDARY), []),
     "pairs_of_one_request_late": (_pairs("[req]", "r.num_computed_tokens"), ["FT007"]),
+    # a copy of the request has its request id: the eviction through it drops the request's tail
+    "eviction_through_a_copy_of_the_request": (
+        _pairs("[copy.copy(req)]", TAIL_BOUNDARY).replace("class Sentinel", "import copy\n\n\nclass Sentinel"),
+        [],
+    ),
+    "eviction_through_a_copy_of_the_request_late": (
+        _pairs("[copy.copy(req)]", "r.num_computed_tokens").replace(
+            "class Sentinel", "import copy\n\n\nclass Sentinel"
+        ),
+        ["FT007"],
+    ),
     # methods a decorator's wrapper dispatches to through `self` are in the fault path
     "wrapper_dispatches_to_a_method": (WRAPPED.replace("RESET", "pass"), ["FT008"]),
     "wrapper_dispatches_to_a_method_reset": (

@@ -1486,9 +1486,9 @@ class _Walk:
         if attr == V.MANAGER_BLOCK_SIZE:
             return ("num", "bs")
         if attr == V.REQUEST_ID and Val.key_of(base) is not None:
-            return ("rid", Val.key_of(base))
+            return ("rid", _identity(base))
         if attr in V.BLOCK_LIST_ATTRS and Val.key_of(base) is not None:
-            return self.read_blocks(Val.key_of(base), "all")
+            return self.read_blocks(_identity(base), "all")
         if Val.is_ids(base):
             return base if attr in (V.BLOCK_ID_ATTR, "blocks") else None
         if attr in V.WHOLE_POOL_ATTRS and isinstance(node.value, (cst.Attribute, cst.Name)):
@@ -1800,7 +1800,9 @@ class _Walk:
             return [self.builtin(method, args, keywords, node, state)]
         if dotted in _COPIES:
             key = Val.key_of(args[0]) if args else None
-            return [(("req", f"copy:{id(node)}") if key is not None else None, state)]
+            # another object (resets on it miss the request) with the same request id and
+            # counters: the blocks read through it are the request's
+            return [(("req", f"copy:{id(node)}", key) if key is not None else None, state)]
         if tag == "vars" and method == "update":
             return [(Val.NONE, self.write_fields(receiver[1], args, keywords, state))]
         if tag == "dict" and method == "items":
@@ -2212,6 +2214,13 @@ def _yield_split(body: list) -> tuple[list, cst.BaseExpression | None, list] | N
                     final = list(statement.finalbody.body.body) if statement.finalbody is not None else []
                     return body[:index] + inner[:at], value, inner[at + 1 :] + final + body[index + 1 :]
     return None
+
+
+def _identity(request) -> str | None:
+    """The request whose blocks a request value reads: a copy's original (same request id)."""
+    if request[0] == "req" and len(request) > 2 and request[2] is not None:
+        return request[2]
+    return Val.key_of(request)
 
 
 def _mentions(value, keys) -> bool:

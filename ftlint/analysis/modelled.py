@@ -139,6 +139,12 @@ MODELLED: tuple[Construct, ...] = (
         "pairs_of_running_requests_late",
     ),
     Construct(
+        "`copy.copy(req)` given to an eviction",
+        "modelled",
+        "another object with the request's id: the blocks read through it are the request's",
+        "eviction_through_a_copy_of_the_request_late",
+    ),
+    Construct(
         "a generator function (`yield`, `yield from`)",
         "modelled",
         "its call gives what it yields",

@@ -7,6 +7,8 @@ counter reset counts only on the request that was preempted, whatever its name.
 
     ("running",)                         scheduler.running, or a copy / filtered copy of it
     ("req", key)                         one running request
+    ("req", key, original)               a copy of request `original` (`copy.copy(req)`):
+                                         another object, the same request id and blocks
     ("rid", key)                         its request_id
     ("num", kind)                        a token / block count, see NUM_KINDS
     ("ids", key, start, groups, stale, origin)
