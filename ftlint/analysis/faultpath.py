@@ -10,7 +10,6 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
-from ftlint.analysis.reach import ast_callee_ref
 from ftlint.analysis.steps import Branch, StepGuards
 from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
@@ -215,26 +213,13 @@ class FaultPaths:
             if target is not None:
                 yield target[0]
             elif effect.callee is not None and effect.callee[0] == "self":
-                yield from self._class_lambda_callees(fn, effect.callee[1])
+                yield from self.project.class_lambda_callees(fn, effect.callee[1])
             for ref in effect.alternatives:
                 alternative = self._resolve(fn, ref)
                 if alternative is not None:
                     yield alternative[0]
         if seq is fn.ir:
             yield from self._referenced(fn)
-
-    def _class_lambda_callees(self, fn: Function, name: str) -> Iterator[Function]:
-        """`self.name(...)` where the class binds `name` to a lambda: the project functions
-        the lambda's body calls."""
-        cls = fn.class_info
-        lam = self.project.class_lambda(cls, name) if cls is not None else None
-        if lam is None:
-            return
-        for node in ast.walk(lam.body):
-            ref = ast_callee_ref(node.func) if isinstance(node, ast.Call) else None
-            target = self.project.resolve_call(fn, ref) if ref is not None else None
-            if target is not None:
-                yield target[0]
 
     def _referenced(self, fn: Function) -> Iterator[Function]:
         """Project functions `fn` may run without calling them by name (besides a method

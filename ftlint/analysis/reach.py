@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ftlint.core.config import handler_name_matcher
-from ftlint.index.outline import dotted
+from ftlint.index.outline import ast_callee_ref
 from ftlint.index.prefilter import StepCalls
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
 
@@ -95,16 +95,8 @@ class _Walk:
                 if target is not None and target[0] not in found.functions:
                     frontier.append(target[0])
                 elif target is None and ref[0] == "self" and fn.class_info is not None:
-                    frontier.extend(self._class_lambda_callees(fn, ref[1]))
+                    frontier.extend(self.project.class_lambda_callees(fn, ref[1]))
         return found
-
-    def _class_lambda_callees(self, fn: Function, name: str) -> Iterator[Function]:
-        lam = self.project.class_lambda(fn.class_info, name) if fn.class_info is not None else None
-        for node in ast.walk(lam.body) if lam is not None else ():
-            ref = ast_callee_ref(node.func) if isinstance(node, ast.Call) else None
-            target = self.project.resolve_call(fn, ref) if ref is not None else None
-            if target is not None:
-                yield target[0]
 
     def _module(self, path: Path) -> ModuleInfo | None:
         info = self.project.module_at(path)
@@ -166,33 +158,3 @@ class _Walk:
             if fn not in self.nodes:
                 raise Undecided
         return self.nodes[fn]
-
-
-def ast_callee_ref(func: ast.expr) -> CallRef | None:
-    if isinstance(func, ast.Name):
-        return ("name", func.id)
-    if isinstance(func, ast.Attribute):
-        base = func.value
-        if isinstance(base, ast.Name) and base.id in ("self", "cls"):
-            return ("self", func.attr)
-        if _is_own_class(base):  # `type(self).m()`, `self.__class__.m()`
-            return ("self", func.attr)
-        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
-            return ("super", func.attr)
-        name = dotted(func)
-        if name:
-            return ("dotted", name)
-    return None
-
-
-def _is_own_class(node: ast.expr) -> bool:
-    if isinstance(node, ast.Attribute):
-        return node.attr == "__class__" and isinstance(node.value, ast.Name) and node.value.id == "self"
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "type"
-        and len(node.args) == 1
-        and isinstance(node.args[0], ast.Name)
-        and node.args[0].id == "self"
-    )

@@ -329,6 +329,37 @@ def dotted(node: ast.expr) -> str | None:
     return None
 
 
+def ast_callee_ref(func: ast.expr) -> tuple[str, str] | None:
+    """ir.callee_ref for an ast expression: how a call names its target."""
+    if isinstance(func, ast.Name):
+        return ("name", func.id)
+    if isinstance(func, ast.Attribute):
+        base = func.value
+        if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+            return ("self", func.attr)
+        if _is_own_class(base):  # `type(self).m()`, `self.__class__.m()`
+            return ("self", func.attr)
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
+            return ("super", func.attr)
+        name = dotted(func)
+        if name:
+            return ("dotted", name)
+    return None
+
+
+def _is_own_class(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__class__" and isinstance(node.value, ast.Name) and node.value.id == "self"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "type"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "self"
+    )
+
+
 _FUNCTION = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SUITES = ("body", "orelse", "finalbody")
 # outline ops: [kind, ...] lists (JSON as they are)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -703,14 +703,23 @@ class Project:
                     return found
         return None
 
-    def class_lambda(self, cls: ClassInfo, name: str) -> ast.Lambda | None:
-        """The lambda a class body binds to `name` (`name = lambda ...`, `name =
-        staticmethod(lambda ...)`): read from the line that binds it, with `ast` (an outlined
-        module keeps no class body); None when no line of the module binds one."""
+    def class_lambda_callees(self, fn: Function, name: str) -> Iterator[Function]:
+        """`self.name(...)` in method `fn` where its class binds `name` to a lambda (`name =
+        lambda ...`, `name = staticmethod(lambda ...)`): the project functions the lambda's
+        body calls. The lambda is read from the line that binds it, with `ast` (an outlined
+        module keeps no class body)."""
+        cls = fn.class_info
+        if cls is None:
+            return
         key = (id(cls), name)
         if key not in self._class_lambdas:
             self._class_lambdas[key] = _class_lambda(cls.module.text, name)
-        return self._class_lambdas[key]
+        lam = self._class_lambdas[key]
+        for node in ast.walk(lam.body) if lam is not None else ():
+            ref = outline.ast_callee_ref(node.func) if isinstance(node, ast.Call) else None
+            target = self.resolve_call(fn, ref) if ref is not None else None
+            if target is not None:
+                yield target[0]
 
     def resolve_call(self, caller: Function, callee: tuple[str, str] | None) -> tuple[Function, bool] | None:
         """The project function a call reaches, and whether it is called through an instance
