@@ -238,3 +238,20 @@ def findings(tmp_path_factory):
 def test_eviction_idiom_verdict(findings, name):
     got = sorted({f["code"] for f in findings if f["path"] == f"{name}.py"})
     assert got == CASES[name][1], CASES[name][0]
+
+
+def test_a_free_on_a_context_managers_exit_in_another_file_is_reported_at_the_with(tmp_path):
+    """As for any helper of another file: the finding sits at the call in the handler's file
+    that reaches the free (here the `with`), not in the helper's file."""
+    releasing = (
+        "import contextlib\n\n\n@contextlib.contextmanager\ndef releasing(sched):\n"
+        '    try:\n        yield\n    finally:\n        sched.finish_requests(None, "aborted")\n'
+    )
+    handler = (
+        "from rel import releasing\n\n\nclass Sentinel:\n    def on_fault(self, exc):\n"
+        "        sched = self.scheduler\n        with releasing(sched):\n            pass\n"
+    )
+    root = write_project(tmp_path, {"rel.py": releasing, "h.py": handler})
+    code, found = findings_json("--select", "FT007", ".", cwd=root)
+    assert code == 1
+    assert [(f["path"], f["line"], f["code"]) for f in found] == [("h.py", 7, "FT007")]

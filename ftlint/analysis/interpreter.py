@@ -615,20 +615,20 @@ class _Walk:
         """`with cm(...) as x:`; a project `@contextmanager` of a shape `_yield_split` knows
         runs its code before the `yield` on entry and the rest on exit, after the body
         (evictions in its `finally` come after the body's frees)."""
-        exits: list[tuple[str, _Split]] = []
+        exits: list[tuple[str, _Split, cst.Call]] = []
         for item in node.items:
             split = self._context_manager(item.item)
             if split is None:
                 results = self.ev_all(item.item, states)
             else:
                 tag = f"<ctx{id(item)}>"
-                exits.append((tag, split))
+                exits.append((tag, split, cast(cst.Call, item.item)))
                 results = self._enter(split, tag, cast(cst.Call, item.item), states)
             states = [self.assign(item.asname.name, v, s) if item.asname else s for v, s in results]
         flow = self.suite(node.body, states)
-        for tag, split in reversed(exits):
-            flow.normal = self._exit(split, tag, flow.normal)
-            flow.ret = self._exit(split, tag, flow.ret)
+        for tag, split, call in reversed(exits):
+            flow.normal = self._exit(split, tag, call, flow.normal)
+            flow.ret = self._exit(split, tag, call, flow.ret)
         return flow
 
     def _context_manager(self, expr) -> _Split | None:
@@ -667,7 +667,7 @@ class _Walk:
                 self.stack.pop()
         return out
 
-    def _exit(self, split: _Split, tag: str, states: list) -> list:
+    def _exit(self, split: _Split, tag: str, call: cst.Call, states: list) -> list:
         out: list = []
         for s in states:
             frame = s.env.get(tag)
@@ -675,7 +675,7 @@ class _Walk:
             if frame is None or frame[0] != "frame":
                 out.append(s.replace(env=caller_env))
                 continue
-            self.stack.append((split.fn, None))
+            self.stack.append((split.fn, self.site(call)))  # reached from the `with`, as on entry
             self.selves.append(self._self_class_of(split.fn, split.via_instance))
             try:
                 flow = self.suite(_Body(split.after), [s.replace(env=dict(frame[1]))])
