@@ -338,7 +338,7 @@ class Interpreter:
         `self`) leaves in the walk's state, for vllm_summaries.py; None when it depends on
         `fn`'s other arguments or marks stale output to be dropped (then not summarised)."""
         walk = _Walk(self, fn, is_handler=False)
-        env = {p: None if p in ("self", "cls") and fn.is_method else ("param", p) for p in fn.params}
+        env = {p: None if p in ("self", "cls") and fn.is_method else Val.Param(p) for p in fn.params}
         start = State(env)
         walk.stack.append((fn, None))
         walk.selves.append(fn.class_info)
@@ -419,7 +419,7 @@ class _Walk:
         fn = self.entry
         env = {}
         for param in fn.params:
-            env[param] = None if param in ("self", "cls") and fn.is_method else ("param", param)
+            env[param] = None if param in ("self", "cls") and fn.is_method else Val.Param(param)
         frame, body = fn, (fn.node.body if self.branch is None else self.branch.body)
         wrapper = self._decorator_wrapper(fn) if self.branch is None else None
         if wrapper is not None:  # the decorator's wrapper runs, and calls `fn` where it does
@@ -478,10 +478,10 @@ class _Walk:
             if wrapper is None or wrapper.node is None:
                 continue
             self.interp.note(f"{fn.qualname}: walked through its decorator `{deco.qualname}`")
-            env: dict[str, object] = {param: ("param", param) for param in wrapper.params}
+            env: dict[str, Val.Value] = {param: Val.Param(param) for param in wrapper.params}
             if fn.is_method and wrapper.params:
                 env[wrapper.params[0]] = None  # `self`
-            env[deco.params[0]] = ("fn", fn, False)
+            env[deco.params[0]] = Val.FunctionRef(fn, False)
             return wrapper, wrapper.node.body, env
         return None
 
@@ -608,7 +608,7 @@ class _Walk:
         if isinstance(node, cst.FunctionDef):
             nested = self.fn.nested.get(node.name.value)
             if nested is not None:
-                return Flow(normal=[s.bind(node.name.value, ("fn", nested, False)) for s in states])
+                return Flow(normal=[s.bind(node.name.value, Val.FunctionRef(nested, False)) for s in states])
         return Flow(normal=states)
 
     def _with(self, node: cst.With, states: list) -> Flow:
@@ -660,7 +660,7 @@ class _Walk:
                 for inside in flow.normal:
                     yielded = self.ev(split.yielded, inside) if split.yielded is not None else [(Val.NONE, inside)]
                     for value, after in yielded:
-                        frame = ("frame", tuple(after.env.items()))
+                        frame = Val.Frame(tuple(after.env.items()))
                         out.append((value, after.replace(env=s.env).bind(tag, frame)))
             finally:
                 self.selves.pop()
@@ -672,13 +672,13 @@ class _Walk:
         for s in states:
             frame = s.env.get(tag)
             caller_env = {n: v for n, v in s.env.items() if n != tag}
-            if frame is None or frame[0] != "frame":
+            if not isinstance(frame, Val.Frame):
                 out.append(s.replace(env=caller_env))
                 continue
             self.stack.append((split.fn, self.site(call)))  # reached from the `with`, as on entry
             self.selves.append(self._self_class_of(split.fn, split.via_instance))
             try:
-                flow = self.suite(_Body(split.after), [s.replace(env=dict(frame[1]))])
+                flow = self.suite(_Body(split.after), [s.replace(env=dict(frame.env))])
             finally:
                 self.selves.pop()
                 self.stack.pop()
@@ -692,14 +692,14 @@ class _Walk:
             taken, skipped = [], []
             gate = self._gate(current.test)
             for value, s in self.ev_all(current.test, states):
-                truth = _truth(value)
+                truth = Val.truth(value)
                 if truth is not False:
                     taken.append(_mark(self._guard(current.test, s, True), gate, True))
                 if truth is not True:
                     skipped.append(_mark(self._guard(current.test, s, False), gate, False))
             dropping = bool(taken) and self._drops_by_length(current.test, taken[0])
             if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
-                taken = [t.bind("<dropping>", ("bool", True)) for t in taken]
+                taken = [t.bind("<dropping>", Val.TRUE) for t in taken]
             body = self.suite(current.body, taken)
             if dropping:
                 body = _unbind(body, "<dropping>")
@@ -744,9 +744,9 @@ class _Walk:
             return self._in_flight_zero(inner, state)
         name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
         value = state.env.get(name) if name else None
-        if not Val.is_ids(value) or value[4] or holds != negated:
+        if not isinstance(value, Val.Ids) or value.stale or holds != negated:
             return state
-        return state.replace(evicted=state.evicted | {(value[1] or "*", _quality(value))})
+        return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
 
     def _in_flight_zero(self, test: cst.Attribute, state: State) -> State:
         """The path where `req.num_in_flight_tokens` is falsy: 0. A request preempted with
@@ -775,12 +775,7 @@ class _Walk:
             return True
         if state is not None:
             for name, value in state.env.items():
-                if (
-                    value is not None
-                    and value[0] == "num"
-                    and value[1] in ("confirmed", "inflight", "computed", "cblk")
-                    and name in text
-                ):
+                if Val.num_kind(value) in ("confirmed", "inflight", "computed", "cblk") and name in text:
                     return True
         return False
 
@@ -827,7 +822,7 @@ class _Walk:
                     if Val.is_ids(old) and Val.is_ids(value):
                         state = state.bind(name, Val.join_ids(old, value))
                     elif not Val.is_ids(old):
-                        state = state.bind(name, Val.OTHER if old is not None and old[0] == "num" else None)
+                        state = state.bind(name, Val.OTHER if isinstance(old, Val.Num) else None)
                 out.append(state)
             return Flow(normal=out)
         if isinstance(node, cst.Expr):
@@ -913,7 +908,7 @@ class _Walk:
         """Each path into a loop, numbered (`_promote` spreads an iteration's eviction only
         to the iterations of the same path: not to a path that never made it)."""
         tag = f"<entry{len(self.loops)}>"
-        return [s.bind(tag, ("entry", i)) for i, s in enumerate(states)]
+        return [s.bind(tag, Val.Entry(i)) for i, s in enumerate(states)]
 
     def _promote(self, states: list, keys: list) -> list:
         """After a loop over the running requests, what it did to "each request" it did
@@ -948,7 +943,7 @@ class _Walk:
                     zeroed=frozenset(("*" if k in born else k, f) for k, f in s.zeroed),
                     at_zero=frozenset(z for z in s.at_zero if z[0] not in born),
                     env={
-                        n: (Val.ids(every, *v[2:]) if Val.is_ids(v) and v[1] in born else v)
+                        n: (Val.with_key(v, every) if isinstance(v, Val.Ids) and v.key in born else v)
                         for n, v in s.env.items()
                         if n != tag
                     },
@@ -1020,7 +1015,7 @@ class _Walk:
             return state.bind(name, value) if name else state
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = [el.value for el in target.elements]
-            parts = value[1] if value is not None and value[0] == "tuple" and len(value[1]) == len(elements) else None
+            parts = value.items if isinstance(value, Val.Seq) and len(value.items) == len(elements) else None
             for index, element in enumerate(elements):
                 if isinstance(element, cst.StarredElement):
                     element = element.value
@@ -1030,66 +1025,61 @@ class _Walk:
         if isinstance(target, cst.Subscript):
             name = ir.dotted_name(target.value)
             old = state.env.get(name) if name else None
-            if name is not None and old is not None and old[0] == "dict" and len(target.slice) == 1:
+            if name is not None and isinstance(old, Val.Table) and len(target.slice) == 1:
                 index_node = getattr(target.slice[0].slice, "value", None)
                 key = self.ev_pure(index_node, state) if index_node is not None else None
-                if key is not None and key[0] == "str":
-                    items = (*(kv for kv in old[1] if kv[0] != key[1]), (key[1], value))
-                    return state.bind(name, ("dict", items))
+                if isinstance(key, Val.Str):
+                    items = (*(kv for kv in old.items if kv[0] != key.text), (key.text, value))
+                    return state.bind(name, Val.Table(items))
         return state
 
-    def element(self, iterable, node, target, scope) -> object:
+    def element(self, iterable: Val.Value, node, target, scope) -> Val.Value:
         """What the loop variable (or comprehension target) denotes on each iteration."""
         if iterable is None:
             # Another queue (`scheduler.waiting`, a list the walk cannot see into): its
             # items may be requests, but not the running ones.
-            return ("req", f"q:{id(node)}")
-        tag = iterable[0]
-        if tag == "running":
+            return Val.Req(f"q:{id(node)}")
+        if isinstance(iterable, Val.Running):
             return self.new_request(node)
-        if tag == "each":  # the element made for each request, for this loop's request
-            fresh = self.new_request(node)[1]
-            template = iterable[1]
-            for old in iterable[2]:
-                template = _rekey(template, old, fresh)
+        if isinstance(iterable, Val.Each):  # the element made for each request, for this loop's request
+            fresh = self.new_request(node).key
+            template = iterable.template
+            for old in iterable.born:
+                template = Val.rekey(template, old, fresh)
             return template
-        if tag == "ids":
+        if isinstance(iterable, Val.Ids):
             return iterable
-        if tag == "mgrs":
-            return ("mgr", "all")
-        if tag == "tuple" and iterable[1] and all(v is not None and v[0] == "str" for v in iterable[1]):
-            return ("strs", tuple(v[1] for v in iterable[1]))  # `for field in COUNTERS: setattr(r, field, 0)`
-        if tag == "tuple" and iterable[1]:
+        if isinstance(iterable, Val.Managers):
+            return Val.Manager("all")
+        if isinstance(iterable, Val.Seq) and iterable.items:
+            names = [v.text for v in iterable.items if isinstance(v, Val.Str)]
+            if len(names) == len(iterable.items):
+                return Val.Strs(tuple(names))  # `for field in COUNTERS: setattr(r, field, 0)`
             # `for req in [req]:`: the one item (several: what they have in common, else unknown)
-            joined = iterable[1][0]
-            for value in iterable[1][1:]:
-                joined = Val.join(joined, value)
-            return joined
-        if tag == "items" and iterable[1] and all(isinstance(k, str) for k, _ in iterable[1]):
-            # `for field, value in {"num_in_flight_tokens": 0, ...}.items(): setattr(r, field, value)`
-            joined = iterable[1][0][1]
-            for _, value in iterable[1][1:]:
-                joined = Val.join(joined, value)
-            return ("tuple", (("strs", tuple(k for k, _ in iterable[1])), joined))
-        if tag == "enum":
-            inner = self.element(iterable[1], node, None, scope)
+            return Val.join_all(list(iterable.items))
+        if isinstance(iterable, Val.TableItems) and iterable.items:
+            keys = [k for k, _ in iterable.items if isinstance(k, str)]
+            if len(keys) == len(iterable.items):
+                # `for field, value in {"num_in_flight_tokens": 0, ...}.items(): setattr(r, field, value)`
+                return Val.Seq((Val.Strs(tuple(keys)), Val.join_all([v for _, v in iterable.items])))
+            return None
+        if isinstance(iterable, Val.Enumerated):
+            inner = self.element(iterable.of, node, None, scope)
             names = _target_names(target)
             start = self._index_filter(names[0], scope) if names else None
-            if Val.is_ids(inner):
-                index = ("idx", inner, start or "whole")
-                if start is not None and inner[2] == "whole":
+            if isinstance(inner, Val.Ids):
+                index = Val.Index(inner, start or "whole")
+                if start is not None and inner.start == "whole":
                     inner = Val.with_start(inner, start)
-                return ("tuple", (index, inner))
-            return ("tuple", (Val.OTHER, inner))
-        if tag == "range":
+                return Val.Seq((index, inner))
+            return Val.Seq((Val.OTHER, inner))
+        if isinstance(iterable, Val.Range):
             names = _target_names(target)
             filtered = self._index_filter(names[0], scope) if names else None
-            stop = iterable[2]
-            start = iterable[1] if filtered is None else filtered
-            if stop is not None and stop[0] == "len" and Val.is_ids(stop[1]):
-                return ("idx", stop[1], start)
-            if stop is not None and stop[0] == "len" and stop[1] == ("mgrs",):
-                return ("idx", ("mgrs",), "whole")
+            stop = iterable.stop
+            start = iterable.start if filtered is None else filtered
+            if isinstance(stop, Val.Length) and isinstance(stop.of, (Val.Ids, Val.Managers)):
+                return Val.Index(stop.of, start if isinstance(stop.of, Val.Ids) else "whole")
             return Val.OTHER
         return None
 
@@ -1107,17 +1097,17 @@ class _Walk:
                 for operand in operands:
                     if not (isinstance(operand, cst.Name) and operand.value == name):
                         value = self.ev_pure(operand, self._current or State({}))
-                        kind = value[1] if value is not None and value[0] == "num" else None
+                        kind = Val.num_kind(value)
                         found = Val.start_from_index(kind)
         return found
 
     _current: State | None = None
 
-    def new_request(self, node) -> tuple:
+    def new_request(self, node) -> Val.Req:
         key = f"it:{id(node)}"
         if self.loops and key not in self.loops[-1]:
             self.loops[-1].append(key)
-        return ("req", key)
+        return Val.Req(key)
 
     # -- effects ---------------------------------------------------------------------
     def covered(self, state: State, key: str) -> TailGap | None:
@@ -1183,10 +1173,10 @@ class _Walk:
         read (an unknown name, value, mapping or object) may reset one: the preempts it may
         concern are no longer reported (precision first)."""
         key = Val.key_of(target)
-        mapping = args[0] if args else ("dict", ())
-        if mapping is None or mapping[0] != "dict" or UNKNOWN_KEYWORDS in keywords:
+        mapping = args[0] if args else Val.Table(())
+        if not isinstance(mapping, Val.Table) or UNKNOWN_KEYWORDS in keywords:
             return self.may_reset(key, state, "fields written from a mapping it cannot read")
-        items = [*mapping[1], *keywords.items()]
+        items = [*mapping.items, *keywords.items()]
         for field_name, value in items:
             if field_name not in V.ALL_COUNTER_FIELDS:
                 continue
@@ -1230,17 +1220,16 @@ class _Walk:
             return state.replace(pending=frozenset(pending))
         return state.replace(zeroed=state.zeroed | {(key, counter)})
 
-    def evict(self, value, node, state: State) -> State:
-        if not Val.is_ids(value):
+    def evict(self, value: Val.Value, node, state: State) -> State:
+        if not isinstance(value, Val.Ids):
             return state.replace(evicted=state.evicted | {("*", "ok")})
-        _, key, start, _groups, stale, _origin = value
-        key = key or "*"
-        if stale:
+        key, start = value.key or "*", value.start
+        if value.stale:
             self._stale(key, node, state, "evict")
             return state
         if start in ("whole", "early", "head", "lhead", "ehead"):
             self._broad(value, node, "head" if start in ("lhead", "ehead") else start)
-        return state.replace(evicted=state.evicted | {(key, _quality(value))})
+        return state.replace(evicted=state.evicted | {(key, Val.quality(value))})
 
     def reset_prefix_cache(self, name: str, args, keywords, node, state: State):
         """`Scheduler.reset_prefix_cache(reset_running_requests=True)` preempts every running
@@ -1252,9 +1241,9 @@ class _Walk:
         self._add(PrefixCacheResetCalled(here.fn, node))
         keyword, index = V.RESET_RUNNING_REQUESTS
         flag = keywords.get(keyword, args[index] if len(args) > index else None)
-        preempts = flag == ("bool", True)
+        preempts = flag == Val.TRUE
         if preempts:
-            state = self.preempt(("req", "*"), True, node, state, flag_undone_by_resets=True)
+            state = self.preempt(Val.Req("*"), True, node, state, flag_undone_by_resets=True)
         if preempts or "*" in state.freed_keys():
             site = self.site(node)
             self._add(BroadEviction(site.fn, node, "pool", name, False, self.gen.in_flight))
@@ -1268,8 +1257,8 @@ class _Walk:
             if not site.rewind and (freed_key in (key, "*") or key == "*"):
                 self._add(ReadAfterFree(site.fn, site.node, node, reading))
 
-    def _broad(self, value, node, start: str) -> None:
-        origin = value[5]
+    def _broad(self, value: Val.Ids, node, start: str) -> None:
+        origin = value.origin
         site = self.site(node)
         where = site
         current: Site | None = site
@@ -1310,7 +1299,7 @@ class _Walk:
         if kind == "preempt":
             named = [keywords[k] for k in ir.REQUEST_KEYWORDS if k in keywords]
             request = named[0] if named else (args[0] if args else None)
-            drop = keywords.get(V.DROP_STALE_OUTPUT, args[2] if len(args) > 2 else None) == ("bool", True)
+            drop = keywords.get(V.DROP_STALE_OUTPUT, args[2] if len(args) > 2 else None) == Val.TRUE
             state = self.preempt(request, drop, node, state)
             key = Val.key_of(request)
             if self.gen.preempt_copies_in_flight and key is not None:  # vLLM >= 0.27: it sets the placeholders to 0
@@ -1320,8 +1309,8 @@ class _Walk:
         if kind == "finish":
             target = keywords.get("request_ids", args[0] if args else None)
             key = Val.key_of(target)
-            if key is None and target is not None and target[0] == "tuple" and len(target[1]) == 1:
-                key = Val.key_of(target[1][0])
+            if key is None and isinstance(target, Val.Seq) and len(target.items) == 1:
+                key = Val.key_of(target.items[0])
             return None, self.free(key, node, state)
         if kind == "free":
             request = keywords.get("request", args[0] if args else None)
@@ -1370,9 +1359,10 @@ class _Walk:
             return [(Val.ZERO if node.value == "0" else Val.OTHER, state)]
         if isinstance(node, cst.SimpleString):
             try:
-                return [(("str", node.evaluated_value), state)]
+                text = node.evaluated_value
             except Exception:  # noqa: BLE001 - a string we cannot read is just unknown
                 return [(None, state)]
+            return [(Val.Str(text) if isinstance(text, str) else None, state)]
         if isinstance(node, cst.Attribute):
             dotted = ir.dotted_name(node)
             if dotted is not None and dotted in state.env:
@@ -1391,7 +1381,7 @@ class _Walk:
             return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
         if isinstance(node, cst.UnaryOperation):
             minus = isinstance(node.operator, cst.Minus)
-            return [(_negated(v) if minus else None, s) for v, s in self.ev(node.expression, state)]
+            return [(Val.negated(v) if minus else None, s) for v, s in self.ev(node.expression, state)]
         if isinstance(node, cst.Comparison):
             nodes = [node.left, *(c.comparator for c in node.comparisons)]
             return [(None, s) for _, s in self.ev_seq(nodes, state)]
@@ -1422,7 +1412,7 @@ class _Walk:
             return out
         if isinstance(node, cst.Lambda):
             # a closure over the names bound here; its body is evaluated where it is called
-            return [(("lambda", node, tuple(sorted(state.env.items(), key=lambda kv: kv[0]))), state)]
+            return [(Val.Lambda(node, tuple(sorted(state.env.items(), key=lambda kv: kv[0]))), state)]
         return [(None, state)]
 
     def _ev_if_exp(self, node: cst.IfExp, state: State) -> list:
@@ -1430,7 +1420,7 @@ class _Walk:
         for _, s in self.ev(node.test, state):
             for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
                 joined = Val.join(a, b)
-                if joined is None and _is_callable(a) and _is_callable(b):
+                if joined is None and Val.is_callable(a) and Val.is_callable(b):
                     # `(self._resume if flag else self._abort)(sched)`: either one is called
                     out.extend([(a, s2), (b, s2)])
                 else:
@@ -1443,10 +1433,9 @@ class _Walk:
         vals = [el.value for el in node.elements]
         for values, s in self.ev_seq([k for k in keys if k is not None] + vals, state):
             key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
-            if len(key_values) == len(item_values) and all(
-                k is not None and k[0] in ("str", "bool") for k in key_values
-            ):
-                out.append((("dict", tuple((k[1], v) for k, v in zip(key_values, item_values, strict=True))), s))
+            constants = [c for c in map(Val.constant, key_values) if c is not None]
+            if len(constants) == len(key_values) == len(item_values):
+                out.append((Val.Table(tuple(zip(constants, item_values, strict=True))), s))
             else:
                 out.append((None, s))
         return out
@@ -1455,40 +1444,40 @@ class _Walk:
         if name in state.env:
             return state.env[name]
         if name == "True":
-            return ("bool", True)
+            return Val.TRUE
         if name == "False":
-            return ("bool", False)
+            return Val.FALSE
         if name == "None":
             return Val.NONE
         if name in V.EFFECTS:
-            return ("prim", name)  # `from ... import` of a primitive is rare; the name says it
+            return Val.Primitive(name)  # `from ... import` of a primitive is rare; the name says it
         key = (id(self.fn), name)
         if key not in self._names:
             target = self.interp.project.resolve_call(self.fn, ("name", name))
-            self._names[key] = ("fn", target[0], target[1]) if target else _module_constant(self.fn.module, name)
+            self._names[key] = Val.FunctionRef(*target) if target else _module_constant(self.fn.module, name)
         return self._names[key]
 
     def attribute(self, base, attr: str, node):
         if attr == "__dict__":
-            return ("vars", base)
+            return Val.Fields(base)
         if attr == V.SCHEDULER_RUNNING:
             return Val.RUNNING
         if attr == V.SINGLE_TYPE_MANAGERS:
-            return ("mgrs",)
+            return Val.MANAGERS
         if attr == V.BLOCK_POOL:
-            return ("pool",)
-        if base == ("pool",) and attr in V.WHOLE_POOL_ATTRS:
+            return Val.POOL
+        if base == Val.POOL and attr in V.WHOLE_POOL_ATTRS:
             return Val.ids("*", "whole", "all", False, self.fn)
         if attr == V.REQ_TO_BLOCKS:
-            return ("map", base[1] if base is not None and base[0] == "mgr" else "all")
+            return Val.BlockMap(base.groups if isinstance(base, Val.Manager) else "all")
         if attr in V.TAIL_BOUNDARY:
-            return ("num", "computed" if attr == V.NUM_COMPUTED_TOKENS else "inflight")
+            return Val.Num("computed" if attr == V.NUM_COMPUTED_TOKENS else "inflight")
         if attr == V.MANAGER_BLOCK_SIZE:
-            return ("num", "bs")
+            return Val.Num("bs")
         if attr == V.REQUEST_ID and Val.key_of(base) is not None:
-            return ("rid", _identity(base))
+            return Val.Rid(Val.identity(base))
         if attr in V.BLOCK_LIST_ATTRS and Val.key_of(base) is not None:
-            return self.read_blocks(_identity(base), "all")
+            return self.read_blocks(Val.identity(base), "all")
         if Val.is_ids(base):
             return base if attr in (V.BLOCK_ID_ATTR, "blocks") else None
         if attr in V.WHOLE_POOL_ATTRS and isinstance(node.value, (cst.Attribute, cst.Name)):
@@ -1496,21 +1485,21 @@ class _Walk:
             if owner == V.BLOCK_POOL or attr in (V.CACHED_BLOCK_MAP, V.SECONDARY_HASHES):
                 return Val.ids("*", "whole", "all", False, self.fn)
         if attr in V.EFFECTS or (attr == V.KV_MANAGER_FREE[1] and ir.called_name(node.value) == V.KV_MANAGER_FREE[0]):
-            return ("prim", attr)
+            return Val.Primitive(attr)
         if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
             key = (id(self.fn), id(self.selves[-1] if self.selves else None), "self." + attr)
             if key not in self._names:
                 target = self.resolve(("self", attr))
-                self._names[key] = ("fn", target[0], target[1]) if target else None
+                self._names[key] = Val.FunctionRef(*target) if target else None
             return self._names[key]
         return None
 
-    def read_blocks(self, key: str | None, groups: str) -> tuple:
+    def read_blocks(self, key: str | None, groups: str) -> Val.Ids:
         freed = self._current.freed_keys() if self._current is not None else set()
         stale = key is not None and (key in freed or "*" in freed)
         return Val.ids(key or "*", "whole", groups, stale, self.fn)
 
-    def collection(self, values) -> object:
+    def collection(self, values) -> Val.Value:
         ids = [v for v in values if Val.is_ids(v)]
         if ids:
             value = ids[0]
@@ -1519,44 +1508,41 @@ class _Walk:
             return value
         if not values:
             return Val.ids(None, "empty")
-        if all(v is not None and v[0] == "running" for v in values):
+        if all(isinstance(v, Val.Running) for v in values):
             return Val.RUNNING
-        return ("tuple", tuple(values))
+        return Val.Seq(tuple(values))
 
     def binary(self, operator, left, right):
-        if Val.is_ids(left) and Val.is_ids(right) and isinstance(operator, cst.Subtract):
-            return _difference(left, right)
-        if Val.is_ids(left) and Val.is_ids(right):
-            return Val.join_ids(left, right)
-        lk = left[1] if left is not None and left[0] == "num" else None
-        rk = right[1] if right is not None and right[0] == "num" else None
+        if isinstance(left, Val.Ids) and isinstance(right, Val.Ids):
+            return Val.difference(left, right) if isinstance(operator, cst.Subtract) else Val.join_ids(left, right)
+        lk, rk = Val.num_kind(left), Val.num_kind(right)
         if isinstance(operator, cst.Subtract):
-            if left is not None and left[0] == "len" and Val.is_ids(left[1]) and rk in ("cblk", "early", "kblk"):
+            if isinstance(left, Val.Length) and isinstance(left.of, Val.Ids) and rk in ("cblk", "early", "kblk"):
                 # `len(blocks) - first`: how many blocks from `first` to the end
-                return ("num", f"count-{rk}")
+                return Val.Num(f"count-{rk}")
             if lk == "computed" and rk == "inflight":
-                return ("num", "confirmed")
+                return Val.Num("confirmed")
             if lk == "confirmed" and rk == "rem":
-                return ("num", "confirmed")
+                return Val.Num("confirmed")
             if lk == "cblk" and rk not in (None, "zero"):
-                return ("num", "early")
+                return Val.Num("early")
             if lk == "confirmed" and rk not in (None, "zero", "rem"):
-                return ("num", "early-token")
+                return Val.Num("early-token")
             if rk == "zero":
                 return left
         if isinstance(operator, cst.Modulo) and lk == "confirmed":
-            return ("num", "rem")
+            return Val.Num("rem")
         if isinstance(operator, cst.FloorDivide):
             if lk == "confirmed":
-                return ("num", "cblk")
+                return Val.Num("cblk")
             if lk == "computed":
-                return ("num", "kblk")
+                return Val.Num("kblk")
             if lk == "early-token":
-                return ("num", "early")
+                return Val.Num("early")
         if isinstance(operator, cst.Multiply) and "cblk" in (lk, rk):
-            return ("num", "confirmed")
+            return Val.Num("confirmed")
         if isinstance(operator, cst.Multiply) and "kblk" in (lk, rk):
-            return ("num", "computed")
+            return Val.Num("computed")
         if isinstance(operator, cst.Add) and rk == "zero":
             return left
         if lk is not None or rk is not None:
@@ -1583,59 +1569,51 @@ class _Walk:
         return out
 
     def _slice(self, base, lower_node, lower, upper=None):
-        if base is not None and base[0] == "running":
+        if isinstance(base, Val.Running):
             return Val.RUNNING
-        if not Val.is_ids(base) or base[2] != "whole":
-            return base if Val.is_ids(base) else None
-        if upper == Val.ZERO:
-            return Val.with_start(base, "empty")
-        if upper is not None and upper[0] == "num" and upper[1] == "cblk":
-            return Val.with_start(base, "head")  # `blocks[:boundary]`: ends where the dirty tail begins
-        if upper is not None and upper[0] == "num" and upper[1] == "early":
-            return Val.with_start(base, "ehead")  # `blocks[:boundary - 1]`: ends before it
-        if upper is not None and upper[0] == "num" and upper[1] == "kblk":
-            return Val.with_start(base, "lhead")  # ends inside the dirty tail
+        if not isinstance(base, Val.Ids) or base.start != "whole":
+            return base if isinstance(base, Val.Ids) else None
+        ends = {
+            "zero": "empty",
+            "cblk": "head",  # `blocks[:boundary]`: ends where the dirty tail begins
+            "early": "ehead",  # `blocks[:boundary - 1]`: ends before it
+            "kblk": "lhead",  # ends inside the dirty tail
+        }
+        end = ends.get(Val.num_kind(upper) or "")
+        if end is not None:
+            return Val.with_start(base, end)
         if lower_node is None:
             return base
-        kind = lower[1] if lower is not None and lower[0] == "num" else None
-        return Val.with_start(base, Val.start_from_index(kind))
+        return Val.with_start(base, Val.start_from_index(Val.num_kind(lower)))
 
-    def _index(self, base, index_node, index):
-        if base is None:
-            if Val.is_ids(index):
-                return index
-            return None
-        tag = base[0]
-        if tag == "map":
-            return self.read_blocks(Val.key_of(index), base[1])
-        if tag == "mgrs":
-            return ("mgr", "first" if isinstance(index_node, cst.Integer) else "all")
-        if tag == "running":
-            return ("req", f"at:{id(index_node)}")
-        if tag == "dict" and index is not None and index[0] in ("str", "bool"):
-            return dict(base[1]).get(index[1])
-        if tag == "dict":
+    def _index(self, base: Val.Value, index_node, index: Val.Value) -> Val.Value:
+        if base is None or (isinstance(base, Val.Ids) and isinstance(index, Val.Ids)):
+            return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]`: its block
+        if isinstance(base, Val.BlockMap):
+            return self.read_blocks(Val.key_of(index), base.groups)
+        if isinstance(base, Val.Managers):
+            return Val.Manager("first" if isinstance(index_node, cst.Integer) else "all")
+        if isinstance(base, Val.Running):
+            return Val.Req(f"at:{id(index_node)}")
+        if isinstance(base, Val.Table):
+            constant = Val.constant(index)
+            if constant is not None:
+                return dict(base.items).get(constant)
             # `ops[computed](...)`, `{True: self._resume, False: self._abort}[bool(flag)](...)`: a
             # key the walk cannot compute picks one of the table's callables (calling a
             # non-callable entry such as `"skip": None` raises); each is a path, as `if flag:` forks
-            options: list = []
-            for _, value in base[1]:
-                if _is_callable(value) and value not in options:
+            options: list[Val.Value] = []
+            for _, value in base.items:
+                if Val.is_callable(value) and value not in options:
                     options.append(value)
-            return options[0] if len(options) == 1 else ("either", tuple(options)) if options else None
-        if tag == "ids" and Val.is_ids(index):
-            return index  # `pool.blocks[block_id]`: the block of each id
-        if tag == "ids":
-            if index is not None and index[0] == "idx":
-                return Val.with_start(base, index[2]) if base[2] == "whole" else base
-            if isinstance(index_node, cst.Integer) and index_node.value == "0":
-                return (*base[:3], "first", *base[4:])
+            return options[0] if len(options) == 1 else Val.Either(tuple(options)) if options else None
+        if isinstance(base, Val.Ids):
+            if isinstance(index, Val.Index):
+                return Val.with_start(base, index.start) if base.start == "whole" else base
             if isinstance(index_node, cst.Integer):
-                return base
+                return dataclasses.replace(base, groups="first") if index_node.value == "0" else base
             return Val.with_start(base, "unknown")
-        if Val.is_ids(index):
-            return index  # `pool.blocks[block_id]` for each id
-        return None
+        return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]` for each id
 
     def comprehension(self, node, state: State) -> list:
         self.loops.append([])
@@ -1651,7 +1629,7 @@ class _Walk:
         for clause in clauses:
             nxt = []
             for iterable, s in self.ev_all(clause.iter, states):
-                one_item = one_item and iterable is not None and iterable[0] == "tuple" and len(iterable[1]) == 1
+                one_item = one_item and isinstance(iterable, Val.Seq) and len(iterable.items) == 1
                 self._current = s
                 element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
                 s = self.assign(clause.target, element, s)
@@ -1668,23 +1646,20 @@ class _Walk:
             results = [((v,), s) for v, s in self.ev_all(node.elt, states)]
         born = self.loops.pop()
         for (value,), s in results:
-            if Val.is_ids(value):
-                result = value
-            elif value is not None and value[0] == "req":
+            result: Val.Value = None
+            if isinstance(value, Val.Ids):
+                result = Val.with_key(value, "*") if value.key in born else value
+                if dropped and result.start in ("tail", "unknown", "whole", "early"):
+                    result = Val.with_start(result, "dropped")
+            elif isinstance(value, Val.Req):
                 result = Val.RUNNING
-            elif value is not None and value[0] == "tuple" and born and _mentions(value, born):
+            elif isinstance(value, Val.Seq) and born and Val.mentions(value, born):
                 # `[(r, r.num_computed_tokens - ...) for r in reqs]`: each element is this
                 # tuple, made for one request of the loop
-                result = ("each", value, tuple(born))
-            elif value is not None and value[0] == "tuple" and one_item:
-                result = ("tuple", (value,))
-            else:
-                result = None
+                result = Val.Each(value, tuple(born))
+            elif isinstance(value, Val.Seq) and one_item:
+                result = Val.Seq((value,))
             s = self._promote([s], born)[0]
-            if Val.is_ids(result) and result[1] in born:
-                result = Val.ids("*", *result[2:])
-            if dropped and Val.is_ids(result) and result[2] in ("tail", "unknown", "whole", "early"):
-                result = Val.with_start(result, "dropped")
             out.append((result, s.replace(env=env_before)))
         return out
 
@@ -1705,7 +1680,7 @@ class _Walk:
         if not (isinstance(right, cst.Call) and ir.called_name(right.func) == "len" and len(right.args) == 1):
             return False
         blocks = self.ev_pure(right.args[0].value, state)
-        return Val.is_ids(blocks) and blocks[1] not in (None, "*")
+        return isinstance(blocks, Val.Ids) and blocks.key not in (None, "*")
 
     def call(self, node: cst.Call, state: State) -> list:
         func = node.func
@@ -1746,27 +1721,26 @@ class _Walk:
         return out
 
     def method_call(self, func: cst.Attribute, method: str, receiver, args, keywords, node, state: State) -> list:
-        tag = receiver[0] if receiver is not None else None
         if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == "waiting":
             state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
-        if tag == "running":
+        if isinstance(receiver, Val.Running):
             if method == "pop":
                 return [(self.new_request(node), state)]
             if method == "copy":
                 return [(Val.RUNNING, state)]
             return [(None, state)]
         if (
-            tag == "ids"
+            isinstance(receiver, Val.Ids)
             and method == "pop"
             and ir.called_name(func.value) in ("cached_block_hash_to_block", "cached_block_hashes_by_block")
         ):
             return [(None, self.evict(args[1] if len(args) > 1 else args[0] if args else None, node, state))]
-        if tag == "ids" and method == "reset_hash":
+        if isinstance(receiver, Val.Ids) and method == "reset_hash":
             return [(None, self.evict(receiver, node, state))]
-        if tag == "ids":
+        if isinstance(receiver, Val.Ids):
             if method in _ADDING:
                 name = ir.dotted_name(func.value)
-                added = [a for a in args if Val.is_ids(a)]
+                added = [a for a in args if isinstance(a, Val.Ids)]
                 if state.env.get("<dropping>") is not None:
                     added = [Val.with_start(a, "dropped") for a in added]
                 value = receiver
@@ -1778,22 +1752,22 @@ class _Walk:
             # KVCacheBlocks.get_block_ids(): the ids of the same blocks, per group
             same = method in ("copy", "get", "pop", "values", "items") or method in V.BLOCK_LIST_CALLS
             return [(receiver if same else None, state)]
-        if tag == "map":
+        if isinstance(receiver, Val.BlockMap):
             if method in ("get", "pop", "setdefault", "__getitem__"):
                 key = Val.key_of(args[0]) if args else None
-                return [(self.read_blocks(key, receiver[1]), state)]
+                return [(self.read_blocks(key, receiver.groups), state)]
             if method in ("values", "items"):
-                return [(self.read_blocks("*", receiver[1]), state)]
+                return [(self.read_blocks("*", receiver.groups), state)]
             return [(None, state)]
-        if tag == "dict" and method == "get" and args and args[0] is not None and args[0][0] == "str":
-            return [(dict(receiver[1]).get(args[0][1]), state)]
+        if isinstance(receiver, Val.Table) and method == "get" and args and isinstance(args[0], Val.Str):
+            return [(dict(receiver.items).get(args[0].text), state)]
         if method in V.BLOCK_LIST_CALLS:
             key = Val.key_of(args[0]) if args else None
             return [(self.read_blocks(key, "all"), state)]
         if (
             method in V.EFFECTS
             or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0])
-        ) and (receiver is None or tag not in ("fn", "partial")):
+        ) and not isinstance(receiver, (Val.FunctionRef, Val.Partial)):
             return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
         dotted = ir.dotted_name(func)
         if dotted in ("functools.partial", "operator.methodcaller"):
@@ -1802,17 +1776,16 @@ class _Walk:
             key = Val.key_of(args[0]) if args else None
             # another object (resets on it miss the request) with the same request id and
             # counters: the blocks read through it are the request's
-            return [(("req", f"copy:{id(node)}", key) if key is not None else None, state)]
-        if tag == "vars" and method == "update":
-            return [(Val.NONE, self.write_fields(receiver[1], args, keywords, state))]
-        if tag == "dict" and method == "items":
-            return [(("items", receiver[1]), state)]
-        callee = None
-        if callee is None:
-            ref = ("self", method) if ir.is_own_class(func.value) else ir.callee_ref(func)
-            target = self.resolve(ref) if ref else None
-            if target is not None:
-                callee = ("fn", target[0], target[1])
+            return [(Val.Req(f"copy:{id(node)}", key) if key is not None else None, state)]
+        if isinstance(receiver, Val.Fields) and method == "update":
+            return [(Val.NONE, self.write_fields(receiver.of, args, keywords, state))]
+        if isinstance(receiver, Val.Table) and method == "items":
+            return [(Val.TableItems(receiver.items), state)]
+        callee: Val.Value = None
+        ref = ("self", method) if ir.is_own_class(func.value) else ir.callee_ref(func)
+        target = self.resolve(ref) if ref else None
+        if target is not None:
+            callee = Val.FunctionRef(*target)
         if callee is None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             callee = self._class_attribute(method, state)
         if callee is None:
@@ -1846,95 +1819,93 @@ class _Walk:
                         if isinstance(value, cst.Lambda):
                             if tree is not cls.module.module:
                                 self._foreign.add(id(value))
-                            lam = ("lambda", value, ())
-                            return ("partial", lam, (None,), ()) if bound else lam
+                            lam = Val.Lambda(value, ())
+                            return Val.Partial(lam, (None,), ()) if bound else lam
         return None
 
     def builtin(self, name: str, args, keywords, node, state: State):
         if name == "setattr" and len(args) >= 3:
-            if args[1] is not None and args[1][0] in ("str", "strs"):
-                fields = (args[1][1],) if args[1][0] == "str" else args[1][1]
+            named = args[1]
+            fields = (
+                (named.text,) if isinstance(named, Val.Str) else named.texts if isinstance(named, Val.Strs) else None
+            )
+            if fields is not None:
                 items = tuple((f, args[2]) for f in fields)
-                return Val.NONE, self.write_fields(args[0], [("dict", items)], {}, state)
+                return Val.NONE, self.write_fields(args[0], [Val.Table(items)], {}, state)
             return Val.NONE, self.write_fields(args[0], [None], {}, state)  # a field the walk cannot name
         if name == "vars" and len(args) == 1:
-            return ("vars", args[0]), state
+            return Val.Fields(args[0]), state
         if name == "methodcaller":
-            if args and args[0] is not None and args[0][0] == "str":
-                return ("mcall", args[0][1], tuple(args[1:]), tuple(sorted(keywords.items()))), state
+            if args and isinstance(args[0], Val.Str):
+                return Val.MethodCaller(args[0].text, tuple(args[1:]), tuple(sorted(keywords.items()))), state
             return None, state
         if name in ("max", "min"):
-            kinds = [a[1] for a in args if a is not None and a[0] == "num"]
+            kinds = [a.kind for a in args if isinstance(a, Val.Num)]
             if "early" in kinds:
-                return ("num", "early"), state
+                return Val.Num("early"), state
             if name == "max" and len(kinds) == len(args) and set(kinds) - {"zero"} and len(set(kinds) - {"zero"}) == 1:
-                return ("num", (set(kinds) - {"zero"}).pop()), state
+                return Val.Num((set(kinds) - {"zero"}).pop()), state
             return (Val.OTHER if kinds else None), state
-        if name == "getattr" and len(args) >= 2 and args[1] is not None and args[1][0] == "str":
-            attr_node = (
-                cst.Attribute(value=node.args[0].value, attr=cst.Name(args[1][1]))
-                if args[1][1].isidentifier()
-                else None
-            )
-            return (self.attribute(args[0], args[1][1], attr_node) if attr_node is not None else None), state
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1], Val.Str):
+            attr = args[1].text
+            attr_node = cst.Attribute(value=node.args[0].value, attr=cst.Name(attr)) if attr.isidentifier() else None
+            return (self.attribute(args[0], attr, attr_node) if attr_node is not None else None), state
         if name == "len":
-            return (("len", args[0]) if args and args[0] is not None else Val.OTHER), state
+            return (Val.Length(args[0]) if args and args[0] is not None else Val.OTHER), state
         if name == "enumerate":
-            return (("enum", args[0]) if args else None), state
+            return (Val.Enumerated(args[0]) if args else None), state
         if name == "range":
             if len(args) == 1:
-                return ("range", "whole", args[0]), state
+                return Val.Range("whole", args[0]), state
             if len(args) >= 2:
-                kind = args[0][1] if args[0] is not None and args[0][0] == "num" else None
-                return ("range", Val.start_from_index(kind), args[1]), state
+                return Val.Range(Val.start_from_index(Val.num_kind(args[0])), args[1]), state
             return None, state
         if name == "partial":
             if args:
-                return ("partial", args[0], tuple(args[1:]), tuple(sorted(keywords.items()))), state
+                return Val.Partial(args[0], tuple(args[1:]), tuple(sorted(keywords.items()))), state
             return None, state
-        if name == "next" and args and args[0] is not None and args[0][0] == "running":
+        if name == "next" and args and isinstance(args[0], Val.Running):
             return self.new_request(node), state
         if name in _PASSTHROUGH:
             if not args:
                 return (Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None), state
             value = args[0]
-            return (value if value is not None and value[0] in ("ids", "running") else None), state
+            return (value if isinstance(value, (Val.Ids, Val.Running)) else None), state
         return None, state
 
     def call_value(self, callee, args, keywords, node, state: State) -> list:
         if callee is None:
             return self.unresolved(node, state, args)
-        tag = callee[0]
-        if tag == "prim":
-            return [self.primitive(callee[1], args, keywords, node, state)]
-        if tag == "partial":
-            merged = dict(callee[3])
+        if isinstance(callee, Val.Primitive):
+            return [self.primitive(callee.name, args, keywords, node, state)]
+        if isinstance(callee, Val.Partial):
+            merged = dict(callee.keywords)
             merged.update(keywords)
-            return self.call_value(callee[1], list(callee[2]) + list(args), merged, node, state)
-        if tag == "fn":
-            return self.inline(callee[1], callee[2], args, keywords, node, state)
-        if tag == "lambda":
+            return self.call_value(callee.callee, list(callee.args) + list(args), merged, node, state)
+        if isinstance(callee, Val.FunctionRef):
+            return self.inline(callee.fn, callee.via_instance, args, keywords, node, state)
+        if isinstance(callee, Val.Lambda):
             return self.call_lambda(callee, args, keywords, node, state)
-        if tag == "mcall" and callee[1] in V.EFFECTS and args:
+        if isinstance(callee, Val.MethodCaller) and callee.name in V.EFFECTS and args:
             # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
-            return [self.primitive(callee[1], list(callee[2]), dict(callee[3]), node, state)]
-        if tag == "either":  # a callable picked at run time among these: any of them
+            return [self.primitive(callee.name, list(callee.args), dict(callee.keywords), node, state)]
+        if isinstance(callee, Val.Either):  # a callable picked at run time among these: any of them
             out: list = []
-            for option in callee[1]:
+            for option in callee.options:
                 out.extend(self.call_value(option, args, keywords, node, state))
             return out
         return self.unresolved(node, state, args)
 
-    def call_lambda(self, callee, args, keywords, node, state: State) -> list:
+    def call_lambda(self, callee: Val.Lambda, args, keywords, node, state: State) -> list:
         """A lambda called: its body in its closure's names plus its parameters."""
-        lam = callee[1]
+        lam = callee.node
         if id(lam) in self._foreign and self._relocate is None:
             self._relocate, self._relocate_depth = node, len(self.stack)
             try:
                 return self.call_lambda(callee, args, keywords, node, state)
             finally:
                 self._relocate = None
-        env = dict(callee[2])
+        env = dict(callee.closure)
         params = lam.params
         for index, param in enumerate(params.params):
             name = param.name.value
@@ -1993,13 +1964,13 @@ class _Walk:
     def _may_evict(self, node, state: State, args) -> State:
         """A call the walk cannot follow that is given block ids may evict them: their
         tail counts as covered (an unknown value never produces a finding)."""
-        given = [a for a in args if Val.is_ids(a) and not a[4] and a[2] != "empty"]
+        given = [a for a in args if isinstance(a, Val.Ids) and not a.stale and a.start != "empty"]
         if not given:
             return state
         self.interp.note(
             f"{self.fn.qualname}: `{ir.code_of(node)}` may evict the block ids it is given; taken as covering them"
         )
-        return state.replace(evicted=state.evicted | {(a[1] or "*", _quality(a)) for a in given})
+        return state.replace(evicted=state.evicted | {(a.key or "*", Val.quality(a)) for a in given})
 
     def _apply_shipped(self, name: str, paths: list, node, state: State) -> list:
         """A shipped summary of vLLM's `name` (vllm_summaries.py) applied as `inline` would
@@ -2097,12 +2068,12 @@ def _split(args, values) -> tuple[list, dict]:
             keywords[arg.keyword.value] = value
         elif arg.star == "":
             positional.append(value)
-        elif arg.star == "**" and value is not None and value[0] == "dict":
-            keywords.update(value[1])
+        elif arg.star == "**" and isinstance(value, Val.Table):
+            keywords.update(value.items)
         elif arg.star == "**":
             keywords[UNKNOWN_KEYWORDS] = None
-        elif value is not None and value[0] == "tuple":
-            positional.extend(value[1])
+        elif isinstance(value, Val.Seq):
+            positional.extend(value.items)
         elif Val.is_ids(value):
             positional.append(value)
         else:
@@ -2117,10 +2088,10 @@ def _star_params(fn, params, args, keywords) -> dict:
     node_params = fn.node.params
     star = node_params.star_arg
     if isinstance(star, cst.Param):
-        out[star.name.value] = ("tuple", tuple(args[len(params) :]))
+        out[star.name.value] = Val.Seq(tuple(args[len(params) :]))
     if node_params.star_kwarg is not None:
         extra = tuple((k, v) for k, v in keywords.items() if k not in params)
-        out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else ("dict", extra)
+        out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else Val.Table(extra)
     return out
 
 
@@ -2216,35 +2187,6 @@ def _yield_split(body: list) -> tuple[list, cst.BaseExpression | None, list] | N
     return None
 
 
-def _identity(request) -> str | None:
-    """The request whose blocks a request value reads: a copy's original (same request id)."""
-    if request[0] == "req" and len(request) > 2 and request[2] is not None:
-        return request[2]
-    return Val.key_of(request)
-
-
-def _mentions(value, keys) -> bool:
-    """Whether a (tuple) value holds a request, or its block ids, of one of these keys."""
-    if not isinstance(value, tuple) or not value:
-        return False
-    if value[0] == "req" or Val.is_ids(value):
-        return value[1] in keys
-    if value[0] == "tuple":
-        return any(_mentions(part, keys) for part in value[1])
-    return False
-
-
-def _rekey(value, old: str, new: str):
-    """`value` with request `old` (and its block ids) replaced by request `new`."""
-    if not isinstance(value, tuple) or not value:
-        return value
-    if (value[0] == "req" or Val.is_ids(value)) and value[1] == old:
-        return (value[0], new, *value[2:])
-    if value[0] == "tuple":
-        return ("tuple", tuple(_rekey(part, old, new) for part in value[1]))
-    return value
-
-
 def _without(state: State, name: str) -> State:
     if name not in state.env:
         return state
@@ -2334,11 +2276,11 @@ def _fill_accumulators(entry: list, exits: list) -> list:
         for name, value in (entry[0].env.items() if entry else ())
         if Val.is_empty_ids(value) and all(Val.is_empty_ids(s.env.get(name)) for s in entry)
     }
-    filled: dict[str, tuple] = {}
+    filled: dict[str, Val.Ids] = {}
     for state in exits:
         for name in empty:
             value = state.env.get(name)
-            if Val.is_ids(value) and not Val.is_empty_ids(value):
+            if isinstance(value, Val.Ids) and not Val.is_empty_ids(value):
                 filled[name] = Val.join_ids(filled[name], value) if name in filled else value
     if not filled:
         return exits
@@ -2349,67 +2291,23 @@ def _fill_accumulators(entry: list, exits: list) -> list:
     return out
 
 
-def _difference(left: tuple, right: tuple) -> tuple:
-    """`all - prefix`: every block of a request minus its clean prefix (`blocks[:first]`)
-    is the unconfirmed tail; minus anything else, where it starts is unknown (not broad)."""
-    if right[2] == "empty" or left[2] == "empty":
-        return left
-    if left[2] == "whole" and right[2] == "head":
-        return Val.with_start(left, "tail")
-    if left[2] == "whole" and right[2] == "ehead":
-        return Val.with_start(left, "early")  # minus a prefix ending before the tail: a margin
-    if left[2] == "whole" and right[2] == "lhead":
-        return Val.with_start(left, "late")  # minus a prefix reaching into the tail
-    if left[2] == "whole":
-        return Val.with_start(left, "unknown")
-    return left
+_LITERALS: dict[str, Val.Value] = {"True": Val.TRUE, "False": Val.FALSE, "None": Val.NONE}
 
 
-def _negated(value):
-    """`-n` where n counts the blocks from a position to the end: `blocks[-n:]` starts there
-    (`blocks[-0:]` is every block: a slice written so is guarded by `if n > 0`)."""
-    if value is not None and value[0] == "num" and value[1] in ("count-cblk", "count-early", "count-kblk"):
-        return ("num", value[1][len("count-") :])
-    return None
-
-
-def _quality(value) -> str:
-    """How well an eviction of these block ids covers the request's dirty tail."""
-    if value[2] in ("late", "head", "dropped"):
-        return value[2]
-    if value[2] in ("lhead", "ehead"):
-        return "head"
-    return "first-group" if value[3] == "first" else "ok"
-
-
-def _is_callable(value) -> bool:
-    return value is not None and value[0] in ("fn", "prim", "partial", "lambda", "mcall", "either")
-
-
-def _truth(value) -> bool | None:
-    if value == ("bool", True):
-        return True
-    if value in (("bool", False), Val.NONE, Val.ZERO):
-        return False
-    return None
-
-
-_LITERALS = {"True": ("bool", True), "False": ("bool", False), "None": Val.NONE}
-
-
-def _literal(node) -> object:
+def _literal(node) -> Val.Value:
     if isinstance(node, cst.Name):
         return _LITERALS.get(node.value)
     if isinstance(node, cst.Integer):
         return Val.ZERO if node.value == "0" else Val.OTHER
     if isinstance(node, cst.SimpleString):
         try:
-            return ("str", node.evaluated_value)
+            text = node.evaluated_value
         except Exception:  # noqa: BLE001
             return None
+        return Val.Str(text) if isinstance(text, str) else None
     if isinstance(node, (cst.Tuple, cst.List)):
         items = tuple(_literal(el.value) for el in node.elements)
-        return ("tuple", items) if all(items) else None
+        return Val.Seq(items) if all(items) else None
     return None
 
 
@@ -2455,7 +2353,7 @@ def _module_constant(info, name: str):
     if table is None or table[0] != text:
         import ast
 
-        found: dict[str, tuple] = {}
+        found: dict[str, Val.Value] = {}
         tree = None
         for source in (text, info.text) if text is not info.text else (text,):
             try:
@@ -2474,9 +2372,9 @@ def _module_constant(info, name: str):
                 except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                     continue
                 if isinstance(literal, (tuple, list)) and literal and all(isinstance(x, str) for x in literal):
-                    found[statement.targets[0].id] = ("tuple", tuple(("str", x) for x in literal))
+                    found[statement.targets[0].id] = Val.Seq(tuple(Val.Str(x) for x in literal))
                 elif isinstance(literal, str):
-                    found[statement.targets[0].id] = ("str", literal)
+                    found[statement.targets[0].id] = Val.Str(literal)
         table = _CONSTANTS[key] = (text, found)
     return table[1].get(name)
 

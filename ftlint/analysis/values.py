@@ -1,39 +1,21 @@
-"""Abstract values: what an expression of fault-path code denotes.
+"""Abstract values: what an expression of fault-path code denotes, one named type per kind.
 
-Values are plain tuples (hashable, cheap to compare), tagged by their first item;
-None is "unknown". A request is identified by a *key*: the place it was bound
-(an iteration over `scheduler.running`, a `running.pop()`, a parameter), so a
-counter reset counts only on the request that was preempted, whatever its name.
-
-    ("running",)                         scheduler.running, or a copy / filtered copy of it
-    ("req", key)                         one running request
-    ("req", key, original)               a copy of request `original` (`copy.copy(req)`):
-                                         another object, the same request id and blocks
-    ("rid", key)                         its request_id
-    ("num", kind)                        a token / block count, see NUM_KINDS
-    ("ids", key, start, groups, stale, origin)
-                                         block ids (or blocks) of request `key` ("*": of
-                                         every request / the pool): from which position
-                                         (START_ORDER), in which KV-cache groups
-                                         ("all" | "first"), read after the request was
-                                         freed (stale: empty), made in function `origin`
-    ("map", groups)                      req_to_blocks
-    ("mgrs",) / ("mgr", groups)          single_type_managers, one (or each) of them
-    ("idx", ids, start)                  an index over the positions of a block list
-    ("enum", value)                      enumerate(value)
-    ("range", start_kind, stop)          range(start, stop)
-    ("len", ids)                         len() of a block list
-    ("prim", name)                       a vLLM primitive, bound (`p = sched._preempt_request`)
-    ("fn", Function, via_instance)       a project function, bound or not
-    ("partial", callee, args, keywords)  functools.partial(callee, *args, **keywords)
-    ("dict", ((key, value), ...))        a dict literal with constant keys (a method table)
-    ("tuple", (value, ...))              a tuple / list literal of non-block values
-    ("str", text), ("bool", flag), ("none",), ("param", name)
+Values are frozen, hashable records (a path's store is compared and deduplicated by
+them); None is "unknown". A request is identified by a *key*: the place it was bound
+(an iteration over `scheduler.running`, a `running.pop()`, a parameter), so a counter
+reset counts only on the request that was preempted, whatever its name. Two values of
+different kinds are never equal, even with equal fields.
 """
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias, TypeGuard
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from ftlint.index.project import Function
 
 # Token / block quantities: the confirmed boundary is computed - inflight; block
 # indices are token counts // block_size.
@@ -51,61 +33,418 @@ NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "
 START_ORDER = ("whole", "early", "tail", "unknown", "late", "lhead", "head", "ehead", "dropped", "empty")
 _RANK = {s: i for i, s in enumerate(START_ORDER)}
 
-RUNNING = ("running",)
-NONE = ("none",)
-ZERO = ("num", "zero")
-OTHER = ("num", "other")
+
+# -- the scheduler's state ----------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Running:
+    """`scheduler.running`, or a copy / filtered copy of it."""
 
 
-def ids(key: str | None, start: str, groups: str = "all", stale: bool = False, origin=None) -> tuple:
-    return ("ids", key, start, groups, stale, origin)
+@dataclass(frozen=True, slots=True)
+class Req:
+    """One running request; `original`: the request a copy (`copy.copy(req)`) was made of:
+    another object, the same request id and blocks."""
+
+    key: str
+    original: str | None = None
 
 
-def is_ids(value) -> TypeGuard[tuple]:
-    return value is not None and value[0] == "ids"
+@dataclass(frozen=True, slots=True)
+class Rid:
+    """A request's request_id."""
+
+    key: str | None
 
 
-def is_empty_ids(value) -> bool:
+@dataclass(frozen=True, slots=True)
+class Num:
+    """A token / block count of a kind in NUM_KINDS (or `count-<kind>`: the blocks from a
+    position of that kind to the end, `early-token`: a token position before the boundary)."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ids:
+    """Block ids (or blocks) of request `key` ("*": of every request / the pool): from which
+    position (START_ORDER), in which KV-cache groups ("all" | "first"), read after the request
+    was freed (stale: empty), made in function `origin`."""
+
+    key: str | None
+    start: str
+    groups: str = "all"
+    stale: bool = False
+    origin: Function | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockMap:
+    """`req_to_blocks` of one KV-cache group's manager ("first") or of each ("all")."""
+
+    groups: str
+
+
+@dataclass(frozen=True, slots=True)
+class Managers:
+    """`coordinator.single_type_managers`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Manager:
+    """One of the single-type managers ("first": `[0]`) or each of them ("all")."""
+
+    groups: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """The block pool."""
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """An index over the positions of a block list (or of the managers), from `start`."""
+
+    of: Value
+    start: str
+
+
+@dataclass(frozen=True, slots=True)
+class Enumerated:
+    of: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """`range(start, stop)`: where it starts (START_ORDER), what it stops at."""
+
+    start: str
+    stop: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Length:
+    of: Value
+
+
+# -- callables ------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Primitive:
+    """A vLLM primitive, bound (`p = sched._preempt_request`) or named."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionRef:
+    """A project function, bound to an instance (`self.m`) or not."""
+
+    fn: Function
+    via_instance: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Partial:
+    """`functools.partial(callee, *args, **keywords)`."""
+
+    callee: Value
+    args: tuple[Value, ...]
+    keywords: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MethodCaller:
+    """`operator.methodcaller(name, *args, **keywords)`."""
+
+    name: str
+    args: tuple[Value, ...]
+    keywords: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda:
+    """A lambda and the names bound where it was made (its closure)."""
+
+    node: cst.Lambda
+    closure: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Either:
+    """One of these callables, picked at run time (a table indexed by a computed key)."""
+
+    options: tuple[Value, ...]
+
+
+# -- containers and literals -----------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A dict with constant keys (a method table, keyword arguments)."""
+
+    items: tuple[tuple[str | bool, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableItems:
+    """`table.items()`."""
+
+    items: tuple[tuple[str | bool, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Seq:
+    """A tuple / list of non-block values."""
+
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Each:
+    """The element a comprehension made for each request of its loop (`(r, boundary)`),
+    with the request keys the loop bound (`born`), renamed for the request of a later loop."""
+
+    template: Value
+    born: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Fields:
+    """`vars(obj)` / `obj.__dict__`."""
+
+    of: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Str:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Strs:
+    """One of these strings (the loop variable over a tuple of names)."""
+
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Bool:
+    flag: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NoneValue:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A parameter of the entry function, unknown but the same object throughout."""
+
+    name: str
+
+
+# -- the walk's own markers -------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The names of a `@contextmanager`'s frame between its entry and its exit."""
+
+    env: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """The number of a path into a loop."""
+
+    index: int
+
+
+Value: TypeAlias = (
+    Running
+    | Req
+    | Rid
+    | Num
+    | Ids
+    | BlockMap
+    | Managers
+    | Manager
+    | Pool
+    | Index
+    | Enumerated
+    | Range
+    | Length
+    | Primitive
+    | FunctionRef
+    | Partial
+    | MethodCaller
+    | Lambda
+    | Either
+    | Table
+    | TableItems
+    | Seq
+    | Each
+    | Fields
+    | Str
+    | Strs
+    | Bool
+    | NoneValue
+    | Param
+    | Frame
+    | Entry
+    | None
+)
+
+RUNNING = Running()
+NONE = NoneValue()
+TRUE = Bool(True)
+FALSE = Bool(False)
+ZERO = Num("zero")
+OTHER = Num("other")
+MANAGERS = Managers()
+POOL = Pool()
+#: the values a call may be made on
+CALLABLE = (FunctionRef, Primitive, Partial, Lambda, MethodCaller, Either)
+
+
+def ids(key: str | None, start: str, groups: str = "all", stale: bool = False, origin: Function | None = None) -> Ids:
+    return Ids(key, start, groups, stale, origin)
+
+
+def is_ids(value: Value) -> TypeGuard[Ids]:
+    return isinstance(value, Ids)
+
+
+def is_empty_ids(value: Value) -> bool:
     """Block ids known to be none (`set()` before anything was added)."""
-    return is_ids(value) and value[2] == "empty"
+    return isinstance(value, Ids) and value.start == "empty"
 
 
-def key_of(value) -> str | None:
+def num_kind(value: Value) -> str | None:
+    """The kind of a number, None for anything else."""
+    return value.kind if isinstance(value, Num) else None
+
+
+def key_of(value: Value) -> str | None:
     """The request a value stands for (a request, its id, a parameter), or None."""
-    if value is None:
-        return None
-    tag = value[0]
-    if tag in ("req", "rid"):
-        return value[1]
-    if tag == "param":
-        return "p:" + value[1]
+    if isinstance(value, (Req, Rid)):
+        return value.key
+    if isinstance(value, Param):
+        return "p:" + value.name
     return None
 
 
-def with_start(value: tuple, start: str) -> tuple:
-    return (*value[:2], start, *value[3:])
+def identity(request: Value) -> str | None:
+    """The request whose blocks a request value reads: a copy's original (same request id)."""
+    if isinstance(request, Req) and request.original is not None:
+        return request.original
+    return key_of(request)
 
 
-def join_ids(a: tuple, b: tuple) -> tuple:
-    if a[2] == "empty":
+def with_start(value: Ids, start: str) -> Ids:
+    return Ids(value.key, start, value.groups, value.stale, value.origin)
+
+
+def with_key(value: Ids, key: str | None) -> Ids:
+    return Ids(key, value.start, value.groups, value.stale, value.origin)
+
+
+def join_ids(a: Ids, b: Ids) -> Ids:
+    if a.start == "empty":
         return b
-    if b[2] == "empty":
+    if b.start == "empty":
         return a
-    key = a[1] if a[1] == b[1] else "*"
-    start = a[2] if _RANK[a[2]] <= _RANK[b[2]] else b[2]
-    groups = "all" if "all" in (a[3], b[3]) else "first"
-    return ("ids", key, start, groups, a[4] and b[4], a[5] or b[5])
+    key = a.key if a.key == b.key else "*"
+    start = a.start if _RANK[a.start] <= _RANK[b.start] else b.start
+    groups = "all" if "all" in (a.groups, b.groups) else "first"
+    return Ids(key, start, groups, a.stale and b.stale, a.origin or b.origin)
 
 
-def join(a, b):
+def join(a: Value, b: Value) -> Value:
     """The value of an expression that is `a` on one path and `b` on another."""
     if a == b:
         return a
-    if is_ids(a) and is_ids(b):
+    if isinstance(a, Ids) and isinstance(b, Ids):
         return join_ids(a, b)
     return None
+
+
+def join_all(values: list[Value]) -> Value:
+    """The join of one or more values."""
+    joined = values[0]
+    for value in values[1:]:
+        joined = join(joined, value)
+    return joined
 
 
 def start_from_index(kind: str | None) -> str:
     """Where a slice / index filter starting at a number of this kind begins."""
     return {"zero": "whole", "cblk": "tail", "kblk": "late", "early": "early"}.get(kind or "", "unknown")
+
+
+def is_callable(value: Value) -> bool:
+    return isinstance(value, CALLABLE)
+
+
+def truth(value: Value) -> bool | None:
+    """What `if value:` takes: True, False, or None (either)."""
+    if value == TRUE:
+        return True
+    if value in (FALSE, NONE, ZERO):
+        return False
+    return None
+
+
+def quality(value: Ids) -> str:
+    """How well an eviction of these block ids covers the request's dirty tail."""
+    if value.start in ("late", "head", "dropped"):
+        return value.start
+    if value.start in ("lhead", "ehead"):
+        return "head"
+    return "first-group" if value.groups == "first" else "ok"
+
+
+def difference(left: Ids, right: Ids) -> Ids:
+    """`all - prefix`: every block of a request minus its clean prefix (`blocks[:first]`)
+    is the unconfirmed tail; minus anything else, where it starts is unknown (not broad)."""
+    if right.start == "empty" or left.start == "empty":
+        return left
+    if left.start != "whole":
+        return left
+    after = {"head": "tail", "ehead": "early", "lhead": "late"}  # minus a prefix ending at /
+    return with_start(left, after.get(right.start, "unknown"))  # before / inside the tail
+
+
+def negated(value: Value) -> Value:
+    """`-n` where n counts the blocks from a position to the end: `blocks[-n:]` starts there
+    (`blocks[-0:]` is every block: a slice written so is guarded by `if n > 0`)."""
+    if isinstance(value, Num) and value.kind in ("count-cblk", "count-early", "count-kblk"):
+        return Num(value.kind[len("count-") :])
+    return None
+
+
+def mentions(value: Value, keys: list[str] | tuple[str, ...]) -> bool:
+    """Whether a (tuple) value holds a request, or its block ids, of one of these keys."""
+    if isinstance(value, (Req, Ids)):
+        return value.key in keys
+    if isinstance(value, Seq):
+        return any(mentions(part, keys) for part in value.items)
+    return False
+
+
+def rekey(value: Value, old: str, new: str) -> Value:
+    """`value` with request `old` (and its block ids) replaced by request `new`."""
+    if isinstance(value, Req) and value.key == old:
+        return Req(new, value.original)
+    if isinstance(value, Ids) and value.key == old:
+        return with_key(value, new)
+    if isinstance(value, Seq):
+        return Seq(tuple(rekey(part, old, new) for part in value.items))
+    return value
+
+
+def constant(value: Value) -> str | bool | None:
+    """The key a string or bool value is in a table (a dict with constant keys)."""
+    if isinstance(value, Str):
+        return value.text
+    if isinstance(value, Bool):
+        return value.flag
+    return None
