@@ -9,7 +9,9 @@ counters a preempted request still holds). It records neutral facts (`facts`) an
 names no rule: each rule asks for the facts of one kind and decides its finding
 (`interpreter.Interpreter.facts`).
 
-Modules: `facts` (what the walk found), `values` (the abstract values and their joins), `generation` (which vLLM
-stale-output API the linted code targets), `interpreter` (states, the path walk,
-the primitives' effects).
+Modules: `facts` (what the walk found), `values` (the abstract values, one named type
+per kind, and their joins), `generation` (which vLLM stale-output API the linted code
+targets), `interpreter` (the walk from each entry function, and the queries the rules
+ask), `walk` (the walk in layers: `state`, `base`, `effects`, `expressions`, `calls`,
+`control`; `shapes`: the syntax shapes it recognises).
 """

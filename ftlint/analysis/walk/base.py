@@ -1,0 +1,181 @@
+"""What one entry function's walk holds: its frames, loops and facts, and how it records
+a fact at the right place (a free in a helper of another file is reported at the call in
+the entry's file that reaches it).
+
+The walk is built in layers, each a class over the one below (effects -> expressions ->
+calls -> control), and the walk of an entry function (interpreter.py) on top.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Literal, Protocol, cast
+
+import libcst as cst
+
+from ftlint.analysis import values as Val
+from ftlint.analysis.facts import (
+    CounterDecrementedAtZero,
+    CountersLeftSet,
+    PathFact,
+    ReadAfterFree,
+    StaleFrameDropped,
+    TailGap,
+    TailLeftCached,
+)
+from ftlint.analysis.walk.shapes import request_node
+from ftlint.analysis.walk.state import Site, State
+from ftlint.core import vocabulary as V
+from ftlint.syntax import ir
+
+if TYPE_CHECKING:
+    from ftlint.analysis import vllm_summaries
+    from ftlint.index.project import ClassInfo, Function, Project
+
+MAX_CALL_DEPTH = 24
+MAX_STEPS = 200_000  # expression evaluations per entry function
+
+
+class FlatSummary(Protocol):
+    """What calling a function may do, as the fault-path scope summarised it."""
+
+    may_evict: bool
+    may_free: bool
+
+
+class Scope(Protocol):
+    """The fault-path scope, as the walk asks it (faultpath.FaultPaths)."""
+
+    def summary(self, fn: Function) -> FlatSummary | None: ...
+
+    def inherits(self, cls: ClassInfo, ancestor: ClassInfo, depth: int = 0) -> bool: ...
+
+
+class Host(Protocol):
+    """What a walk asks of the run it is part of (interpreter.Interpreter)."""
+
+    project: Project
+
+    @property
+    def fault_paths(self) -> Scope: ...
+
+    #: the functions a handler's walk ran (helpers it inlined)
+    reached_fns: set[Function]
+
+    def note(self, text: str) -> None: ...
+
+    def installed_vllm_method(self, fn: Function, name: str) -> Function | None: ...
+
+    def shipped_vllm_method(
+        self, fn: Function, name: str, gen: V.Generation, self_class: ClassInfo | None = None
+    ) -> list[vllm_summaries.PathEffects] | None: ...
+
+
+class WalkBase:
+    """One entry function's walk: its frames and the facts it found."""
+
+    def __init__(
+        self,
+        host: Host,
+        entry: Function,
+        gen: V.Generation,
+        *,
+        is_handler: bool,
+        self_class: ClassInfo | None = None,
+    ) -> None:
+        self.interp = host
+        self.entry = entry
+        # The class `self` is an instance of in each frame (a handler class that inherits
+        # `entry`: its overrides are the methods `self.x()` calls); reported in its module.
+        self.selves: list[ClassInfo | None] = []
+        self.self_class = self_class
+        self.home = self_class.module if self_class is not None else entry.module
+        self.is_handler = is_handler
+        self.gen = gen
+        self.found: list[PathFact] = []
+        self.steps = 0
+        self.stack: list[tuple[Function, Site | None]] = []  # (Function, Site of the call into it)
+        self.loops: list[list[str]] = []  # request keys born in each enclosing loop
+        # The state of the expression being evaluated (read by index filters and block reads).
+        self.current: State | None = None
+        # Preempts that mark the request's stale output to be dropped (drop_stale_output=True,
+        # reset_prefix_cache(reset_running_requests=True)), by id(node): a dropped frame when the
+        # request still has stale tokens at the end of a path (see Effects.preempt).
+        self.drops: set[int] = set()
+        self.harmful_drops: set[int] = set()
+        # While a lambda read from a tree of our own (a class attribute of an outlined module,
+        # `shapes.module_tree`) runs: the call node its effects are located at (the linted file's
+        # trees hold no node of that tree).
+        self.relocate: cst.CSTNode | None = None
+        self.relocate_depth = 0
+        self.foreign: set[int] = set()  # id() of such lambdas
+        self.names: dict[tuple[object, ...], Val.Value] = {}  # names resolved per frame
+        # id(target) of a counter's decrement -> [Site, {by}, reached with the counter known
+        # to be 0 on every path so far]
+        self.decrements: dict[int, tuple[Site, set[str], list[bool]]] = {}
+
+    @property
+    def fn(self) -> Function:
+        return self.stack[-1][0]
+
+    def site(self, node: cst.CSTNode) -> Site:
+        return Site(self.fn, self.relocated(node), self.stack[-1][1])
+
+    def relocated(self, node: cst.CSTNode) -> cst.CSTNode:
+        if self.relocating():
+            return cast(cst.CSTNode, self.relocate)
+        return node
+
+    def relocating(self) -> bool:
+        """Whether the current frame runs a lambda read from a tree of our own."""
+        return self.relocate is not None and len(self.stack) == self.relocate_depth
+
+    # -- facts -------------------------------------------------------------------------
+    def in_entry_module(self, site: Site) -> Site:
+        """The innermost site of the chain in the entry's file: a free in a helper of
+        another file is reported at the call that reaches it."""
+        module = self.home
+        current: Site | None = site
+        while current is not None and current.fn.module is not module:
+            current = current.caller
+        return current or site
+
+    def add(self, fact: PathFact) -> None:
+        if self.relocate is not None and fact.fn is self.fn and self.relocating():
+            fact = dataclasses.replace(fact, node=self.relocate)
+            if isinstance(fact, ReadAfterFree):
+                fact = dataclasses.replace(fact, reader=self.relocate)
+        self.found.append(fact)
+
+    def report_uncovered(self, site: Site, gap: TailGap) -> None:
+        where = self.in_entry_module(site)
+        entry = self.entry.qualname if where.fn is not self.entry else None
+        kind: Literal["free", "rewind", "requeue"] = site.rewind or "free"
+        self.add(TailLeftCached(where.fn, where.node, gap, where is not site, entry, kind))
+
+    def report_drop(self, site: Site) -> None:
+        node = site.node
+        every = isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE
+        self.add(StaleFrameDropped(site.fn, node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
+
+    def report_decrements(self) -> None:
+        for site, bys, every_path in self.decrements.values():
+            if not every_path[0]:
+                continue
+            where = self.in_entry_module(site)
+            target = cast(cst.Attribute, site.node)
+            self.add(
+                CounterDecrementedAtZero(
+                    where.fn, where.node, target.attr.value, ir.code_of(target), max(bys), where is not site
+                )
+            )
+
+    def report_counters(self, site: Site) -> None:
+        where = self.in_entry_module(site)
+        request = request_node(site.node)
+        text = ir.code_of(request) if request is not None else "the request"
+        self.add(
+            CountersLeftSet(
+                where.fn, where.node, request if where is site else None, text, self.gen.counters, where is not site
+            )
+        )

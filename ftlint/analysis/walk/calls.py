@@ -1,0 +1,490 @@
+"""Calls: methods of the values the walk tracks (block-id sets, `req_to_blocks`, the
+running queue, method tables), vLLM primitives however they are reached (an alias,
+`getattr`, `functools.partial`, `operator.methodcaller`, a table), builtins, lambdas, and
+project functions, walked in the caller's state (a helper's effect is per path). vLLM's
+own methods reached through `super()` are read from its source or from the summaries
+shipped per API generation (vllm_summaries.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+import libcst as cst
+
+from ftlint.analysis import values as Val
+from ftlint.analysis.walk.base import MAX_CALL_DEPTH
+from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
+from ftlint.analysis.walk.expressions import Expressions
+from ftlint.analysis.walk.shapes import Body, defaults, module_tree
+from ftlint.analysis.walk.state import Flow, Results, Site, State, merge_results
+from ftlint.core import vocabulary as V
+from ftlint.syntax import ir
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ftlint.analysis import vllm_summaries
+    from ftlint.index.project import ClassInfo, Function
+
+_PASSTHROUGH = frozenset(
+    {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"}
+)
+_BUILTINS = frozenset(
+    {"setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min", "methodcaller", "vars"}
+)
+#: `copy.copy(request)`: another object, on which resets miss the request
+_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
+_ADDING = frozenset(
+    {"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"}
+)
+#: a request put back in the waiting queue by hand (`scheduler.waiting.prepend_request(req)`)
+_REQUEUE = frozenset({"add_request", "prepend_request", "append", "appendleft", "insert"})
+_BLOCK_MAPS = ("cached_block_hash_to_block", "cached_block_hashes_by_block")
+
+
+@dataclass(frozen=True)
+class _VllmMethod:
+    """Where a shipped summary's effects happen: a method of vLLM's, in no project module."""
+
+    qualname: str
+    module: None = None
+
+
+class Calls(Expressions):
+    """Calls, evaluated in a path's state."""
+
+    # -- from the layer above (control.py) ------------------------------------------------------
+    def suite(self, suite: cst.BaseSuite | Body | None, states: list[State]) -> Flow:
+        raise NotImplementedError
+
+    # -- calls -----------------------------------------------------------------------------------
+    def call(self, node: cst.Call, state: State) -> Results:
+        func = node.func
+        arg_nodes = [a.value for a in node.args]
+        dotted = ir.dotted_name(func) if isinstance(func, cst.Attribute) else None
+        out: Results = []
+        if dotted is not None and dotted in state.env:  # a bound method kept in an attribute
+            for values, s in self.ev_seq(arg_nodes, state):
+                self.current = s
+                args, keywords = split_args(node.args, values)
+                out.extend(self.call_value(state.env[dotted], args, keywords, node, s))
+            return out
+        # Method calls on values this walk tracks (collections, req_to_blocks, the queue).
+        if isinstance(func, cst.Attribute):
+            for receiver, s in self.ev(func.value, state):
+                for values, s2 in self.ev_seq(arg_nodes, s):
+                    self.current = s2
+                    args, keywords = split_args(node.args, values)
+                    out.extend(self.method_call(func, func.attr.value, receiver, args, keywords, node, s2))
+            return out
+        if isinstance(func, cst.Name) and func.value not in state.env and func.value in _BUILTINS | _PASSTHROUGH:
+            for values, s in self.ev_seq(arg_nodes, state):
+                self.current = s
+                args, keywords = split_args(node.args, values)
+                out.append(self.builtin(func.value, args, keywords, node, s))
+            return out
+        for callee, s in self.ev(func, state):
+            for values, s2 in self.ev_seq(arg_nodes, s):
+                self.current = s2
+                args, keywords = split_args(node.args, values)
+                out.extend(self.call_value(callee, args, keywords, node, s2))
+        return out
+
+    def method_call(
+        self,
+        func: cst.Attribute,
+        method: str,
+        receiver: Val.Value,
+        args: Args,
+        keywords: Keywords,
+        node: cst.Call,
+        state: State,
+    ) -> Results:
+        if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == "waiting":
+            state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
+        tracked = self._tracked_method(func, method, receiver, args, keywords, node, state)
+        if tracked is not None:
+            return [tracked]
+        if method in V.BLOCK_LIST_CALLS:
+            key = Val.key_of(args[0]) if args else None
+            return [(self.read_blocks(key, "all"), state)]
+        if (
+            method in V.EFFECTS
+            or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0])
+        ) and not isinstance(receiver, (Val.FunctionRef, Val.Partial)):
+            return [self.primitive(method, args, keywords, node, state, ir.called_name(func.value) or "")]
+        dotted = ir.dotted_name(func)
+        if dotted in ("functools.partial", "operator.methodcaller"):
+            return [self.builtin(method, args, keywords, node, state)]
+        if dotted in _COPIES:
+            key = Val.key_of(args[0]) if args else None
+            # another object (resets on it miss the request) with the same request id and
+            # counters: the blocks read through it are the request's
+            return [(Val.Req(f"copy:{id(node)}", key) if key is not None else None, state)]
+        callee: Val.Value = None
+        ref = ("self", method) if ir.is_own_class(func.value) else ir.callee_ref(func)
+        target = self.resolve(ref) if ref else None
+        if target is not None:
+            callee = Val.FunctionRef(*target)
+        if callee is None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            callee = self.class_attribute(method)
+        if callee is None:
+            return self.unresolved(node, state, args)
+        return self.call_value(callee, args, keywords, node, state)
+
+    def _tracked_method(
+        self,
+        func: cst.Attribute,
+        method: str,
+        receiver: Val.Value,
+        args: Args,
+        keywords: Keywords,
+        node: cst.Call,
+        state: State,
+    ) -> Effect | None:
+        """A method of a value the walk tracks; None for another receiver."""
+        if isinstance(receiver, Val.Running):
+            if method == "pop":
+                return self.new_request(node), state
+            return (Val.RUNNING if method == "copy" else None), state
+        if isinstance(receiver, Val.Ids):
+            return self._ids_method(func, method, receiver, args, node, state)
+        if isinstance(receiver, Val.BlockMap):
+            if method in ("get", "pop", "setdefault", "__getitem__"):
+                key = Val.key_of(args[0]) if args else None
+                return self.read_blocks(key, receiver.groups), state
+            if method in ("values", "items"):
+                return self.read_blocks("*", receiver.groups), state
+            return None, state
+        if isinstance(receiver, Val.Table) and method == "get" and args and isinstance(args[0], Val.Str):
+            return dict(receiver.items).get(args[0].text), state
+        if isinstance(receiver, Val.Table) and method == "items":
+            return Val.TableItems(receiver.items), state
+        if isinstance(receiver, Val.Fields) and method == "update":
+            return Val.NONE, self.write_fields(receiver.of, args, keywords, state)
+        return None
+
+    def _ids_method(
+        self, func: cst.Attribute, method: str, receiver: Val.Ids, args: Args, node: cst.Call, state: State
+    ) -> Effect:
+        """A method of a set (list, dict) of block ids, or of a block."""
+        if method == "pop" and ir.called_name(func.value) in _BLOCK_MAPS:
+            return None, self.evict(args[1] if len(args) > 1 else args[0] if args else None, node, state)
+        if method == "reset_hash":
+            return None, self.evict(receiver, node, state)
+        if method in _ADDING:
+            name = ir.dotted_name(func.value)
+            added = [a for a in args if isinstance(a, Val.Ids)]
+            if state.env.get("<dropping>") is not None:
+                added = [Val.with_start(a, "dropped") for a in added]
+            value = receiver
+            for a in added:
+                value = Val.join_ids(value, a)
+            if name is not None and added and method != "union":
+                state = state.bind(name, value)
+            return (None if method != "union" else value), state
+        # KVCacheBlocks.get_block_ids(): the ids of the same blocks, per group
+        same = method in ("copy", "get", "pop", "values", "items") or method in V.BLOCK_LIST_CALLS
+        return (receiver if same else None), state
+
+    def class_attribute(self, name: str) -> Val.Value:
+        """`self.name` where the class body binds `name = <lambda>` (or `staticmethod(lambda
+        ...)`): the lambda, evaluated with no names bound; None otherwise."""
+        cls = self.selves[-1] if self.selves else self.fn.class_info
+        tree = module_tree(cls.module) if cls is not None else None
+        if cls is None or tree is None:
+            return None
+        for top in tree.body:
+            if not (isinstance(top, cst.ClassDef) and top.name.value == cls.name):
+                continue
+            for line in top.body.body:
+                for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and small.targets[0].target.value == name
+                    ):
+                        found = self._class_lambda(small.value, tree is not cls.module.module)
+                        if found is not None:
+                            return found
+        return None
+
+    def _class_lambda(self, value: cst.BaseExpression, foreign: bool) -> Val.Value:
+        bound = True  # a plain function attribute is bound: `self` comes first
+        if isinstance(value, cst.Call) and ir.called_name(value.func) == "staticmethod" and value.args:
+            value, bound = value.args[0].value, False
+        if not isinstance(value, cst.Lambda):
+            return None
+        if foreign:
+            self.foreign.add(id(value))
+        lam = Val.Lambda(value, ())
+        return Val.Partial(lam, (None,), ()) if bound else lam
+
+    def builtin(self, name: str, args: Args, keywords: Keywords, node: cst.Call, state: State) -> Effect:
+        if name == "setattr" and len(args) >= 3:
+            named = args[1]
+            fields = (
+                (named.text,) if isinstance(named, Val.Str) else named.texts if isinstance(named, Val.Strs) else None
+            )
+            if fields is not None:
+                items = tuple((f, args[2]) for f in fields)
+                return Val.NONE, self.write_fields(args[0], [Val.Table(items)], {}, state)
+            return Val.NONE, self.write_fields(args[0], [None], {}, state)  # a field the walk cannot name
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1], Val.Str):
+            attr = args[1].text
+            if not attr.isidentifier():
+                return None, state
+            return self.attribute(args[0], attr, cst.Attribute(value=node.args[0].value, attr=cst.Name(attr))), state
+        if name == "next" and args and isinstance(args[0], Val.Running):
+            return self.new_request(node), state
+        return value_builtin(name, args, keywords), state
+
+    def call_value(self, callee: Val.Value, args: Args, keywords: Keywords, node: cst.CSTNode, state: State) -> Results:
+        if isinstance(callee, Val.Primitive):
+            return [self.primitive(callee.name, args, keywords, node, state)]
+        if isinstance(callee, Val.Partial):
+            merged = dict(callee.keywords)
+            merged.update(keywords)
+            return self.call_value(callee.callee, list(callee.args) + list(args), merged, node, state)
+        if isinstance(callee, Val.FunctionRef):
+            return self.inline(callee.fn, callee.via_instance, args, keywords, node, state)
+        if isinstance(callee, Val.Lambda):
+            return self.call_lambda(callee, args, keywords, node, state)
+        if isinstance(callee, Val.MethodCaller) and callee.name in V.EFFECTS and args:
+            # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
+            return [self.primitive(callee.name, list(callee.args), dict(callee.keywords), node, state)]
+        if isinstance(callee, Val.Either):  # a callable picked at run time among these: any of them
+            out: Results = []
+            for option in callee.options:
+                out.extend(self.call_value(option, args, keywords, node, state))
+            return out
+        return self.unresolved(node, state, args)
+
+    def call_lambda(
+        self, callee: Val.Lambda, args: Args, keywords: Keywords, node: cst.CSTNode, state: State
+    ) -> Results:
+        """A lambda called: its body in its closure's names plus its parameters."""
+        lam = callee.node
+        if id(lam) in self.foreign and self.relocate is None:
+            self.relocate, self.relocate_depth = node, len(self.stack)
+            try:
+                return self.call_lambda(callee, args, keywords, node, state)
+            finally:
+                self.relocate = None
+        env = dict(callee.closure)
+        params = lam.params
+        for index, param in enumerate(params.params):
+            name = param.name.value
+            env[name] = args[index] if index < len(args) else keywords.get(name)
+        for param in params.kwonly_params:
+            env[param.name.value] = keywords.get(param.name.value)
+        return [(value, after.replace(env=state.env)) for value, after in self.ev(lam.body, state.replace(env=env))]
+
+    def resolve(self, ref: tuple[str, str]) -> tuple[Function, bool] | None:
+        """The project function a call reaches; `self.name` against the class `self` is an
+        instance of (the most-derived override), not only the class that defines the caller."""
+        cls = self.selves[-1] if self.selves else None
+        if ref[0] == "self" and cls is not None and cls is not self.fn.class_info:
+            found = self.interp.project.method(cls, ref[1])
+            return (found, True) if found is not None else None
+        return self.interp.project.resolve_call(self.fn, ref)
+
+    def self_class_of(self, fn: Function, via_instance: bool) -> ClassInfo | None:
+        """`self` in a called method: the caller's instance when the method is one of its
+        class's (inherited or its own), else an instance of the method's class."""
+        current = self.selves[-1] if self.selves else None
+        own = fn.class_info
+        if via_instance and own is not None and current is not None and self.interp.fault_paths.inherits(current, own):
+            return current
+        return own
+
+    def unresolved(self, node: cst.CSTNode, state: State, args: Sequence[Val.Value] = ()) -> Results:
+        if isinstance(node, cst.Call):
+            ref = ir.callee_ref(node.func)
+            found = self._super(node, ref[1], state) if ref is not None and ref[0] == "super" else None
+            if found is not None:
+                return found
+            if ref is None or ref[0] != "super":  # a named callee outside the project, or one computed at run time
+                self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
+        passed = {Val.key_of(a) for a in args} - {None}
+        if passed:  # a request given to a call the walk cannot follow: its counters may be set there
+            state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
+        return [(None, self._may_evict(node, state, args))]
+
+    def _super(self, node: cst.Call, name: str, state: State) -> Results | None:
+        """`super().name(...)` into vLLM's own base class: its source, else its shipped summary;
+        None (noted) when neither is found."""
+        base = self.interp.installed_vllm_method(self.fn, name)
+        if base is not None:
+            return (
+                self.inline(base, True, [], {}, node, state) if not node.args else self._inline_args(base, node, state)
+            )
+        shipped = self.interp.shipped_vllm_method(self.fn, name, self.gen, self.selves[-1] if self.selves else None)
+        if shipped is not None:
+            return self._apply_shipped(name, shipped, node, state)
+        self.interp.note(
+            f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is neither in the project nor found in vLLM's source or ftlint's vLLM summaries; its effect is not followed"
+        )
+        return None
+
+    def _may_evict(self, node: cst.CSTNode, state: State, args: Sequence[Val.Value]) -> State:
+        """A call the walk cannot follow that is given block ids may evict them: their
+        tail counts as covered (an unknown value never produces a finding)."""
+        given = [a for a in args if isinstance(a, Val.Ids) and not a.stale and a.start != "empty"]
+        if not given:
+            return state
+        self.interp.note(
+            f"{self.fn.qualname}: `{ir.code_of(node)}` may evict the block ids it is given; taken as covering them"
+        )
+        return state.replace(evicted=state.evicted | {(a.key or "*", Val.quality(a)) for a in given})
+
+    def _apply_shipped(
+        self, name: str, paths: list[vllm_summaries.PathEffects], node: cst.CSTNode, state: State
+    ) -> Results:
+        """A shipped summary of vLLM's `name` (vllm_summaries.py) applied as `inline` would
+        leave the walk: its effects located in vLLM's file, reached through this call."""
+        site = Site(cast("Function", _VllmMethod(name)), node, self.site(node))
+        out: Results = []
+        for path in paths:
+            changed = state.replace(
+                freed=state.freed | {(key, site) for key in path["freed"]},
+                evicted=state.evicted | {(e[0], e[1]) for e in path["evicted"]},
+                zeroed=state.zeroed | {(z[0], z[1]) for z in path["zeroed"]},
+                pending=state.pending | {(key, site, frozenset(missing)) for key, missing in path["pending"]},
+            )
+            out.append((None, changed))
+        return out or [(None, state)]
+
+    def _inline_args(self, fn: Function, node: cst.Call, state: State) -> Results:
+        out: Results = []
+        for values, s in self.ev_seq([a.value for a in node.args], state):
+            args, keywords = split_args(node.args, values)
+            out.extend(self.inline(fn, True, args, keywords, node, s))
+        return out
+
+    def frame_env(self, fn: Function, via_instance: bool, args: Args, keywords: Keywords) -> dict[str, Val.Value]:
+        """The names of a called project function: its parameters, as the call fills them."""
+        params = fn.caller_params(via_instance)
+        env: dict[str, Val.Value] = {}
+        known = defaults(fn)
+        for index, param in enumerate(params):
+            env[param] = args[index] if index < len(args) else keywords.get(param, known.get(param))
+        env.update(_star_params(fn, params, args, keywords))
+        if fn.is_method and via_instance and fn.params:
+            env[fn.params[0]] = None
+        return env
+
+    def inline(
+        self, fn: Function, via_instance: bool, args: Args, keywords: Keywords, node: cst.CSTNode, state: State
+    ) -> Results:
+        """A project function called in this state: its paths, in the caller's terms."""
+        if any(frame is fn for frame, _ in self.stack):
+            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is recursive; taken as no effect")
+            return [(None, state)]
+        if len(self.stack) >= MAX_CALL_DEPTH:
+            return [(None, self._summarised(fn, node, state))]
+        if self.is_handler:
+            self.interp.reached_fns.add(fn)
+        env = self.frame_env(fn, via_instance, args, keywords)
+        self.stack.append((fn, self.site(node)))
+        self.selves.append(self.self_class_of(fn, via_instance))
+        try:
+            flow = self.suite(fn.node.body, [state.replace(env=env)])
+        finally:
+            self.selves.pop()
+            self.stack.pop()
+        out: Results = []
+        for s in flow.normal:  # a generator's call gives what it yields (its ids)
+            out.append((s.env.get("<yield>", Val.NONE), s.replace(env=state.env)))
+        for s in flow.ret:
+            out.append((s.env.get("<yield>", s.env.get("<return>")), s.replace(env=state.env)))
+        if not out:  # every path raises: the caller's except clauses see the entry state
+            out.append((None, state))
+        return merge_results(out)
+
+    def _summarised(self, fn: Function, node: cst.CSTNode, state: State) -> State:
+        """A helper chain deeper than the walk follows: the callee's flat summary
+        (faultpath.Summary: may it evict, may it free), evictions first."""
+        self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is {MAX_CALL_DEPTH} calls deep; summarised, not walked")
+        summary = self.interp.fault_paths.summary(fn)
+        if summary is not None and summary.may_evict:
+            state = state.replace(evicted=state.evicted | {("*", "ok")})
+        if summary is not None and summary.may_free:
+            state = self.free("*", node, state)
+        return state
+
+
+def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
+    """A builtin (or functools / operator maker) that only computes a value."""
+    if name == "vars" and len(args) == 1:
+        return Val.Fields(args[0])
+    if name == "methodcaller":
+        if args and isinstance(args[0], Val.Str):
+            return Val.MethodCaller(args[0].text, tuple(args[1:]), tuple(sorted(keywords.items())))
+        return None
+    if name == "partial":
+        return Val.Partial(args[0], tuple(args[1:]), tuple(sorted(keywords.items()))) if args else None
+    if name in ("max", "min"):
+        return _extremum(name, args)
+    if name == "len":
+        return Val.Length(args[0]) if args and args[0] is not None else Val.OTHER
+    if name == "enumerate":
+        return Val.Enumerated(args[0]) if args else None
+    if name == "range":
+        if len(args) == 1:
+            return Val.Range("whole", args[0])
+        return Val.Range(Val.start_from_index(Val.num_kind(args[0])), args[1]) if len(args) >= 2 else None
+    if name in _PASSTHROUGH:
+        if not args:
+            return Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None
+        return args[0] if isinstance(args[0], (Val.Ids, Val.Running)) else None
+    return None
+
+
+def _extremum(name: str, args: Args) -> Val.Value:
+    kinds = [a.kind for a in args if isinstance(a, Val.Num)]
+    if "early" in kinds:
+        return Val.Num("early")
+    nonzero = set(kinds) - {"zero"}
+    if name == "max" and len(kinds) == len(args) and len(nonzero) == 1:
+        return Val.Num(nonzero.pop())
+    return Val.OTHER if kinds else None
+
+
+def split_args(args: Sequence[cst.Arg], values: Sequence[Val.Value]) -> tuple[Args, Keywords]:
+    """(positional values, keyword values); `**{"k": v}` and `*(a, b)` of known literals are
+    spread, `*parts` of block ids gives the ids themselves (`set().union(*per_group)`); an
+    unknown `**mapping` puts UNKNOWN_KEYWORDS in the keywords (any keyword may be in it),
+    another unknown `*iterable` gives one unknown value."""
+    positional: Args = []
+    keywords: Keywords = {}
+    for arg, value in zip(args, values, strict=False):
+        if arg.keyword is not None:
+            keywords[arg.keyword.value] = value
+        elif arg.star == "":
+            positional.append(value)
+        elif arg.star == "**" and isinstance(value, Val.Table):
+            keywords.update((str(k), v) for k, v in value.items)
+        elif arg.star == "**":
+            keywords[UNKNOWN_KEYWORDS] = None
+        elif isinstance(value, Val.Seq):
+            positional.extend(value.items)
+        else:
+            positional.append(value if isinstance(value, Val.Ids) else None)
+    return positional, keywords
+
+
+def _star_params(fn: Function, params: Sequence[str], args: Args, keywords: Keywords) -> dict[str, Val.Value]:
+    """`*rest` and `**fields` of a called function: the extra positional values (a tuple) and
+    the extra keywords (a dict), unknown when the caller passed an unknown `**mapping`."""
+    out: dict[str, Val.Value] = {}
+    node_params = fn.node.params
+    star = node_params.star_arg
+    if isinstance(star, cst.Param):
+        out[star.name.value] = Val.Seq(tuple(args[len(params) :]))
+    if node_params.star_kwarg is not None:
+        extra = tuple((k, v) for k, v in keywords.items() if k not in params)
+        out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else Val.Table(extra)
+    return out

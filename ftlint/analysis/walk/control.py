@@ -1,0 +1,480 @@
+"""Statements: every path through a suite. Branches fork the states, joins keep them
+apart (up to state.MAX_STATES); loops run their body twice (the second pass sees what
+the first collected) and, over the running requests, spread what one iteration did to
+every request; `try`, `with` (a project `@contextmanager` runs its code before the
+`yield` on entry and the rest on exit) and assignments, counter writes included."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ftlint.analysis import values as Val
+from ftlint.analysis.walk.calls import Calls, split_args
+from ftlint.analysis.walk.shapes import Body, ContextSplit, breaks_always, context_split, counters_read, decrements
+from ftlint.analysis.walk.state import (
+    SKIP,
+    Flow,
+    Results,
+    State,
+    clear_skips,
+    dedupe,
+    fill_accumulators,
+    mark,
+    not_at_zero,
+    promote,
+    retire,
+    tag_entries,
+    unbind,
+)
+from ftlint.core import vocabulary as V
+from ftlint.syntax import ir
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+Statement = cst.BaseStatement | cst.SimpleStatementSuite
+
+
+class ControlFlow(Calls):
+    """Statements, walked over a list of states: a Flow of the states leaving them."""
+
+    def suite(self, suite: cst.BaseSuite | Body | None, states: list[State]) -> Flow:
+        flow = Flow(normal=states)
+        if suite is None:
+            return flow
+        body: Sequence[Statement] = ()
+        if isinstance(suite, cst.SimpleStatementSuite):
+            body = (suite,)
+        elif isinstance(suite, (cst.IndentedBlock, Body)):
+            body = suite.body
+        for statement in body:
+            if not flow.normal:
+                break
+            step = self.statement(statement, flow.normal)
+            flow.normal = step.normal
+            flow.add(step, normal=False)
+        flow.normal = dedupe(flow.normal)
+        return flow
+
+    def statement(self, node: Statement, states: list[State]) -> Flow:
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            flow = Flow(normal=states)
+            for small in node.body:
+                if not flow.normal:
+                    break
+                step = self.small(small, flow.normal)
+                flow.normal = step.normal
+                flow.add(step, normal=False)
+            return flow
+        if isinstance(node, cst.If):
+            return self._if(node, states)
+        if isinstance(node, cst.For):
+            return self._for(node, states)
+        if isinstance(node, cst.While):
+            return self._while(node, states)
+        if isinstance(node, (cst.Try, cst.TryStar)):
+            return self._try(node, states)
+        if isinstance(node, cst.With):
+            return self._with(node, states)
+        if isinstance(node, cst.Match):
+            return self._match(node, states)
+        if isinstance(node, cst.FunctionDef):
+            nested = self.fn.nested.get(node.name.value)
+            if nested is not None:
+                return Flow(normal=[s.bind(node.name.value, Val.FunctionRef(nested, False)) for s in states])
+        return Flow(normal=states)
+
+    def _match(self, node: cst.Match, states: list[State]) -> Flow:
+        flow = Flow()
+        entered = [s for _, s in self.ev_all(node.subject, states)]
+        irrefutable = False
+        for case in node.cases:
+            flow.add(self.suite(case.body, entered))
+            irrefutable |= isinstance(case.pattern, cst.MatchAs) and case.pattern.pattern is None and case.guard is None
+        if not irrefutable:
+            flow.normal += entered
+        return flow
+
+    # -- with ------------------------------------------------------------------------------------
+    def _with(self, node: cst.With, states: list[State]) -> Flow:
+        """`with cm(...) as x:`; a project `@contextmanager` of a shape `shapes.yield_split`
+        knows runs its code before the `yield` on entry and the rest on exit, after the body
+        (evictions in its `finally` come after the body's frees)."""
+        exits: list[tuple[str, ContextSplit, cst.Call]] = []
+        for item in node.items:
+            split = self._context_manager(item.item)
+            if split is None or not isinstance(item.item, cst.Call):
+                results = self.ev_all(item.item, states)
+            else:
+                tag = f"<ctx{id(item)}>"
+                exits.append((tag, split, item.item))
+                results = self._enter(split, tag, item.item, states)
+            asname = item.asname
+            states = [self.assign(asname.name, v, s) if asname is not None else s for v, s in results]
+        flow = self.suite(node.body, states)
+        for tag, split, call in reversed(exits):
+            flow.normal = self._exit(split, tag, call, flow.normal)
+            flow.ret = self._exit(split, tag, call, flow.ret)
+        return flow
+
+    def _context_manager(self, expr: cst.BaseExpression) -> ContextSplit | None:
+        if not isinstance(expr, cst.Call):
+            return None
+        ref = ir.callee_ref(expr.func)
+        target = self.resolve(ref) if ref is not None else None
+        return context_split(*target) if target is not None else None
+
+    def _enter(self, split: ContextSplit, tag: str, call: cst.Call, states: list[State]) -> Results:
+        out: Results = []
+        called = [(values, s) for st in states for values, s in self.ev_seq([a.value for a in call.args], st)]
+        for values, s in called:
+            args, keywords = split_args(call.args, values)
+            env = self.frame_env(split.fn, split.via_instance, args, keywords)
+            if self.is_handler:
+                self.interp.reached_fns.add(split.fn)
+            self.stack.append((split.fn, self.site(call)))
+            self.selves.append(self.self_class_of(split.fn, split.via_instance))
+            try:
+                flow = self.suite(Body(split.before), [s.replace(env=env)])
+                for inside in flow.normal:
+                    yielded = self.ev(split.yielded, inside) if split.yielded is not None else [(Val.NONE, inside)]
+                    for value, after in yielded:
+                        frame = Val.Frame(tuple(after.env.items()))
+                        out.append((value, after.replace(env=s.env).bind(tag, frame)))
+            finally:
+                self.selves.pop()
+                self.stack.pop()
+        return out
+
+    def _exit(self, split: ContextSplit, tag: str, call: cst.Call, states: list[State]) -> list[State]:
+        out: list[State] = []
+        for s in states:
+            frame = s.env.get(tag)
+            caller_env = {n: v for n, v in s.env.items() if n != tag}
+            if not isinstance(frame, Val.Frame):
+                out.append(s.replace(env=caller_env))
+                continue
+            self.stack.append((split.fn, self.site(call)))  # reached from the `with`, as on entry
+            self.selves.append(self.self_class_of(split.fn, split.via_instance))
+            try:
+                flow = self.suite(Body(split.after), [s.replace(env=dict(frame.env))])
+            finally:
+                self.selves.pop()
+                self.stack.pop()
+            out.extend(after.replace(env=caller_env) for after in flow.normal + flow.ret)
+        return dedupe(out)
+
+    # -- if ----------------------------------------------------------------------------------------
+    def _if(self, node: cst.If, states: list[State]) -> Flow:
+        flow = Flow()
+        current: cst.If | cst.Else | None = node
+        while isinstance(current, cst.If):  # an elif chain, iterated
+            taken, skipped = [], []
+            gate = self._gate(current.test)
+            for value, s in self.ev_all(current.test, states):
+                truth = Val.truth(value)
+                if truth is not False:
+                    taken.append(mark(self._guard(current.test, s, True), gate, True))
+                if truth is not True:
+                    skipped.append(mark(self._guard(current.test, s, False), gate, False))
+            dropping = bool(taken) and self.drops_by_length(current.test, taken[0])
+            if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
+                taken = [t.bind("<dropping>", Val.TRUE) for t in taken]
+            body = self.suite(current.body, taken)
+            if dropping:
+                body = unbind(body, "<dropping>")
+            if body.cont and self.loops and not self._legit_skip(current.test, taken[0] if taken else None):
+                body.cont = [c.replace(evicted=c.evicted | {SKIP}) for c in body.cont]
+            flow.add(body)
+            states = skipped
+            current = current.orelse
+        if isinstance(current, cst.Else):
+            flow.add(self.suite(current.body, states))
+        else:
+            flow.normal += states
+        flow.normal = dedupe(flow.normal)
+        return flow
+
+    def _gate(self, test: cst.BaseExpression) -> str | None:
+        """In the body of a loop over the running requests, a test that is not about a
+        request's dirty tail (`isinstance(exc, ...)`, a flag): an eviction on one of its
+        sides covers the iterations that took that side only (see state.promote)."""
+        if not (self.loops and self.loops[-1]) or self._legit_skip(test, self.current):
+            return None
+        inner = test.expression if isinstance(test, cst.UnaryOperation) else test
+        if isinstance(inner, cst.Name) or (isinstance(inner, cst.Call) and ir.called_name(inner.func) == "len"):
+            return None  # `if ids:`, `if not found:`: a local the walk may not know, not a gate
+        return f"{id(test)}"
+
+    def _guard(self, test: cst.BaseExpression, state: State, holds: bool) -> State:
+        """`if ids:` / `if not ids:`: on the path where the block ids are empty there was
+        nothing to evict, which is as good as evicting them."""
+        for field_name in counters_read(test):  # `if req.num_output_placeholders > 0:`: tested
+            state = not_at_zero(state, None, field_name)
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        inner = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+        if (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Name)
+            and inner.func.value == "len"
+            and inner.args
+        ):
+            inner = inner.args[0].value
+        if isinstance(inner, cst.Attribute) and inner.attr.value == V.COUNTER_FIELDS[0] and holds == negated:
+            return self._in_flight_zero(inner, state)
+        name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
+        value = state.env.get(name) if name else None
+        if not isinstance(value, Val.Ids) or value.stale or holds != negated:
+            return state
+        return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
+
+    def _in_flight_zero(self, test: cst.Attribute, state: State) -> State:
+        """The path where `req.num_in_flight_tokens` is falsy: 0. A request preempted with
+        it still unchanged had it at 0 at the preempt, which copied that 0 into
+        num_stale_output_tokens (current API): neither counter is left to reset."""
+        key = Val.key_of(self.ev_pure(test.value, state))
+        if key is None:
+            return state
+        in_flight = V.COUNTER_FIELDS[0]
+        pending = set()
+        for k, site, missing in state.pending:
+            if k == key and in_flight in missing:
+                missing = missing - (
+                    {in_flight, *self.gen.counters} if self.gen.preempt_copies_in_flight else {in_flight}
+                )
+                if not missing:
+                    continue
+            pending.add((k, site, missing))
+        return state.replace(pending=frozenset(pending), zeroed=state.zeroed | {(key, in_flight)})
+
+    def _legit_skip(self, test: cst.BaseExpression, state: State | None) -> bool:
+        """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
+        nothing computed) or for a block that holds no hash (null, unhashed)."""
+        text = ir.code_of(test)
+        if any(word in text for word in (*V.TAIL_BOUNDARY, V.BLOCK_IS_NULL, V.BLOCK_HASH_ATTR)):
+            return True
+        return state is not None and any(
+            Val.num_kind(value) in ("confirmed", "inflight", "computed", "cblk") and name in text
+            for name, value in state.env.items()
+        )
+
+    # -- simple statements -----------------------------------------------------------------------
+    def small(self, node: cst.BaseSmallStatement, states: list[State]) -> Flow:
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return Flow(ret=[s.bind("<return>", Val.NONE) for s in states])
+            return Flow(ret=[s.bind("<return>", v) for v, s in self.ev_all(node.value, states)])
+        if isinstance(node, cst.Raise):
+            if node.exc is not None:
+                states = [s for _, s in self.ev_all(node.exc, states)]
+            return Flow(exc=states)
+        if isinstance(node, cst.Break):
+            return Flow(brk=states)
+        if isinstance(node, cst.Continue):
+            return Flow(cont=states)
+        if isinstance(node, cst.Assign):
+            return Flow(
+                normal=[self._assign_all(node, value, state) for value, state in self.ev_all(node.value, states)]
+            )
+        if isinstance(node, cst.AnnAssign):
+            if node.value is None:
+                return Flow(normal=states)
+            return Flow(normal=[self.assign(node.target, v, s) for v, s in self.ev_all(node.value, states)])
+        if isinstance(node, cst.AugAssign):
+            return Flow(
+                normal=[self._aug_assign(node, value, state) for value, state in self.ev_all(node.value, states)]
+            )
+        if isinstance(node, cst.Expr):
+            return Flow(normal=[s for _, s in self.ev_all(node.value, states)])
+        if isinstance(node, cst.Assert):
+            return Flow(normal=[s for _, s in self.ev_all(node.test, states)])
+        return Flow(normal=states)
+
+    def _assign_all(self, node: cst.Assign, value: Val.Value, state: State) -> State:
+        for target in node.targets:
+            if decrements(target.target, node.value):
+                state = self._decrement(target.target, state)
+            state = self.assign(target.target, value, state)
+        return state
+
+    def _aug_assign(self, node: cst.AugAssign, value: Val.Value, state: State) -> State:
+        name = ir.dotted_name(node.target)
+        aug = node.target
+        if isinstance(aug, cst.Attribute) and aug.attr.value == V.NUM_COMPUTED_TOKENS:
+            state = self.rewind(self.ev_pure(aug.value, state), aug, state)
+        if isinstance(aug, cst.Attribute) and aug.attr.value in V.ALL_COUNTER_FIELDS:
+            if isinstance(node.operator, cst.SubtractAssign) and value != Val.ZERO:
+                state = self._decrement(aug, state)
+            else:
+                state = not_at_zero(state, Val.key_of(self.ev_pure(aug.value, state)), aug.attr.value)
+        if name is not None:
+            old = state.env.get(name)
+            if isinstance(old, Val.Ids) and isinstance(value, Val.Ids):
+                state = state.bind(name, Val.join_ids(old, value))
+            elif not isinstance(old, Val.Ids):
+                state = state.bind(name, Val.OTHER if isinstance(old, Val.Num) else None)
+        return state
+
+    def _decrement(self, target: cst.BaseExpression, state: State) -> State:
+        """`req.counter -= n` (n not 0), `req.counter = req.counter - n`: recorded with whether
+        the counter is known to be 0 here; afterwards its value is not known."""
+        if not isinstance(target, cst.Attribute):
+            return state
+        base = self.ev_pure(target.value, state)
+        key, field_name = Val.key_of(base), target.attr.value
+        bys = {by for k, f, by in state.at_zero if k == key and f == field_name} if key is not None else set()
+        _, seen, every_path = self.decrements.setdefault(id(target), (self.site(target), set(), [True]))
+        seen |= bys
+        every_path[0] = every_path[0] and bool(bys)
+        return not_at_zero(state, key, field_name)
+
+    # -- loops -----------------------------------------------------------------------------------------
+    def _loop_body(self, body: cst.BaseSuite, states: list[State], bind: Callable[[State], State]) -> Flow:
+        """The body twice (the second pass sees what the first collected); a loop over
+        no requests frees nothing, so the body runs at least once."""
+        first = self.suite(body, [bind(s) for s in states])
+        born = set(self.loops[-1]) if self.loops else set()
+        again = dedupe(states + retire(first.normal + first.cont, born))
+        second = self.suite(body, [bind(s) for s in again])
+        second.brk += first.brk
+        second.ret += first.ret
+        second.exc += first.exc
+        return second
+
+    def _for(self, node: cst.For, states: list[State]) -> Flow:
+        states = tag_entries(states, len(self.loops))
+        self.loops.append([])
+        flow = Flow()
+        for iterable, state in self.ev_all(node.iter, states):
+            element = self.element(iterable, node, node.target, [node.body])
+
+            def bind(s: State, e: Val.Value = element) -> State:
+                return self.assign(node.target, e, s)
+
+            body = self._loop_body(node.body, [state], bind)
+            flow.add(body, normal=False)
+            flow.normal += body.normal + body.cont
+        born = self.loops.pop()
+        depth = len(self.loops)
+        if not born:
+            flow.normal, flow.brk = clear_skips(flow.normal), clear_skips(flow.brk)
+            flow.normal = fill_accumulators(states, flow.normal)
+        elif breaks_always(node.body):
+            # `for req in running: ...; break`: only the first request is handled, the loop
+            # ends for the others (not an `if ids:` guard)
+            flow.brk = [s.replace(evicted=s.evicted | {SKIP}) for s in flow.brk]
+        exits = promote(flow.normal, born, depth)
+        flow.brk = promote(flow.brk, born, depth)
+        after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
+        out = Flow(
+            normal=after.normal + flow.brk, ret=promote(flow.ret, born, depth) + after.ret, exc=flow.exc + after.exc
+        )
+        out.brk, out.cont = after.brk, after.cont
+        out.normal = dedupe(out.normal)
+        return out
+
+    def _while(self, node: cst.While, states: list[State]) -> Flow:
+        states = tag_entries(states, len(self.loops))
+        self.loops.append([])
+        entered = [s for _, s in self.ev_all(node.test, states)]
+        body = self._loop_body(node.body, entered, lambda s: s)
+        born = self.loops.pop()
+        depth = len(self.loops)
+        exits = promote([s for _, s in self.ev_all(node.test, body.normal + body.cont)] or entered, born, depth)
+        after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
+        out = Flow(
+            normal=after.normal + promote(body.brk, born, depth),
+            ret=promote(body.ret, born, depth) + after.ret,
+            exc=body.exc + after.exc,
+        )
+        out.brk, out.cont = after.brk, after.cont
+        out.normal = dedupe(out.normal)
+        return out
+
+    # -- try -----------------------------------------------------------------------------------------
+    def _try(self, node: cst.Try | cst.TryStar, states: list[State]) -> Flow:
+        raised = list(states)  # an exception may leave the body before any statement
+        body = Flow(normal=states)
+        # `try: x()` on one line: its body is a SimpleStatementSuite, one statement
+        statements: Sequence[Statement] = ()
+        if isinstance(node.body, cst.SimpleStatementSuite):
+            statements = (node.body,)
+        elif isinstance(node.body, cst.IndentedBlock):
+            statements = node.body.body
+        for statement in statements:
+            if not body.normal:
+                break
+            step = self.statement(statement, body.normal)
+            body.normal = step.normal
+            body.add(step, normal=False)
+            raised += body.normal
+        raised += body.exc
+        flow = self.suite(node.orelse.body, body.normal) if node.orelse else Flow(normal=body.normal)
+        flow.brk += body.brk
+        flow.cont += body.cont
+        flow.ret += body.ret
+        if node.handlers:
+            raised = dedupe(raised)
+            for handler in node.handlers:
+                flow.add(self.suite(handler.body, raised))
+        else:
+            flow.exc += raised
+        if not node.finalbody:
+            return flow
+        final = Flow()
+        for attr in ("normal", "brk", "cont", "ret", "exc"):
+            entering: list[State] = getattr(flow, attr)
+            if not entering:
+                continue
+            out = self.suite(node.finalbody.body, dedupe(entering))
+            getattr(final, attr).extend(out.normal)
+            final.ret += out.ret
+            final.exc += out.exc
+        return final
+
+    # -- binding -----------------------------------------------------------------------------------
+    def assign(self, target: cst.BaseExpression, value: Val.Value, state: State) -> State:
+        if isinstance(target, cst.Name):
+            return state.bind(target.value, value)
+        if isinstance(target, cst.Attribute):
+            return self._assign_attribute(target, value, state)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = [el.value for el in target.elements]
+            parts = value.items if isinstance(value, Val.Seq) and len(value.items) == len(elements) else None
+            for index, element in enumerate(elements):
+                if isinstance(element, cst.StarredElement):
+                    element = element.value
+                part = (
+                    parts[index] if parts else (value if isinstance(value, Val.Ids) else None)
+                )  # (group,) = block ids
+                state = self.assign(element, part, state)
+            return state
+        if isinstance(target, cst.Subscript):
+            name = ir.dotted_name(target.value)
+            old = state.env.get(name) if name else None
+            if name is not None and isinstance(old, Val.Table) and len(target.slice) == 1:
+                index_node = getattr(target.slice[0].slice, "value", None)
+                key = self.ev_pure(index_node, state) if index_node is not None else None
+                if isinstance(key, Val.Str):
+                    items = (*(kv for kv in old.items if kv[0] != key.text), (key.text, value))
+                    return state.bind(name, Val.Table(items))
+        return state
+
+    def _assign_attribute(self, target: cst.Attribute, value: Val.Value, state: State) -> State:
+        base = self.ev_pure(target.value, state)
+        attr = target.attr.value
+        if attr == V.NUM_COMPUTED_TOKENS:
+            state = self.rewind(base, target, state)
+        if attr in V.ALL_COUNTER_FIELDS and base is None and value in (Val.ZERO, None):
+            state = self.may_reset(None, state, f"`{ir.code_of(target)}` is written on an object it cannot tell")
+            state = not_at_zero(state, None, attr)
+        elif attr in V.ALL_COUNTER_FIELDS and value == Val.ZERO:
+            state = self.reset(Val.key_of(base), attr, state)
+        elif attr in V.ALL_COUNTER_FIELDS:  # set again: no longer known to be 0
+            key = Val.key_of(base)
+            state = state.replace(zeroed=frozenset(z for z in state.zeroed if z != (key, attr)))
+            state = not_at_zero(state, key, attr) if key is not None else state
+        name = ir.dotted_name(target)
+        return state.bind(name, value) if name else state

@@ -1,0 +1,514 @@
+"""What an expression denotes on each path (values.py), with its effects: names and
+attributes of vLLM's objects (the running queue, block lists, token counts), arithmetic
+on token and block counts, slices and indexes of block lists, collections and
+comprehensions, and the loop element of each kind of iterable."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ftlint.analysis import values as Val
+from ftlint.analysis.walk.base import MAX_STEPS
+from ftlint.analysis.walk.effects import Effects
+from ftlint.analysis.walk.shapes import comparisons, module_constant, string, target_names
+from ftlint.analysis.walk.state import MAX_STATES, Abandon, Results, State, merge, merge_results, promote
+from ftlint.core import vocabulary as V
+from ftlint.syntax import ir
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ftlint.index.project import Function
+
+_COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+#: attributes whose value does not depend on the object they are read on
+_ATTRIBUTES: dict[str, Val.Value] = {
+    V.SCHEDULER_RUNNING: Val.RUNNING,
+    V.SINGLE_TYPE_MANAGERS: Val.MANAGERS,
+    V.BLOCK_POOL: Val.POOL,
+    V.NUM_COMPUTED_TOKENS: Val.Num("computed"),
+    V.NUM_IN_FLIGHT_TOKENS: Val.Num("inflight"),
+    V.MANAGER_BLOCK_SIZE: Val.Num("bs"),
+}
+#: where a slice of a whole block list ends, by the kind of its upper bound
+_SLICE_ENDS = {
+    "zero": "empty",
+    "cblk": "head",  # `blocks[:boundary]`: ends where the dirty tail begins
+    "early": "ehead",  # `blocks[:boundary - 1]`: ends before it
+    "kblk": "lhead",  # ends inside the dirty tail
+}
+
+
+class Expressions(Effects):
+    """Expressions, evaluated in a path's state: [(value, state after)], one per path."""
+
+    # -- from the layers above (calls.py, control.py) ----------------------------------------
+    def call(self, node: cst.Call, state: State) -> Results:
+        raise NotImplementedError
+
+    def assign(self, target: cst.BaseExpression, value: Val.Value, state: State) -> State:
+        raise NotImplementedError
+
+    def resolve(self, ref: tuple[str, str]) -> tuple[Function, bool] | None:
+        raise NotImplementedError
+
+    # -- evaluation --------------------------------------------------------------------------
+    def ev_pure(self, node: cst.BaseExpression, state: State) -> Val.Value:
+        """A value without its effects (headers of index filters, assignment bases)."""
+        results = self.ev(node, state)
+        return results[0][0] if len(results) == 1 else None
+
+    def ev_all(self, node: cst.BaseExpression, states: list[State]) -> Results:
+        out = []
+        for state in states:
+            out.extend(self.ev(node, state))
+        return merge_results(out)
+
+    def ev_seq(self, nodes: Sequence[cst.BaseExpression], state: State) -> list[tuple[tuple[Val.Value, ...], State]]:
+        """Evaluate nodes left to right: [(values, state)]."""
+        results: list[tuple[tuple[Val.Value, ...], State]] = [((), state)]
+        for node in nodes:
+            nxt = []
+            for values, current in results:
+                for value, after in self.ev(node, current):
+                    nxt.append(((*values, value), after))
+            results = nxt if len(nxt) <= MAX_STATES else [(nxt[0][0], merge([s for _, s in nxt]))]
+        return results
+
+    def ev(self, node: cst.BaseExpression, state: State) -> Results:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Abandon()
+        self.current = state
+        if isinstance(node, cst.Name):
+            return [(self.name(node.value, state), state)]
+        if isinstance(node, cst.Integer):
+            return [(Val.ZERO if node.value == "0" else Val.OTHER, state)]
+        if isinstance(node, cst.SimpleString):
+            return [(string(node), state)]
+        if isinstance(node, cst.Attribute):
+            dotted = ir.dotted_name(node)
+            if dotted is not None and dotted in state.env:
+                return [(state.env[dotted], state)]
+            return [(self.attribute(base, node.attr.value, node), after) for base, after in self.ev(node.value, state)]
+        if isinstance(node, cst.Call):
+            return self.call(node, state)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, state)
+        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation, cst.UnaryOperation, cst.Comparison)):
+            return self._operation(node, state)
+        return self._compound(node, state)
+
+    def _operation(
+        self, node: cst.BinaryOperation | cst.BooleanOperation | cst.UnaryOperation | cst.Comparison, state: State
+    ) -> Results:
+        if isinstance(node, cst.BinaryOperation):
+            return [
+                (arithmetic(node.operator, left, right), s)
+                for (left, right), s in self.ev_seq([node.left, node.right], state)
+            ]
+        if isinstance(node, cst.BooleanOperation):
+            return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
+        if isinstance(node, cst.UnaryOperation):
+            minus = isinstance(node.operator, cst.Minus)
+            return [(Val.negated(v) if minus else None, s) for v, s in self.ev(node.expression, state)]
+        nodes = [node.left, *(c.comparator for c in node.comparisons)]
+        return [(None, s) for _, s in self.ev_seq(nodes, state)]
+
+    def _compound(self, node: cst.BaseExpression, state: State) -> Results:
+        if isinstance(node, cst.IfExp):
+            return self._if_exp(node, state)
+        if isinstance(node, (cst.List, cst.Set, cst.Tuple)):
+            return [
+                (self.collection(values), s) for values, s in self.ev_seq([el.value for el in node.elements], state)
+            ]
+        if isinstance(node, cst.Dict):
+            return self._dict(node, state)
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return self.comprehension(node, state)
+        if isinstance(node, cst.Await):
+            return self.ev(node.expression, state)
+        if isinstance(node, cst.StarredElement):
+            return self.ev(node.value, state)
+        if isinstance(node, cst.NamedExpr):
+            return [(v, self.assign(node.target, v, s)) for v, s in self.ev(node.value, state)]
+        if isinstance(node, cst.Yield) and node.value is not None:
+            value = node.value.item if isinstance(node.value, cst.From) else node.value
+            out: Results = []
+            for v, s in self.ev(value, state):
+                old = s.env.get("<yield>")
+                out.append((None, s.bind("<yield>", v if old is None else Val.join(old, v))))
+            return out
+        if isinstance(node, cst.Lambda):
+            # a closure over the names bound here; its body is evaluated where it is called
+            return [(Val.Lambda(node, tuple(sorted(state.env.items(), key=lambda kv: kv[0]))), state)]
+        return [(None, state)]
+
+    def _if_exp(self, node: cst.IfExp, state: State) -> Results:
+        out: Results = []
+        for _, s in self.ev(node.test, state):
+            for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
+                joined = Val.join(a, b)
+                if joined is None and Val.is_callable(a) and Val.is_callable(b):
+                    # `(self._resume if flag else self._abort)(sched)`: either one is called
+                    out.extend([(a, s2), (b, s2)])
+                else:
+                    out.append((joined, s2))
+        return out
+
+    def _dict(self, node: cst.Dict, state: State) -> Results:
+        out: Results = []
+        keys = [el.key for el in node.elements if isinstance(el, cst.DictElement)]
+        vals = [el.value for el in node.elements]
+        for values, s in self.ev_seq([*keys, *vals], state):
+            key_values, item_values = values[: len(values) - len(vals)], values[len(values) - len(vals) :]
+            constants = [c for c in map(Val.constant, key_values) if c is not None]
+            if len(constants) == len(key_values) == len(item_values):
+                out.append((Val.Table(tuple(zip(constants, item_values, strict=True))), s))
+            else:
+                out.append((None, s))
+        return out
+
+    # -- names and attributes ----------------------------------------------------------------
+    def name(self, name: str, state: State) -> Val.Value:
+        if name in state.env:
+            return state.env[name]
+        if name == "True":
+            return Val.TRUE
+        if name == "False":
+            return Val.FALSE
+        if name == "None":
+            return Val.NONE
+        if name in V.EFFECTS:
+            return Val.Primitive(name)  # `from ... import` of a primitive is rare; the name says it
+        key = (id(self.fn), name)
+        if key not in self.names:
+            target = self.interp.project.resolve_call(self.fn, ("name", name))
+            self.names[key] = Val.FunctionRef(*target) if target else module_constant(self.fn.module, name)
+        return self.names[key]
+
+    def attribute(self, base: Val.Value, attr: str, node: cst.Attribute) -> Val.Value:
+        if attr == "__dict__":
+            return Val.Fields(base)
+        fixed = _ATTRIBUTES.get(attr)
+        if fixed is not None:
+            return fixed
+        if base == Val.POOL and attr in V.WHOLE_POOL_ATTRS:
+            return Val.ids("*", "whole", "all", False, self.fn)
+        if attr == V.REQ_TO_BLOCKS:
+            return Val.BlockMap(base.groups if isinstance(base, Val.Manager) else "all")
+        if attr == V.REQUEST_ID and Val.key_of(base) is not None:
+            return Val.Rid(Val.identity(base))
+        if attr in V.BLOCK_LIST_ATTRS and Val.key_of(base) is not None:
+            return self.read_blocks(Val.identity(base), "all")
+        if isinstance(base, Val.Ids):
+            return base if attr in (V.BLOCK_ID_ATTR, "blocks") else None
+        return self._named_attribute(attr, node)
+
+    def _named_attribute(self, attr: str, node: cst.Attribute) -> Val.Value:
+        """An attribute known by its name and its owner's: the pool's hash maps, a
+        primitive, a method of `self`."""
+        if attr in V.WHOLE_POOL_ATTRS and isinstance(node.value, (cst.Attribute, cst.Name)):
+            owner = ir.called_name(node.value)
+            if owner == V.BLOCK_POOL or attr in (V.CACHED_BLOCK_MAP, V.SECONDARY_HASHES):
+                return Val.ids("*", "whole", "all", False, self.fn)
+        if attr in V.EFFECTS or (attr == V.KV_MANAGER_FREE[1] and ir.called_name(node.value) == V.KV_MANAGER_FREE[0]):
+            return Val.Primitive(attr)
+        if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+            key = (id(self.fn), id(self.selves[-1] if self.selves else None), "self." + attr)
+            if key not in self.names:
+                target = self.resolve(("self", attr))
+                self.names[key] = Val.FunctionRef(*target) if target else None
+            return self.names[key]
+        return None
+
+    def read_blocks(self, key: str | None, groups: str) -> Val.Ids:
+        freed = self.current.freed_keys() if self.current is not None else set()
+        stale = key is not None and (key in freed or "*" in freed)
+        return Val.ids(key or "*", "whole", groups, stale, self.fn)
+
+    def collection(self, values: Sequence[Val.Value]) -> Val.Value:
+        ids = [v for v in values if isinstance(v, Val.Ids)]
+        if ids:
+            value = ids[0]
+            for other in ids[1:]:
+                value = Val.join_ids(value, other)
+            return value
+        if not values:
+            return Val.ids(None, "empty")
+        if all(isinstance(v, Val.Running) for v in values):
+            return Val.RUNNING
+        return Val.Seq(tuple(values))
+
+    # -- subscripts ----------------------------------------------------------------------------
+    def subscript(self, node: cst.Subscript, state: State) -> Results:
+        out: Results = []
+        element = node.slice[0].slice if len(node.slice) == 1 else None
+        for base, s in self.ev(node.value, state):
+            self.current = s
+            if isinstance(element, cst.Slice):
+                parts = [element.lower, element.upper, element.step]
+                for (lower, upper, _), s2 in self.ev_seq([p or cst.Name("None") for p in parts], s):
+                    out.append((self._slice(base, element.lower, lower, upper), s2))
+                continue
+            if not isinstance(element, cst.Index):
+                out.append((base if isinstance(base, Val.Ids) else None, s))
+                continue
+            for index, s2 in self.ev(element.value, s):
+                self.current = s2
+                out.append((self._index(base, element.value, index), s2))
+        return out
+
+    def _slice(
+        self, base: Val.Value, lower_node: cst.BaseExpression | None, lower: Val.Value, upper: Val.Value
+    ) -> Val.Value:
+        if isinstance(base, Val.Running):
+            return Val.RUNNING
+        if not isinstance(base, Val.Ids) or base.start != "whole":
+            return base if isinstance(base, Val.Ids) else None
+        end = _SLICE_ENDS.get(Val.num_kind(upper) or "")
+        if end is not None:
+            return Val.with_start(base, end)
+        if lower_node is None:
+            return base
+        return Val.with_start(base, Val.start_from_index(Val.num_kind(lower)))
+
+    def _index(self, base: Val.Value, index_node: cst.BaseExpression, index: Val.Value) -> Val.Value:
+        if base is None or (isinstance(base, Val.Ids) and isinstance(index, Val.Ids)):
+            return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]`: its block
+        if isinstance(base, Val.BlockMap):
+            return self.read_blocks(Val.key_of(index), base.groups)
+        if isinstance(base, Val.Managers):
+            return Val.Manager("first" if isinstance(index_node, cst.Integer) else "all")
+        if isinstance(base, Val.Running):
+            return Val.Req(f"at:{id(index_node)}")
+        if isinstance(base, Val.Table):
+            return _entry(base, index)
+        if isinstance(base, Val.Ids):
+            if isinstance(index, Val.Index):
+                return Val.with_start(base, index.start) if base.start == "whole" else base
+            if isinstance(index_node, cst.Integer):
+                return (
+                    Val.Ids(base.key, base.start, "first", base.stale, base.origin) if index_node.value == "0" else base
+                )
+            return Val.with_start(base, "unknown")
+        return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]` for each id
+
+    # -- comprehensions and loop elements ------------------------------------------------------
+    def comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, state: State
+    ) -> Results:
+        self.loops.append([])
+        env_before = state.env
+        clauses = []
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            clauses.append(clause)
+            clause = clause.inner_for_in
+        states = [state]
+        dropped = False
+        one_item = len(clauses) == 1  # over a literal `[req]`: the list of one element
+        for clause in clauses:
+            nxt = []
+            for iterable, s in self.ev_all(clause.iter, states):
+                one_item = one_item and isinstance(iterable, Val.Seq) and len(iterable.items) == 1
+                self.current = s
+                element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
+                s = self.assign(clause.target, element, s)
+                for condition in clause.ifs:
+                    if self.drops_by_length(condition.test, s):
+                        dropped = True
+                    s = self.ev(condition.test, s)[-1][1]
+                nxt.append(s)
+            states = nxt
+        made = self.ev_all(node.value if isinstance(node, cst.DictComp) else node.elt, states)
+        born = self.loops.pop()
+        out: Results = []
+        for value, s in made:
+            result = _made(value, born, dropped, one_item)
+            s = promote([s], born, len(self.loops))[0]
+            out.append((result, s.replace(env=env_before)))
+        return out
+
+    def drops_by_length(self, test: cst.BaseExpression, state: State) -> bool:
+        """`b.block_id < len(blocks)` with `blocks` one request's block list: a block id is an
+        index into the pool, not into the request's list, so the filter drops ids (the
+        tail's among them). Against the pool's length it drops nothing (a defensive check)."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self.drops_by_length(test.left, state) or self.drops_by_length(test.right, state)
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return False
+        left, (pair,) = test.left, test.comparisons
+        if not isinstance(pair.operator, (cst.LessThan, cst.LessThanEqual)):
+            return False
+        right = pair.comparator
+        if not (isinstance(left, cst.Attribute) and left.attr.value == V.BLOCK_ID_ATTR):
+            return False
+        if not (isinstance(right, cst.Call) and ir.called_name(right.func) == "len" and len(right.args) == 1):
+            return False
+        blocks = self.ev_pure(right.args[0].value, state)
+        return isinstance(blocks, Val.Ids) and blocks.key not in (None, "*")
+
+    def element(
+        self,
+        iterable: Val.Value,
+        node: cst.CSTNode,
+        target: cst.BaseExpression | None,
+        scope: Sequence[cst.CSTNode],
+    ) -> Val.Value:
+        """What the loop variable (or comprehension target) denotes on each iteration."""
+        if iterable is None:
+            # Another queue (`scheduler.waiting`, a list the walk cannot see into): its
+            # items may be requests, but not the running ones.
+            return Val.Req(f"q:{id(node)}")
+        if isinstance(iterable, Val.Running):
+            return self.new_request(node)
+        if isinstance(iterable, Val.Each):  # the element made for each request, for this loop's request
+            fresh = self.new_request(node).key
+            template = iterable.template
+            for old in iterable.born:
+                template = Val.rekey(template, old, fresh)
+            return template
+        if isinstance(iterable, Val.Ids):
+            return iterable
+        if isinstance(iterable, Val.Managers):
+            return Val.Manager("all")
+        if isinstance(iterable, (Val.Enumerated, Val.Range)):
+            return self._position(iterable, node, target, scope)
+        return _item(iterable)
+
+    def _position(
+        self,
+        iterable: Val.Enumerated | Val.Range,
+        node: cst.CSTNode,
+        target: cst.BaseExpression | None,
+        scope: Sequence[cst.CSTNode],
+    ) -> Val.Value:
+        """`for i, b in enumerate(blocks)`, `for i in range(n)`: an index over positions,
+        from where the loop's index filter (`if i < first: continue`) starts it."""
+        names = target_names(target)
+        filtered = self.index_filter(names[0], scope) if names else None
+        if isinstance(iterable, Val.Enumerated):
+            inner = self.element(iterable.of, node, None, scope)
+            if not isinstance(inner, Val.Ids):
+                return Val.Seq((Val.OTHER, inner))
+            index = Val.Index(inner, filtered or "whole")
+            if filtered is not None and inner.start == "whole":
+                inner = Val.with_start(inner, filtered)
+            return Val.Seq((index, inner))
+        stop = iterable.stop
+        start = iterable.start if filtered is None else filtered
+        if isinstance(stop, Val.Length) and isinstance(stop.of, Val.Ids):
+            return Val.Index(stop.of, start)
+        if isinstance(stop, Val.Length) and isinstance(stop.of, Val.Managers):
+            return Val.Index(stop.of, "whole")
+        return Val.OTHER
+
+    def index_filter(self, name: str, scope: Sequence[cst.CSTNode]) -> str | None:
+        """Where an index filter (`if i < first: continue`, `if i >= first`) starts the
+        range: the kind of number it compares the index with; None without a filter."""
+        found = None
+        for node in scope:
+            for comparison in comparisons(node):
+                operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
+                if not any(isinstance(c.operator, _COMPARE_OPS) for c in comparison.comparisons):
+                    continue
+                if not any(isinstance(o, cst.Name) and o.value == name for o in operands):
+                    continue
+                for operand in operands:
+                    if not (isinstance(operand, cst.Name) and operand.value == name):
+                        found = Val.start_from_index(Val.num_kind(self.ev_pure(operand, self.current or State({}))))
+        return found
+
+    def new_request(self, node: cst.CSTNode) -> Val.Req:
+        key = f"it:{id(node)}"
+        if self.loops and key not in self.loops[-1]:
+            self.loops[-1].append(key)
+        return Val.Req(key)
+
+
+def _entry(table: Val.Table, index: Val.Value) -> Val.Value:
+    """`table[key]`. A key the walk cannot compute (`ops[computed](...)`,
+    `{True: self._resume, False: self._abort}[bool(flag)](...)`) picks one of the table's
+    callables (calling a non-callable entry such as `"skip": None` raises); each is a path,
+    as `if flag:` forks."""
+    constant = Val.constant(index)
+    if constant is not None:
+        return dict(table.items).get(constant)
+    options: list[Val.Value] = []
+    for _, value in table.items:
+        if Val.is_callable(value) and value not in options:
+            options.append(value)
+    return options[0] if len(options) == 1 else Val.Either(tuple(options)) if options else None
+
+
+def _item(iterable: Val.Value) -> Val.Value:
+    """The loop element of a tuple of values or of a table's items."""
+    if isinstance(iterable, Val.Seq) and iterable.items:
+        names = [v.text for v in iterable.items if isinstance(v, Val.Str)]
+        if len(names) == len(iterable.items):
+            return Val.Strs(tuple(names))  # `for field in COUNTERS: setattr(r, field, 0)`
+        # `for req in [req]:`: the one item (several: what they have in common, else unknown)
+        return Val.join_all(list(iterable.items))
+    if isinstance(iterable, Val.TableItems) and iterable.items:
+        keys = [k for k, _ in iterable.items if isinstance(k, str)]
+        if len(keys) == len(iterable.items):
+            # `for field, value in {"num_in_flight_tokens": 0, ...}.items(): setattr(r, field, value)`
+            return Val.Seq((Val.Strs(tuple(keys)), Val.join_all([v for _, v in iterable.items])))
+    return None
+
+
+def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool) -> Val.Value:
+    """What a comprehension makes of the values of its element expression."""
+    if isinstance(value, Val.Ids):
+        result = Val.with_key(value, "*") if value.key in born else value
+        if dropped and result.start in ("tail", "unknown", "whole", "early"):
+            result = Val.with_start(result, "dropped")
+        return result
+    if isinstance(value, Val.Req):
+        return Val.RUNNING
+    if isinstance(value, Val.Seq) and born and Val.mentions(value, born):
+        # `[(r, r.num_computed_tokens - ...) for r in reqs]`: each element is this tuple,
+        # made for one request of the loop
+        return Val.Each(value, tuple(born))
+    if isinstance(value, Val.Seq) and one_item:
+        return Val.Seq((value,))
+    return None
+
+
+def arithmetic(operator: cst.BaseBinaryOp, left: Val.Value, right: Val.Value) -> Val.Value:
+    """`left <op> right` on block ids (set difference and union) and token / block counts
+    (the confirmed boundary and the block it falls in)."""
+    if isinstance(left, Val.Ids) and isinstance(right, Val.Ids):
+        return Val.difference(left, right) if isinstance(operator, cst.Subtract) else Val.join_ids(left, right)
+    lk, rk = Val.num_kind(left), Val.num_kind(right)
+    if isinstance(operator, cst.Subtract):
+        return _subtract(left, lk, rk)
+    if isinstance(operator, cst.Modulo) and lk == "confirmed":
+        return Val.Num("rem")
+    if isinstance(operator, cst.FloorDivide) and lk in ("confirmed", "computed", "early-token"):
+        return Val.Num({"confirmed": "cblk", "computed": "kblk", "early-token": "early"}[lk])
+    if isinstance(operator, cst.Multiply) and "cblk" in (lk, rk):
+        return Val.Num("confirmed")
+    if isinstance(operator, cst.Multiply) and "kblk" in (lk, rk):
+        return Val.Num("computed")
+    if isinstance(operator, cst.Add) and rk == "zero":
+        return left
+    return Val.OTHER if lk is not None or rk is not None else None
+
+
+def _subtract(left: Val.Value, lk: str | None, rk: str | None) -> Val.Value:
+    if isinstance(left, Val.Length) and isinstance(left.of, Val.Ids) and rk in ("cblk", "early", "kblk"):
+        # `len(blocks) - first`: how many blocks from `first` to the end
+        return Val.Num(f"count-{rk}")
+    if (lk, rk) in (("computed", "inflight"), ("confirmed", "rem")):
+        return Val.Num("confirmed")
+    if lk == "cblk" and rk not in (None, "zero"):
+        return Val.Num("early")
+    if lk == "confirmed" and rk not in (None, "zero", "rem"):
+        return Val.Num("early-token")
+    if rk == "zero":
+        return left
+    return Val.OTHER if lk is not None or rk is not None else None
