@@ -71,7 +71,8 @@ GROUPS = ("all", "first_only_lookalike")  # "first_only" is an FT007 defect belo
 #: how a call of a vLLM method is spelled
 #: ("options": the keywords in a dict built apart, `opts = {}` ... `opts["k"] = v` ... `f(**opts)`;
 #: "run_method": vllm.v1.serial_utils.run_method(obj, "name", args=..., kwargs=...), as the
-#: fork's sentinels dispatch commands)
+#: fork's sentinels dispatch commands; "unpacked": `method, params = "name", {...}` then
+#: `getattr(obj, method)(**params)`, as the fork unpacks a command's instruction and params)
 CALLS = (
     "direct",
     "alias",
@@ -83,6 +84,7 @@ CALLS = (
     "kwargs",
     "options",
     "run_method",
+    "unpacked",
 )
 #: how the lost step's counters are reset after a preempt
 RESETS = ("assign", "chained", "setattr_names", "setattr_dict", "vars_update", "helper_kwargs")
@@ -268,6 +270,17 @@ def _normalize_release(s: Spec) -> Spec:
     return s
 
 
+#: a lambda holds one expression: calls written in statements get their one-expression kin
+_LAMBDA_CALLS = {"alias": "direct", "options": "kwargs", "unpacked": "getattr"}
+
+
+def _normalize_lambda(s: Spec) -> Spec:
+    s = replace(s, granularity="batch", evict_call=_LAMBDA_CALLS.get(s.evict_call, s.evict_call))
+    if s.defect == "la_if_ids":
+        s = replace(s, site="helper")
+    return s
+
+
 def normalize(spec: Spec) -> Spec:
     """The nearest writable spec (documented rules, applied in order)."""
     s = spec
@@ -291,13 +304,7 @@ def normalize(spec: Spec) -> Spec:
         if s.defect in ("ft007_gate", "ft007_only_abort", "ft007_only_resume"):
             s = replace(s, site="helper")
     if s.site in _LAMBDA_SITES:
-        s = replace(s, granularity="batch")
-        if s.evict_call in ("alias",):
-            s = replace(s, evict_call="direct")
-        elif s.evict_call == "options":  # a lambda holds one expression: the dict written in the call
-            s = replace(s, evict_call="kwargs")
-        if s.defect == "la_if_ids":
-            s = replace(s, site="helper")
+        s = _normalize_lambda(s)
     s = _normalize_release(s)
     if s.granularity == "per_request" and s.defect in ("ft007_break", "ft004_pool"):
         s = replace(s, granularity="batch")
@@ -399,6 +406,12 @@ def spell_call(
         ]
     if style == "options":
         return _options_call(ctx, obj, meth, args, extra, tgt)
+    if style == "unpacked":
+        keep = args if meth == "_preempt_request" else []
+        named = [] if keep else list(zip(_PARAMS[meth], args, strict=False))
+        items = ", ".join(f'"{k}": {v}' for k, v in [*named, *extra.items()])
+        call_args = ", ".join([*keep, "**params"])
+        return [f'method, params = "{meth}", {{{items}}}', f"{tgt}getattr({obj}, method)({call_args})"]
     if style == "run_method":
         ctx.imports.add("from vllm.v1.serial_utils import run_method")
         packed = f"({args[0]},)" if len(args) == 1 else f"({', '.join(args)})"

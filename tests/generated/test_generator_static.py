@@ -81,6 +81,12 @@ NEW_VALUES = [
     ("defect", "ft007_skip_inflight", "if req.num_in_flight_tokens > 0:\n                continue"),
     ("defect", "la_skip_unknown", "not in kv.coordinator.single_type_managers[0].req_to_blocks:"),
     ("collect", "by_request", "ids = set().union(*by_req.values())"),
+    (
+        "evict_call",
+        "unpacked",
+        'method, params = "evict_blocks", {"block_ids": ids}\n        getattr(kv, method)(**params)',
+    ),
+    ("release_call", "unpacked", "aborted = getattr(sched, method)(**params)"),
     ("snapshot", "slice", "sched.running[:]"),
     ("snapshot", "sorted", "sorted(sched.running, key=lambda r: r.arrival_time)"),
     ("snapshot", "tuple", "tuple(sched.running)"),
@@ -109,6 +115,7 @@ def test_each_new_value_renders_its_idiom_and_compiles_in_every_combination(axis
         ({"site": "lambda_local", "evict_call": "run_method", "collect": "by_request"}, {"FT002"}),
         ({"site": "helper", "defect": "ft003_range_check", "collect": "by_request", "snapshot": "sorted"}, {"FT003"}),
         ({"site": "helper", "defect": "la_skip_unknown", "release_call": "run_method"}, set()),
+        ({"site": "inline", "evict_call": "unpacked", "release_call": "unpacked"}, {"FT002"}),
         ({"site": "closure", "defect": "ft005_reset_prefix_cache", "release_call": "options"}, {"FT002", "FT005"}),
     ],
 )
