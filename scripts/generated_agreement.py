@@ -69,12 +69,51 @@ def _shrink(
     return best, spent
 
 
+def parse_only(values: list[str]) -> dict[str, set[str]]:
+    """``--only AXIS=V1,V2`` options as ``{axis: values}``; ValueError names a bad one."""
+    only: dict[str, set[str]] = {}
+    for item in values:
+        axis, sep, vals = item.partition("=")
+        if not sep or axis not in gen.AXES:
+            raise ValueError(f"--only {item!r}: expected AXIS=VALUE[,VALUE...] with AXIS one of {', '.join(gen.AXES)}")
+        wanted = {v for v in vals.split(",") if v}
+        unknown = sorted(wanted - set(gen.AXES[axis]))
+        if not wanted or unknown:
+            raise ValueError(f"--only {item!r}: {axis} takes {', '.join(gen.AXES[axis])}")
+        only.setdefault(axis, set()).update(wanted)
+    return only
+
+
+def select(seed: int, n: int, start: int, only: dict[str, set[str]]) -> list[gen.Spec]:
+    """The first ``n`` handlers of ``seed`` from index ``start`` holding any value of
+    ``only`` (all of them when ``only`` is empty); each keeps its index, so it is still
+    ``generator.draw(seed, index)``.  Gives up after ``1000 * n`` indices."""
+    if not only:
+        return gen.generate(seed, n, start)
+    out: list[gen.Spec] = []
+    for i in range(start, start + 1000 * n):
+        spec = gen.draw(seed, i)
+        if any(getattr(spec, axis) in vals for axis, vals in only.items()):
+            out.append(spec)
+            if len(out) == n:
+                break
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=300, help="handlers to generate (default 300)")
     ap.add_argument("--start", type=int, default=0, help="index of the first handler (default 0)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="oracle processes at a time")
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="AXIS=V1,V2",
+        help="keep only handlers holding one of these axis values (repeatable: any of them); "
+        "--n counts the kept ones, each keeps its index",
+    )
     ap.add_argument("--out", type=Path, help="where the handlers go (default build/generated-agreement/seed-S)")
     ap.add_argument("--shrink-rounds", type=int, default=4, help="shrinking rounds (0: pick the shortest only)")
     ap.add_argument("--json", type=Path, help="write every handler's axes, truth and static codes here")
@@ -82,12 +121,21 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.n < 1 or args.jobs < 1:
         ap.error("--n and --jobs must be at least 1")
+    try:
+        only = parse_only(args.only)
+    except ValueError as exc:
+        ap.error(str(exc))
     out = args.out or HERE.parent / "build" / "generated-agreement" / f"seed-{args.seed}"
     if out.exists():
         shutil.rmtree(out)
-    specs = gen.generate(args.seed, args.n, args.start)
+    specs = select(args.seed, args.n, args.start, only)
+    if not specs:
+        ap.error(f"no handler of seed {args.seed} holds {args.only}")
     results, t = ag.run(specs, out / "handlers", args.jobs, args.python)
     apis = {v: sum(1 for s in specs if s.api == v) for v in gen.APIS}
+    if only:
+        held = "; ".join(a + "=" + ",".join(sorted(v)) for a, v in sorted(only.items()))
+        print(f"only handlers holding any of: {held}")
     print(
         f"seed {args.seed}, {len(specs)} handlers ({', '.join(f'{n} on vLLM {v}' for v, n in apis.items())}), "
         f"{sum(len(r.scenarios) for r in results)} scenarios, --jobs {args.jobs}"

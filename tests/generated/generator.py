@@ -61,10 +61,31 @@ IDS = (
     "star_unpack",  # ids = {*ids, *(...)}
     "pairs",  # the requests carried as (request, confirmed boundary) tuples
 )
+#: where the ids are accumulated: one set for all requests, or a dict keyed by request id
+#: (a fresh set per request) whose values are joined for the eviction
+COLLECTS = ("set", "by_request")
+#: how the eviction loop copies the running queue it walks
+SNAPSHOTS = ("list", "slice", "sorted", "tuple")
 FILTERS = ("none", "is_null", "hashed", "both")
 GROUPS = ("all", "first_only_lookalike")  # "first_only" is an FT007 defect below
 #: how a call of a vLLM method is spelled
-CALLS = ("direct", "alias", "getattr", "methodcaller", "partial", "dict_literal", "dict_computed", "kwargs")
+#: ("options": the keywords in a dict built apart, `opts = {}` ... `opts["k"] = v` ... `f(**opts)`;
+#: "run_method": vllm.v1.serial_utils.run_method(obj, "name", args=..., kwargs=...), as the
+#: fork's sentinels dispatch commands; "unpacked": `method, params = "name", {...}` then
+#: `getattr(obj, method)(**params)`, as the fork unpacks a command's instruction and params)
+CALLS = (
+    "direct",
+    "alias",
+    "getattr",
+    "methodcaller",
+    "partial",
+    "dict_literal",
+    "dict_computed",
+    "kwargs",
+    "options",
+    "run_method",
+    "unpacked",
+)
 #: how the lost step's counters are reset after a preempt
 RESETS = ("assign", "chained", "setattr_names", "setattr_dict", "vars_update", "helper_kwargs")
 #: how the running queue is drained for resume
@@ -116,6 +137,8 @@ DEFECTS = (
     "la_drop_after_zero",  # look-alike (0.34): zeroed first, then preempt with drop_stale_output=True
     "ft009_decrement",  # num_output_placeholders -= 1 after the preempt and resets: already 0, goes to -1
     "la_decrement_first",  # look-alike: the same decrement before the preempt (the preempt or reset sets 0)
+    "ft007_skip_inflight",  # the eviction loop `continue`s past requests with in-flight tokens: the dirty ones
+    "la_skip_unknown",  # look-alike: `continue` past requests without blocks in group 0 (never, before the release)
 )
 
 AXES: dict[str, tuple[str, ...]] = {
@@ -133,6 +156,8 @@ AXES: dict[str, tuple[str, ...]] = {
     "switch_style": SWITCH_STYLES,
     "defect": DEFECTS,
     "request_ref": REQUEST_REFS,
+    "collect": COLLECTS,
+    "snapshot": SNAPSHOTS,
 }
 #: the simplest value of each axis (the shrinker moves axes here one at a time)
 SIMPLEST: dict[str, str] = {
@@ -150,10 +175,14 @@ SIMPLEST: dict[str, str] = {
     "switch_style": "if",
     "defect": "none",
     "request_ref": "same",
+    "collect": "set",
+    "snapshot": "list",
 }
 # "none" is drawn as often as three defects: a fair share of correct handlers.
 _DEFECT_WEIGHTS = [3 if d == "none" else 1 for d in DEFECTS]
 
+#: axes added after request_ref, drawn after it in this order
+_LATE_AXES = ("collect", "snapshot")
 _WRAPPER_SITES = ("decorator_before", "decorator_after", "ctx_enter", "ctx_exit")
 _LAMBDA_SITES = ("lambda_local", "lambda_attr")
 _RESUME_DEFECTS = (
@@ -188,6 +217,8 @@ class Spec:
     switch_style: str
     defect: str
     request_ref: str = "same"
+    collect: str = "set"
+    snapshot: str = "list"
 
     @property
     def name(self) -> str:
@@ -215,9 +246,12 @@ class Spec:
 def draw(seed: int, index: int) -> Spec:
     """Handler ``index`` of ``seed``: one value per axis, then :func:`normalize`."""
     rng = random.Random(f"ftlint-gen:{seed}:{index}")
-    values = {axis: rng.choice(choices) for axis, choices in AXES.items() if axis not in ("defect", "request_ref")}
+    late = ("defect", "request_ref", *_LATE_AXES)
+    values = {axis: rng.choice(choices) for axis, choices in AXES.items() if axis not in late}
     values["defect"] = rng.choices(DEFECTS, weights=_DEFECT_WEIGHTS)[0]
     values["request_ref"] = rng.choice(REQUEST_REFS)  # drawn last: the earlier axes keep their values
+    for axis in _LATE_AXES:
+        values[axis] = rng.choice(AXES[axis])
     return normalize(Spec(seed=seed, index=index, **values))
 
 
@@ -233,6 +267,17 @@ def _normalize_release(s: Spec) -> Spec:
         s = replace(s, request_ref="same")  # the resets must reach the request the decrement is on
     if s.flow in ("ctx_release", "deco_release") and not _releases_in_context(s):
         s = replace(s, flow="plain")
+    return s
+
+
+#: a lambda holds one expression: calls written in statements get their one-expression kin
+_LAMBDA_CALLS = {"alias": "direct", "options": "kwargs", "unpacked": "getattr"}
+
+
+def _normalize_lambda(s: Spec) -> Spec:
+    s = replace(s, granularity="batch", evict_call=_LAMBDA_CALLS.get(s.evict_call, s.evict_call))
+    if s.defect == "la_if_ids":
+        s = replace(s, site="helper")
     return s
 
 
@@ -259,11 +304,7 @@ def normalize(spec: Spec) -> Spec:
         if s.defect in ("ft007_gate", "ft007_only_abort", "ft007_only_resume"):
             s = replace(s, site="helper")
     if s.site in _LAMBDA_SITES:
-        s = replace(s, granularity="batch")
-        if s.evict_call in ("alias",):
-            s = replace(s, evict_call="direct")
-        if s.defect == "la_if_ids":
-            s = replace(s, site="helper")
+        s = _normalize_lambda(s)
     s = _normalize_release(s)
     if s.granularity == "per_request" and s.defect in ("ft007_break", "ft004_pool"):
         s = replace(s, granularity="batch")
@@ -363,12 +404,40 @@ def spell_call(
             f'{ops} = {{"do_{short}": {obj}.{meth}, "skip": None}}',
             f'{tgt}{ops}["_".join(("do", "{short}"))]({pos})',
         ]
+    if style == "options":
+        return _options_call(ctx, obj, meth, args, extra, tgt)
+    if style == "unpacked":
+        keep = args if meth == "_preempt_request" else []
+        named = [] if keep else list(zip(_PARAMS[meth], args, strict=False))
+        items = ", ".join(f'"{k}": {v}' for k, v in [*named, *extra.items()])
+        call_args = ", ".join([*keep, "**params"])
+        return [f'method, params = "{meth}", {{{items}}}', f"{tgt}getattr({obj}, method)({call_args})"]
+    if style == "run_method":
+        ctx.imports.add("from vllm.v1.serial_utils import run_method")
+        packed = f"({args[0]},)" if len(args) == 1 else f"({', '.join(args)})"
+        kw = ", ".join(f'"{k}": {v}' for k, v in extra.items())
+        return [f'{tgt}run_method({obj}, "{meth}", args={packed}, kwargs={{{kw}}})']
     if style == "kwargs":
         names = _PARAMS[meth]
         items = [f'"{n}": {a}' for n, a in zip(names, args, strict=False)]
         items += [f'"{k}": {v}' for k, v in extra.items()]
         return [f"{tgt}{obj}.{meth}(**{{{', '.join(items)}}})"]
     return [f"{tgt}{obj}.{meth}({pos})"]
+
+
+def _options_call(ctx: _Ctx, obj: str, meth: str, args: list[str], extra: dict[str, str], tgt: str) -> list[str]:
+    """The keywords in a dict built apart, item by item (a flag through a variable):
+    ``_preempt_request`` keeps its request and timestamp positional, the others take
+    every argument by name."""
+    opts = ctx.fresh("opts")
+    keep = args if meth == "_preempt_request" else []
+    named = [] if keep else list(zip(_PARAMS[meth], args, strict=False))
+    out = [f"{opts} = {{}}"]
+    out += [f'{opts}["{k}"] = {v}' for k, v in named]
+    for k, v in extra.items():
+        out += [f"flag = {v}", f'{opts}["{k}"] = flag']
+    call_args = ", ".join([*keep, f"**{opts}"])
+    return [*out, f"{tgt}{obj}.{meth}({call_args})"]
 
 
 def _evict_expr(ctx: _Ctx, style: str, kv: str, ids: str) -> str:
@@ -430,6 +499,23 @@ def _per_group(spec: Spec, first_expr: str) -> list[str]:
     return [*pre, f"ids |= {{b.block_id for b in blocks[first:]{if_cond}}}"]
 
 
+def snapshot(spec: Spec, running: str) -> str:
+    """The copy of the running queue an eviction loop walks (:data:`SNAPSHOTS`)."""
+    return {
+        "list": f"list({running})",
+        "slice": f"{running}[:]",
+        "sorted": f"sorted({running}, key=lambda r: r.arrival_time)",
+        "tuple": f"tuple({running})",
+    }[spec.snapshot]
+
+
+_SKIPS = {
+    "la_skip_idle": "not req.num_in_flight_tokens",
+    "ft007_skip_inflight": "req.num_in_flight_tokens > 0",
+    "la_skip_unknown": "req.request_id not in kv.coordinator.single_type_managers[0].req_to_blocks",
+}
+
+
 def tail_lines(spec: Spec, reqs: str) -> list[str]:
     """Lines computing ``ids``: the dirty block ids of every request in ``reqs``
     (``kv`` is the KVCacheManager)."""
@@ -442,8 +528,11 @@ def tail_lines(spec: Spec, reqs: str) -> list[str]:
     group_body = ["blocks = mgr.req_to_blocks[req.request_id]", *_per_group(spec, first)]
     star = spec.ids == "star_union" and d not in ("ft004_whole_list", "ft004_pool")
     body: list[str] = []
-    if d == "la_skip_idle":
-        body += ["if not req.num_in_flight_tokens:", "    continue"]
+    if d in _SKIPS:
+        body += [f"if {_SKIPS[d]}:", "    continue"]
+    by_request = spec.collect == "by_request"
+    if by_request:  # a fresh set per request, kept under its id
+        body.append("ids = set()")
     head = [f"for req in {reqs}:"]
     if spec.ids == "pairs":  # each request beside its boundary, unpacked by the loop
         boundary = confirmed.split(" = ", 1)[1].replace("req.", "r.")
@@ -458,9 +547,13 @@ def tail_lines(spec: Spec, reqs: str) -> list[str]:
         body += ["for mgr in kv.coordinator.single_type_managers:", *_indent(group_body)]
     if star:
         body.append("ids |= set().union(*parts)")
+    if by_request:
+        body.append("by_req[req.request_id] = ids")
     if d == "ft007_break":
         body.append("break")
-    return ["ids = set()", *head[:-1], head[-1], *_indent(body)]
+    if by_request:
+        return ["by_req = {}", *head, *_indent(body), "ids = set().union(*by_req.values())"]
+    return ["ids = set()", *head, *_indent(body)]
 
 
 def evict_lines(ctx: _Ctx, spec: Spec, kv: str = "kv", ids: str = "ids") -> list[str]:
@@ -671,6 +764,8 @@ def _preempt_lines(r: _Render) -> list[str]:
     extra = {}
     if s.defect == "la_drop_after_zero" or (s.defect == "ft001_drop_flag" and s.api == "0.34"):
         extra["drop_stale_output"] = "True"
+    elif s.release_call == "options" and s.api == "0.34":  # the flag spelled out, off (0.26 has no flag)
+        extra["drop_stale_output"] = "False"
     pre = ["req.num_in_flight_tokens = 0"] if s.defect in ("la_zero_before", "la_drop_after_zero") else []
     return pre + spell_call(r.ctx, s.release_call, "sched", "_preempt_request", ["req", "ts"], extra)
 
@@ -708,7 +803,7 @@ def abort_lines(r: _Render, evict_here: bool) -> list[str]:
     r.handler.imports.add("from vllm.v1.request import RequestStatus")
     if evict_here and s.evicts and s.granularity == "per_request":
         return [
-            "for req in list(sched.running):",
+            f"for req in {snapshot(s, 'sched.running')}:",
             *_indent(_per_request_evict(r, evict_here)),
             *_indent(
                 spell_call(
@@ -741,7 +836,7 @@ def _batch_evict(r: _Render) -> list[str]:
         return []
     if s.defect in ("ft007_only_abort", "ft007_only_resume"):
         return []  # release_lines puts it in one branch
-    return _gated(r, r.eviction_call("list(sched.running)"))
+    return _gated(r, r.eviction_call(snapshot(r.spec, "sched.running")))
 
 
 def release_lines(r: _Render) -> list[str]:
@@ -756,9 +851,9 @@ def release_lines(r: _Render) -> list[str]:
     ab = abort_lines(r, True)
     re_ = resume_lines(r, True)
     if only_abort:
-        ab = [*r.eviction_call("list(sched.running)"), *ab]
+        ab = [*r.eviction_call(snapshot(r.spec, "sched.running")), *ab]
     if only_resume:
-        re_ = [*r.eviction_call("list(sched.running)"), *re_]
+        re_ = [*r.eviction_call(snapshot(r.spec, "sched.running")), *re_]
     if s.switch_style == "match":
         return ["match self.resume:", "    case True:", *_indent(re_, 2), "    case _:", *_indent(ab, 2)]
     if s.switch_style == "dict_dispatch":
@@ -820,9 +915,9 @@ def _body(r: _Render) -> list[str]:
         collect, evict = r.split_calls()
         rel = release_lines(r)
         if s.order == "split":
-            main = ["reqs = list(sched.running)", *collect, *rel, *evict]
+            main = [f"reqs = {snapshot(s, 'sched.running')}", *collect, *rel, *evict]
         else:
-            main = ["reqs = list(sched.running)", *rel, *collect, *evict]
+            main = [f"reqs = {snapshot(s, 'sched.running')}", *rel, *collect, *evict]
         return body + _flow(r, [], main) + _reset_cache(r)
     evict = _batch_evict(r)
     if s.defect == "ft005_reset_instead":  # before the release: the requests still hold their blocks
@@ -844,10 +939,10 @@ def _wrapper_body(r: _Render) -> list[str]:
     if s.site.startswith("decorator"):
         r.ctx.imports.add("import functools")
         if s.site == "decorator_before":
-            inner = ["reqs = list(self.engine.scheduler.running)", *tail, *evict, "return fn(self, exc)"]
+            inner = [f"reqs = {snapshot(s, 'self.engine.scheduler.running')}", *tail, *evict, "return fn(self, exc)"]
         elif s.order == "late":
             inner = [
-                "reqs = list(self.engine.scheduler.running)",
+                f"reqs = {snapshot(s, 'self.engine.scheduler.running')}",
                 "result = fn(self, exc)",
                 *tail,
                 *evict,
@@ -855,7 +950,7 @@ def _wrapper_body(r: _Render) -> list[str]:
             ]
         else:
             inner = [
-                "reqs = list(self.engine.scheduler.running)",
+                f"reqs = {snapshot(s, 'self.engine.scheduler.running')}",
                 *tail,
                 "result = fn(self, exc)",
                 *evict,
@@ -885,7 +980,8 @@ def _wrapper_body(r: _Render) -> list[str]:
     r.module_fn("tails_evicted", "kv, reqs", cm)
     r.handler.defs[-1].insert(0, "@contextlib.contextmanager")
     inner = _flow(r, [], release_lines(r))
-    return ["with tails_evicted(sched.kv_cache_manager, list(sched.running)):", *_indent(inner), *_reset_cache(r)]
+    running = snapshot(s, "sched.running")
+    return [f"with tails_evicted(sched.kv_cache_manager, {running}):", *_indent(inner), *_reset_cache(r)]
 
 
 def intended(spec: Spec) -> str:

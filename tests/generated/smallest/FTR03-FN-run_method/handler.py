@@ -1,0 +1,26 @@
+# Intended: generated handler g99_00004: api=0.34 mode=resume site=helper ids=slice_first filter=none evict_call=direct release_call=run_method reset=assign drain=while_pop granularity=batch flow=plain switch_style=if defect=ft008_none request_ref=same collect=set snapshot=list.
+import time
+from vllm.v1.serial_utils import run_method
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        self._evict_tails(sched.kv_cache_manager, list(sched.running))
+        ts = time.monotonic()
+        while sched.running:
+            req = sched.running.pop()
+            run_method(sched, "_preempt_request", args=(req, ts), kwargs={})
+
+    def _evict_tails(self, kv, reqs):
+        ids = set()
+        for req in reqs:
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            for mgr in kv.coordinator.single_type_managers:
+                blocks = mgr.req_to_blocks[req.request_id]
+                first = confirmed // mgr.block_size
+                ids |= {b.block_id for b in blocks[first:]}
+        kv.evict_blocks(ids)
