@@ -78,6 +78,9 @@ class Interpreter:
         #: the entry functions to walk (None: all): the language server's lint of one unit of
         #: a file needs only the walks that may reach it (lint/unit_cache.py)
         self.walk_only: Callable[[Function], bool] | None = None
+        #: an internal error of a walk: raised again by every later query, so each rule that
+        #: asks is reported with it (a walk already marked done must not answer "no facts")
+        self._failure: Exception | None = None
 
     # -- queries -------------------------------------------------------------
     def facts(self, fn: Function, kind: type[F]) -> list[F]:
@@ -104,6 +107,8 @@ class Interpreter:
     def _run_handlers(self) -> None:
         """Walk every handler once; asked per function and node, so a second call with
         the same handlers returns at once (not a pass over every handler per query)."""
+        if self._failure is not None:
+            raise self._failure
         paths = self.fault_paths
         sizes = (len(paths.handlers), len(paths.inherited_handlers), len(paths.step_guards))
         if sizes == self._handlers_run:
@@ -137,6 +142,9 @@ class Interpreter:
         except (Abandon, RecursionError):
             self.notes.append(f"{fn.qualname}: too many paths or too deep; not reported")
             return
+        except Exception as err:
+            self._failure = err
+            raise
         for fact in walk.found:
             per_kind = self._by_fn.setdefault(id(fact.fn), {}).setdefault(type(fact), {})
             per_kind.setdefault(id(fact.node), fact)

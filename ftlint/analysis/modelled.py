@@ -14,7 +14,9 @@ class Construct(NamedTuple):
     construct: str
     status: str  # "modelled" | "unknown"
     meaning: str
-    test: str  # a test function or a PAIRS name in tests/test_eviction_models.py, or a CASES name in tests/test_eviction_idioms.py
+    #: a test function or a PAIRS name in tests/test_eviction_models.py, or a CASES name in
+    #: tests/test_eviction_idioms.py or tests/test_dispatch_and_skip_idioms.py
+    test: str
 
 
 MODELLED: tuple[Construct, ...] = (
@@ -163,9 +165,28 @@ MODELLED: tuple[Construct, ...] = (
         "reset-prefix-cache-after-the-free",
     ),
     Construct(
+        '`run_method(obj, "name", args=(...), kwargs={...})` (vLLM\'s `serial_utils`)',
+        "modelled",
+        "`obj.name(*args, **kwargs)`; a callable instead of a name: `method(obj, *args, **kwargs)`",
+        "run_method_evicts_late",
+    ),
+    Construct(
+        "`if req.num_in_flight_tokens > 0: continue` in the eviction loop",
+        "modelled",
+        "skips exactly the requests with a dirty tail (also in a loop over `[req]` or `(req, boundary)` pairs); "
+        "skipping a request with no tokens in flight, or with no blocks (`not in mgr.req_to_blocks`), skips no tail",
+        "skip_with_tokens_in_flight",
+    ),
+    Construct(
+        "ids kept per request in a dict (`by_req[req.request_id] = ids`), evicted from `by_req.values()`",
+        "modelled",
+        "any of the dict's values: the ids of each request, boundary and extent kept",
+        "ids_per_request_in_a_dict_late",
+    ),
+    Construct(
         "a call the walk cannot resolve, given block ids",
         "unknown",
-        "may evict them: their tails count as covered",
+        "may evict them (also inside a tuple or dict it is given): their tails count as covered",
         "unknown-call-given-ids",
     ),
     Construct(

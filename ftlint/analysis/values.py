@@ -185,6 +185,14 @@ class Table:
 
 
 @dataclass(frozen=True, slots=True)
+class Keyed:
+    """A dict filled under keys the walk cannot compute (`by_req[req.request_id] = ids`):
+    what any of its values may be (the join of every value stored)."""
+
+    values: Value
+
+
+@dataclass(frozen=True, slots=True)
 class TableItems:
     """`table.items()`."""
 
@@ -279,6 +287,7 @@ Value: TypeAlias = (
     | Lambda
     | Either
     | Table
+    | Keyed
     | TableItems
     | Seq
     | Each
@@ -364,6 +373,8 @@ def join(a: Value, b: Value) -> Value:
         return a
     if isinstance(a, Ids) and isinstance(b, Ids):
         return join_ids(a, b)
+    if isinstance(a, Keyed) and isinstance(b, Keyed):
+        return Keyed(join(a.values, b.values))
     return None
 
 

@@ -41,6 +41,9 @@ NUM_COMPUTED_TOKENS = "num_computed_tokens"  # Request: tokens computed, the fai
 NUM_IN_FLIGHT_TOKENS = "num_in_flight_tokens"  # Request: tokens the failed step was writing
 NUM_STALE_OUTPUT_TOKENS = "num_stale_output_tokens"  # Request (vLLM >= 0.27)
 EVICT_BLOCKS = "evict_blocks"  # KVCacheManager.evict_blocks(ids)
+#: vllm/v1/serial_utils.py: `run_method(obj, method, args, kwargs)` calls `obj.method(*args, **kwargs)`
+#: (a method name) or `method(obj, *args, **kwargs)` (a callable); engine-core RPCs dispatch through it
+RUN_METHOD = "run_method"
 COUNTER_FIELDS = (NUM_IN_FLIGHT_TOKENS, NUM_STALE_OUTPUT_TOKENS)
 
 # Where a request's blocks are listed (collecting from these is "collecting block ids").

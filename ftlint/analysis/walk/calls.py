@@ -78,6 +78,12 @@ class Calls(Expressions):
                     args, keywords = split_args(node.args, values)
                     out.extend(self.method_call(func, func.attr.value, receiver, args, keywords, node, s2))
             return out
+        if isinstance(func, cst.Name) and func.value == V.RUN_METHOD and self.name(func.value, state) is None:
+            for values, s in self.ev_seq(arg_nodes, state):
+                self.current = s
+                args, keywords = split_args(node.args, values)
+                out.extend(self._run_method(node, args, keywords, s))
+            return out
         if isinstance(func, cst.Name) and func.value not in state.env and func.value in _BUILTINS | _PASSTHROUGH:
             for values, s in self.ev_seq(arg_nodes, state):
                 self.current = s
@@ -130,8 +136,31 @@ class Calls(Expressions):
         if callee is None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             callee = self.class_attribute(method)
         if callee is None:
-            return self.unresolved(node, state, args)
+            return self.unresolved(node, state, [*args, *keywords.values()])
         return self.call_value(callee, args, keywords, node, state)
+
+    def _run_method(self, node: cst.Call, args: Args, keywords: Keywords, state: State) -> Results:
+        """vLLM's `run_method(obj, method, args, kwargs)` (V.RUN_METHOD): `obj.method(*args,
+        **kwargs)` for a method's name, `method(obj, *args, **kwargs)` for a callable."""
+        bound = {p: args[i] if i < len(args) else keywords.get(p) for i, p in enumerate(_RUN_METHOD_PARAMS)}
+        positional, named = _spread(bound["args"]), bound["kwargs"]
+        literal = _argument_node(node, 2, "args")
+        if (
+            isinstance(literal, (cst.Tuple, cst.List))
+            and isinstance(bound["args"], Val.Ids)
+            and not any(isinstance(el, cst.StarredElement) for el in literal.elements)
+        ):  # a tuple holding ids is the ids: `args=(ids,)` is one argument, `args=()` none
+            count = len(literal.elements)
+            positional = [bound["args"]] if count == 1 else [self.ev_pure(el.value, state) for el in literal.elements]
+        method = bound["method"]
+        if positional is None or not isinstance(named, Val.Table) or UNKNOWN_KEYWORDS in keywords:
+            return self.unresolved(node, state, [*args, *keywords.values()])
+        call_keywords = {str(k): v for k, v in named.items}
+        obj_node = next((a.value for a in node.args if a.keyword is None or a.keyword.value == "obj"), None)
+        if isinstance(method, Val.Str) and method.text.isidentifier() and obj_node is not None:
+            func = cst.Attribute(value=obj_node, attr=cst.Name(method.text))
+            return self.method_call(func, method.text, bound["obj"], positional, call_keywords, node, state)
+        return self.call_value(method, [bound["obj"], *positional], call_keywords, node, state)
 
     def _tracked_method(
         self,
@@ -161,6 +190,9 @@ class Calls(Expressions):
             return dict(receiver.items).get(args[0].text), state
         if isinstance(receiver, Val.Table) and method == "items":
             return Val.TableItems(receiver.items), state
+        if isinstance(receiver, Val.Keyed):
+            reads = method in ("get", "pop", "setdefault", "__getitem__", "values")
+            return (receiver.values if reads else None), state
         if isinstance(receiver, Val.Fields) and method == "update":
             return Val.NONE, self.write_fields(receiver.of, args, keywords, state)
         return None
@@ -260,7 +292,7 @@ class Calls(Expressions):
             for option in callee.options:
                 out.extend(self.call_value(option, args, keywords, node, state))
             return out
-        return self.unresolved(node, state, args)
+        return self.unresolved(node, state, [*args, *keywords.values()])
 
     def call_lambda(
         self, callee: Val.Lambda, args: Args, keywords: Keywords, node: cst.CSTNode, state: State
@@ -332,7 +364,7 @@ class Calls(Expressions):
     def _may_evict(self, node: cst.CSTNode, state: State, args: Sequence[Val.Value]) -> State:
         """A call the walk cannot follow that is given block ids may evict them: their
         tail counts as covered (an unknown value never produces a finding)."""
-        given = [a for a in args if isinstance(a, Val.Ids) and not a.stale and a.start != "empty"]
+        given = [a for a in _nested_ids(args) if not a.stale and a.start != "empty"]
         if not given:
             return state
         self.interp.note(
@@ -414,6 +446,40 @@ class Calls(Expressions):
         if summary is not None and summary.may_free:
             state = self.free("*", node, state)
         return state
+
+
+_RUN_METHOD_PARAMS = ("obj", "method", "args", "kwargs")
+
+
+def _argument_node(node: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The expression passed for a parameter, by keyword or at its position."""
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    return positional[position].value if position < len(positional) else None
+
+
+def _spread(value: Val.Value) -> Args | None:
+    """The values a `*args` tuple holds (`(ids,)` is the ids themselves); None when unknown."""
+    if isinstance(value, Val.Seq):
+        return list(value.items)
+    if isinstance(value, Val.Ids):
+        return [] if value.start == "empty" else [value]
+    return None
+
+
+def _nested_ids(values: Sequence[Val.Value]) -> list[Val.Ids]:
+    """The block ids among values, also inside tuples and dicts (`args=(ids,)`)."""
+    out: list[Val.Ids] = []
+    for value in values:
+        if isinstance(value, Val.Ids):
+            out.append(value)
+        elif isinstance(value, Val.Seq):
+            out.extend(_nested_ids(value.items))
+        elif isinstance(value, Val.Table):
+            out.extend(_nested_ids([v for _, v in value.items]))
+    return out
 
 
 def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:

@@ -14,7 +14,6 @@ from ftlint.analysis import values as Val
 from ftlint.analysis.walk.calls import Calls, split_args
 from ftlint.analysis.walk.shapes import Body, ContextSplit, breaks_always, context_split, counters_read, decrements
 from ftlint.analysis.walk.state import (
-    SKIP,
     Flow,
     Results,
     State,
@@ -25,6 +24,7 @@ from ftlint.analysis.walk.state import (
     not_at_zero,
     promote,
     retire,
+    skip,
     tag_entries,
     unbind,
 )
@@ -185,8 +185,9 @@ class ControlFlow(Calls):
             body = self.suite(current.body, taken)
             if dropping:
                 body = unbind(body, "<dropping>")
-            if body.cont and self.loops and not self._legit_skip(current.test, taken[0] if taken else None):
-                body.cont = [c.replace(evicted=c.evicted | {SKIP}) for c in body.cont]
+            if body.cont and self.loops and not self._skips_clean(current.test, taken[0] if taken else None):
+                mark_skip = skip(self.loop_nodes[-1])
+                body.cont = [c.replace(evicted=c.evicted | {mark_skip}) for c in body.cont]
             flow.add(body)
             states = skipped
             current = current.orelse
@@ -248,6 +249,20 @@ class ControlFlow(Calls):
                     continue
             pending.add((k, site, missing))
         return state.replace(pending=frozenset(pending), zeroed=state.zeroed | {(key, in_flight)})
+
+    def _skips_clean(self, test: cst.BaseExpression, state: State | None) -> bool:
+        """`if <test>: continue` skips only requests (blocks) with no dirty tail: a legit skip,
+        or a request with no blocks (`req.request_id not in mgr.req_to_blocks`); not one with
+        tokens in flight (`if req.num_in_flight_tokens > 0: continue` skips exactly the
+        requests whose tail is dirty)."""
+        if _in_flight_positive(test):
+            return False
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            pair = test.comparisons[0]
+            if isinstance(pair.operator, cst.NotIn) and state is not None:
+                # `req.request_id not in mgr.req_to_blocks`: a request holding no blocks
+                return isinstance(self.ev_pure(pair.comparator, state), Val.BlockMap) or self._legit_skip(test, state)
+        return self._legit_skip(test, state)
 
     def _legit_skip(self, test: cst.BaseExpression, state: State | None) -> bool:
         """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
@@ -346,9 +361,12 @@ class ControlFlow(Calls):
     def _for(self, node: cst.For, states: list[State]) -> Flow:
         states = tag_entries(states, len(self.loops))
         self.loops.append([])
+        self.loop_nodes.append(id(node))
         flow = Flow()
+        over_requests = False  # `for req in [req]`: a skip in it skips a request
         for iterable, state in self.ev_all(node.iter, states):
             element = self.element(iterable, node, node.target, [node.body])
+            over_requests |= _holds_request(element)
 
             def bind(s: State, e: Val.Value = element) -> State:
                 return self.assign(node.target, e, s)
@@ -357,14 +375,16 @@ class ControlFlow(Calls):
             flow.add(body, normal=False)
             flow.normal += body.normal + body.cont
         born = self.loops.pop()
+        self.loop_nodes.pop()
         depth = len(self.loops)
+        if not born and not over_requests:
+            flow.normal, flow.brk = clear_skips(flow.normal, id(node)), clear_skips(flow.brk, id(node))
         if not born:
-            flow.normal, flow.brk = clear_skips(flow.normal), clear_skips(flow.brk)
             flow.normal = fill_accumulators(states, flow.normal)
         elif breaks_always(node.body):
             # `for req in running: ...; break`: only the first request is handled, the loop
             # ends for the others (not an `if ids:` guard)
-            flow.brk = [s.replace(evicted=s.evicted | {SKIP}) for s in flow.brk]
+            flow.brk = [s.replace(evicted=s.evicted | {skip(id(node))}) for s in flow.brk]
         exits = promote(flow.normal, born, depth)
         flow.brk = promote(flow.brk, born, depth)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
@@ -378,9 +398,11 @@ class ControlFlow(Calls):
     def _while(self, node: cst.While, states: list[State]) -> Flow:
         states = tag_entries(states, len(self.loops))
         self.loops.append([])
+        self.loop_nodes.append(id(node))
         entered = [s for _, s in self.ev_all(node.test, states)]
         body = self._loop_body(node.body, entered, lambda s: s)
         born = self.loops.pop()
+        self.loop_nodes.pop()
         depth = len(self.loops)
         exits = promote([s for _, s in self.ev_all(node.test, body.normal + body.cont)] or entered, born, depth)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
@@ -452,14 +474,25 @@ class ControlFlow(Calls):
                 state = self.assign(element, part, state)
             return state
         if isinstance(target, cst.Subscript):
-            name = ir.dotted_name(target.value)
-            old = state.env.get(name) if name else None
-            if name is not None and isinstance(old, Val.Table) and len(target.slice) == 1:
-                index_node = getattr(target.slice[0].slice, "value", None)
-                key = self.ev_pure(index_node, state) if index_node is not None else None
-                if isinstance(key, Val.Str):
-                    items = (*(kv for kv in old.items if kv[0] != key.text), (key.text, value))
-                    return state.bind(name, Val.Table(items))
+            return self._assign_item(target, value, state)
+        return state
+
+    def _assign_item(self, target: cst.Subscript, value: Val.Value, state: State) -> State:
+        """`table["key"] = value`; `by_req[req.request_id] = ids` into a dict that was empty or
+        is filled so: a Keyed dict (its values are what any key holds)."""
+        name = ir.dotted_name(target.value)
+        old = state.env.get(name) if name else None
+        if name is None or len(target.slice) != 1 or not isinstance(old, (Val.Table, Val.Keyed)):
+            return state
+        index_node = getattr(target.slice[0].slice, "value", None)
+        key = self.ev_pure(index_node, state) if index_node is not None else None
+        if isinstance(old, Val.Table) and isinstance(key, Val.Str):
+            items = (*(kv for kv in old.items if kv[0] != key.text), (key.text, value))
+            return state.bind(name, Val.Table(items))
+        if isinstance(old, Val.Keyed):
+            return state.bind(name, Val.Keyed(Val.join(old.values, value)))
+        if not old.items and Val.constant(key) is None:
+            return state.bind(name, Val.Keyed(value))
         return state
 
     def _assign_attribute(self, target: cst.Attribute, value: Val.Value, state: State) -> State:
@@ -478,3 +511,29 @@ class ControlFlow(Calls):
             state = not_at_zero(state, key, attr) if key is not None else state
         name = ir.dotted_name(target)
         return state.bind(name, value) if name else state
+
+
+def _in_flight_positive(test: cst.BaseExpression) -> bool:
+    """`req.num_in_flight_tokens`, `req.num_in_flight_tokens > 0` (`!= 0`, `0 < ...`): true
+    exactly for a request with tokens in flight (a dirty tail)."""
+    if isinstance(test, cst.Attribute):
+        return test.attr.value == V.NUM_IN_FLIGHT_TOKENS
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    left, pair = test.left, test.comparisons[0]
+    right, op = pair.comparator, pair.operator
+    zero_right = isinstance(right, cst.Integer) and right.value == "0"
+    zero_left = isinstance(left, cst.Integer) and left.value == "0"
+    if isinstance(left, cst.Attribute) and left.attr.value == V.NUM_IN_FLIGHT_TOKENS and zero_right:
+        return isinstance(op, (cst.GreaterThan, cst.NotEqual))
+    if isinstance(right, cst.Attribute) and right.attr.value == V.NUM_IN_FLIGHT_TOKENS and zero_left:
+        return isinstance(op, (cst.LessThan, cst.NotEqual))
+    return False
+
+
+def _holds_request(element: Val.Value) -> bool:
+    """A loop element that is a running request (or a tuple holding one: `for req, first in
+    pairs`), not an item of a queue the walk cannot see into."""
+    if isinstance(element, Val.Req):
+        return not element.key.startswith("q:")
+    return isinstance(element, Val.Seq) and any(_holds_request(item) for item in element.items)

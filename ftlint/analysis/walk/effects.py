@@ -11,7 +11,7 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.facts import BroadEviction, EvictionCalled, Extent, PrefixCacheResetCalled, ReadAfterFree, TailGap
 from ftlint.analysis.walk.base import WalkBase
-from ftlint.analysis.walk.state import Site, State, may_cover, not_at_zero
+from ftlint.analysis.walk.state import Site, State, may_cover, not_at_zero, skipped
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
@@ -147,6 +147,11 @@ class Effects(WalkBase):
     def evict(self, value: Val.Value, node: cst.CSTNode, state: State) -> State:
         if not isinstance(value, Val.Ids):
             return state.replace(evicted=state.evicted | {("*", "ok")})
+        if value.start == "empty" and skipped(state):
+            # nothing collected because a loop skipped the request (`if req.num_in_flight_tokens
+            # > 0: continue`): the empty set evicts nothing (elsewhere an empty set the walk saw
+            # no add to is taken as covering, precision first)
+            return state
         key, start = value.key or "*", value.start
         if value.stale:
             self.stale(key, node, state, "evict")

@@ -286,6 +286,8 @@ class Expressions(Effects):
             return Val.Req(f"at:{id(index_node)}")
         if isinstance(base, Val.Table):
             return _entry(base, index)
+        if isinstance(base, Val.Keyed):
+            return base.values
         if isinstance(base, Val.Ids):
             if isinstance(index, Val.Index):
                 return Val.with_start(base, index.start) if base.start == "whole" else base
@@ -301,6 +303,7 @@ class Expressions(Effects):
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, state: State
     ) -> Results:
         self.loops.append([])
+        self.loop_nodes.append(id(node))
         env_before = state.env
         clauses = []
         clause: cst.CompFor | None = node.for_in
@@ -325,6 +328,7 @@ class Expressions(Effects):
             states = nxt
         made = self.ev_all(node.value if isinstance(node, cst.DictComp) else node.elt, states)
         born = self.loops.pop()
+        self.loop_nodes.pop()
         out: Results = []
         for value, s in made:
             result = _made(value, born, dropped, one_item)

@@ -22,10 +22,18 @@ if TYPE_CHECKING:
 
 MAX_STATES = 32
 
-#: {(request key, "ok" | a TailGap)}; the markers `SKIP` and `("#gate", side)` share the set
+#: {(request key, "ok" | a TailGap)}; the markers `skip(level)` and `("#gate", side)` share the set
 Evicted = frozenset[tuple[str, str]]
-#: a loop iteration skipped a request for another reason than "no dirty tail"
-SKIP = ("#skip", "skip")
+
+
+def skip(loop: int) -> tuple[str, str]:
+    """The marker of a path on which an iteration of this loop (the id() of its node)
+    skipped a request for another reason than "no dirty tail"."""
+    return ("#skip", str(loop))
+
+
+def skipped(state: State) -> bool:
+    return any(k == "#skip" for k, _ in state.evicted)
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,7 +258,7 @@ def promote(states: list[State], keys: list[str], depth: int) -> list[State]:
     born = set(keys) | {k + "'" for k in keys}
     # A loop that skips some requests for another reason than "no dirty tail" evicts
     # for only part of them.
-    every = "partial" if any(SKIP in st.evicted for st in states) else "*"
+    every = "partial" if any(skipped(st) for st in states) else "*"
     # An iteration may skip a request (no in-flight tokens, a null block): an eviction
     # some iteration does counts for the loop's every exit.
     # ... except across a gate (a test that is not about the dirty tail): only the
@@ -275,20 +283,26 @@ def promote(states: list[State], keys: list[str], depth: int) -> list[State]:
                 pending=frozenset((spread(k), site, m) for k, site, m in s.pending),
                 zeroed=frozenset((spread(k), f) for k, f in s.zeroed),
                 at_zero=frozenset(z for z in s.at_zero if z[0] not in born),
-                env={
-                    n: (Val.with_key(v, every) if isinstance(v, Val.Ids) and v.key in born else v)
-                    for n, v in s.env.items()
-                    if n != tag
-                },
+                env={n: _for_every(v, born, every) for n, v in s.env.items() if n != tag},
             )
         )
     return out
 
 
-def clear_skips(states: list[State]) -> list[State]:
+def _for_every(value: Val.Value, born: set[str], every: str) -> Val.Value:
+    """A value made for the request of one iteration, as the loop leaves it: for `every`."""
+    if isinstance(value, Val.Ids) and value.key in born:
+        return Val.with_key(value, every)
+    if isinstance(value, Val.Keyed) and isinstance(value.values, Val.Ids) and value.values.key in born:
+        return Val.Keyed(Val.with_key(value.values, every))
+    return value
+
+
+def clear_skips(states: list[State], loop: int) -> list[State]:
     """A loop over something else than the running requests (blocks, groups) skips
-    no request."""
-    return [s.replace(evicted=s.evicted - {SKIP}) if SKIP in s.evicted else s for s in states]
+    no request: its own skips (not those of another loop) are no skip."""
+    mark = skip(loop)
+    return [s.replace(evicted=s.evicted - {mark}) if mark in s.evicted else s for s in states]
 
 
 def fill_accumulators(entry: list[State], exits: list[State]) -> list[State]:
