@@ -171,7 +171,7 @@ MODELLED: tuple[Construct, ...] = (
         "run_method_evicts_late",
     ),
     Construct(
-        "`if req.num_in_flight_tokens > 0: continue` in the eviction loop",
+        "a `continue` in the eviction loop past requests with tokens in flight (`req.num_in_flight_tokens > 0`)",
         "modelled",
         "skips exactly the requests with a dirty tail (also in a loop over `[req]` or `(req, boundary)` pairs); "
         "skipping a request with no tokens in flight, or with no blocks (`not in mgr.req_to_blocks`), skips no tail",
