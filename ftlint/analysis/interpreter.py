@@ -240,7 +240,8 @@ class Interpreter:
         for state in (flow.normal + flow.ret) or [start]:
             effects: vllm_summaries.PathEffects = {
                 "freed": sorted({key for key, _ in state.freed}),
-                "evicted": sorted(map(list, state.evicted)),
+                # a loop's skip marker names its node (walk/state.skip): kept, as a plain "skip"
+                "evicted": [list(e) for e in sorted({(k, "skip" if k == "#skip" else q) for k, q in state.evicted})],
                 "zeroed": sorted(map(list, state.zeroed)),
                 "pending": sorted([key, sorted(missing)] for key, _, missing in state.pending),
             }
