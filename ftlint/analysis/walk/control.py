@@ -37,6 +37,15 @@ if TYPE_CHECKING:
 Statement = cst.BaseStatement | cst.SimpleStatementSuite
 
 
+def _statements(suite: cst.BaseSuite | Body | None) -> Sequence[Statement]:
+    """A suite's statements; a one-line suite (`try: x()`) is one statement of small ones."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return (suite,)
+    if isinstance(suite, (cst.IndentedBlock, Body)):
+        return suite.body
+    return ()
+
+
 class ControlFlow(Calls):
     """Statements, walked over a list of states: a Flow of the states leaving them."""
 
@@ -44,12 +53,7 @@ class ControlFlow(Calls):
         flow = Flow(normal=states)
         if suite is None:
             return flow
-        body: Sequence[Statement] = ()
-        if isinstance(suite, cst.SimpleStatementSuite):
-            body = (suite,)
-        elif isinstance(suite, (cst.IndentedBlock, Body)):
-            body = suite.body
-        for statement in body:
+        for statement in _statements(suite):
             if not flow.normal:
                 break
             step = self.statement(statement, flow.normal)
@@ -419,13 +423,7 @@ class ControlFlow(Calls):
     def _try(self, node: cst.Try | cst.TryStar, states: list[State]) -> Flow:
         raised = list(states)  # an exception may leave the body before any statement
         body = Flow(normal=states)
-        # `try: x()` on one line: its body is a SimpleStatementSuite, one statement
-        statements: Sequence[Statement] = ()
-        if isinstance(node.body, cst.SimpleStatementSuite):
-            statements = (node.body,)
-        elif isinstance(node.body, cst.IndentedBlock):
-            statements = node.body.body
-        for statement in statements:
+        for statement in _statements(node.body):
             if not body.normal:
                 break
             step = self.statement(statement, body.normal)
