@@ -9,6 +9,7 @@ calls -> control), and the walk of an entry function (interpreter.py) on top.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol, cast
 
 import libcst as cst
@@ -71,6 +72,17 @@ class Host(Protocol):
     ) -> list[vllm_summaries.PathEffects] | None: ...
 
 
+@dataclass
+class Decrement:
+    """A decrement of a counter (`req.counter -= n`), as the paths through it found it."""
+
+    site: Site
+    #: what set the counter to 0 before it ("": a write of 0), on the paths where it was
+    zeroed_by: set[str] = field(default_factory=set)
+    #: reached with the counter known to be 0 on every path so far
+    at_zero_always: bool = True
+
+
 class WalkBase:
     """One entry function's walk: its frames and the facts it found."""
 
@@ -111,9 +123,7 @@ class WalkBase:
         self.relocate_depth = 0
         self.foreign: set[int] = set()  # id() of such lambdas
         self.names: dict[tuple[object, ...], Val.Value] = {}  # names resolved per frame
-        # id(target) of a counter's decrement -> [Site, {by}, reached with the counter known
-        # to be 0 on every path so far]
-        self.decrements: dict[int, tuple[Site, set[str], list[bool]]] = {}
+        self.decrements: dict[int, Decrement] = {}  # by id() of the counter written
 
     @property
     def fn(self) -> Function:
@@ -160,14 +170,15 @@ class WalkBase:
         self.add(StaleFrameDropped(site.fn, node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
 
     def report_decrements(self) -> None:
-        for site, bys, every_path in self.decrements.values():
-            if not every_path[0]:
+        for seen in self.decrements.values():
+            if not seen.at_zero_always:
                 continue
+            site = seen.site
             where = self.in_entry_module(site)
             target = cast(cst.Attribute, site.node)
             self.add(
                 CounterDecrementedAtZero(
-                    where.fn, where.node, target.attr.value, ir.code_of(target), max(bys), where is not site
+                    where.fn, where.node, target.attr.value, ir.code_of(target), max(seen.zeroed_by), where is not site
                 )
             )
 

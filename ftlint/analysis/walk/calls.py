@@ -22,7 +22,7 @@ from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from ftlint.analysis import vllm_summaries
     from ftlint.index.project import ClassInfo, Function
@@ -59,41 +59,38 @@ class Calls(Expressions):
         raise NotImplementedError
 
     # -- calls -----------------------------------------------------------------------------------
+    def arguments(self, node: cst.Call, state: State) -> Iterator[tuple[Args, Keywords, State]]:
+        """The call's arguments, evaluated left to right, on each path: (positional, keywords,
+        the state after them)."""
+        for values, s in self.ev_seq([a.value for a in node.args], state):
+            self.current = s
+            args, keywords = split_args(node.args, values)
+            yield args, keywords, s
+
     def call(self, node: cst.Call, state: State) -> Results:
         func = node.func
-        arg_nodes = [a.value for a in node.args]
         dotted = ir.dotted_name(func) if isinstance(func, cst.Attribute) else None
         out: Results = []
         if dotted is not None and dotted in state.env:  # a bound method kept in an attribute
-            for values, s in self.ev_seq(arg_nodes, state):
-                self.current = s
-                args, keywords = split_args(node.args, values)
+            for args, keywords, s in self.arguments(node, state):
                 out.extend(self.call_value(state.env[dotted], args, keywords, node, s))
             return out
         # Method calls on values this walk tracks (collections, req_to_blocks, the queue).
         if isinstance(func, cst.Attribute):
             for receiver, s in self.ev(func.value, state):
-                for values, s2 in self.ev_seq(arg_nodes, s):
-                    self.current = s2
-                    args, keywords = split_args(node.args, values)
+                for args, keywords, s2 in self.arguments(node, s):
                     out.extend(self.method_call(func, func.attr.value, receiver, args, keywords, node, s2))
             return out
         if isinstance(func, cst.Name) and func.value == V.RUN_METHOD and self.name(func.value, state) is None:
-            for values, s in self.ev_seq(arg_nodes, state):
-                self.current = s
-                args, keywords = split_args(node.args, values)
+            for args, keywords, s in self.arguments(node, state):
                 out.extend(self._run_method(node, args, keywords, s))
             return out
         if isinstance(func, cst.Name) and func.value not in state.env and func.value in _BUILTINS | _PASSTHROUGH:
-            for values, s in self.ev_seq(arg_nodes, state):
-                self.current = s
-                args, keywords = split_args(node.args, values)
-                out.append(self.builtin(func.value, args, keywords, node, s))
-            return out
+            return [
+                self.builtin(func.value, args, keywords, node, s) for args, keywords, s in self.arguments(node, state)
+            ]
         for callee, s in self.ev(func, state):
-            for values, s2 in self.ev_seq(arg_nodes, s):
-                self.current = s2
-                args, keywords = split_args(node.args, values)
+            for args, keywords, s2 in self.arguments(node, s):
                 out.extend(self.call_value(callee, args, keywords, node, s2))
         return out
 
@@ -144,14 +141,6 @@ class Calls(Expressions):
         **kwargs)` for a method's name, `method(obj, *args, **kwargs)` for a callable."""
         bound = {p: args[i] if i < len(args) else keywords.get(p) for i, p in enumerate(_RUN_METHOD_PARAMS)}
         positional, named = _spread(bound["args"]), bound["kwargs"]
-        literal = _argument_node(node, 2, "args")
-        if (
-            isinstance(literal, (cst.Tuple, cst.List))
-            and isinstance(bound["args"], Val.Ids)
-            and not any(isinstance(el, cst.StarredElement) for el in literal.elements)
-        ):  # a tuple holding ids is the ids: `args=(ids,)` is one argument, `args=()` none
-            count = len(literal.elements)
-            positional = [bound["args"]] if count == 1 else [self.ev_pure(el.value, state) for el in literal.elements]
         method = bound["method"]
         if positional is None or not isinstance(named, Val.Table) or UNKNOWN_KEYWORDS in keywords:
             return self.unresolved(node, state, [*args, *keywords.values()])
@@ -335,10 +324,11 @@ class Calls(Expressions):
     def unresolved(self, node: cst.CSTNode, state: State, args: Sequence[Val.Value] = ()) -> Results:
         if isinstance(node, cst.Call):
             ref = ir.callee_ref(node.func)
-            found = self._super(node, ref[1], state) if ref is not None and ref[0] == "super" else None
-            if found is not None:
-                return found
-            if ref is None or ref[0] != "super":  # a named callee outside the project, or one computed at run time
+            if ref is not None and ref[0] == "super":
+                found = self._super(node, ref[1], state)
+                if found is not None:
+                    return found
+            else:  # a named callee outside the project, or one computed at run time
                 self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
         passed = {Val.key_of(a) for a in args} - {None}
         if passed:  # a request given to a call the walk cannot follow: its counters may be set there
@@ -390,11 +380,11 @@ class Calls(Expressions):
         return out or [(None, state)]
 
     def _inline_args(self, fn: Function, node: cst.Call, state: State) -> Results:
-        out: Results = []
-        for values, s in self.ev_seq([a.value for a in node.args], state):
-            args, keywords = split_args(node.args, values)
-            out.extend(self.inline(fn, True, args, keywords, node, s))
-        return out
+        return [
+            result
+            for args, keywords, s in self.arguments(node, state)
+            for result in self.inline(fn, True, args, keywords, node, s)
+        ]
 
     def frame_env(self, fn: Function, via_instance: bool, args: Args, keywords: Keywords) -> dict[str, Val.Value]:
         """The names of a called project function: its parameters, as the call fills them."""
@@ -451,21 +441,13 @@ class Calls(Expressions):
 _RUN_METHOD_PARAMS = ("obj", "method", "args", "kwargs")
 
 
-def _argument_node(node: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
-    """The expression passed for a parameter, by keyword or at its position."""
-    positional = [a for a in node.args if a.keyword is None and not a.star]
-    for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    return positional[position].value if position < len(positional) else None
-
-
 def _spread(value: Val.Value) -> Args | None:
-    """The values a `*args` tuple holds (`(ids,)` is the ids themselves); None when unknown."""
+    """The values an `args` tuple holds, as `*args` spreads them (split_args): a tuple of
+    values its items, a tuple holding block ids the ids (one argument); None when unknown."""
     if isinstance(value, Val.Seq):
         return list(value.items)
     if isinstance(value, Val.Ids):
-        return [] if value.start == "empty" else [value]
+        return [value]
     return None
 
 

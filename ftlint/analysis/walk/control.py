@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ftlint.analysis import values as Val
-from ftlint.analysis.walk.calls import Calls, split_args
+from ftlint.analysis.walk.base import Decrement
+from ftlint.analysis.walk.calls import Calls
 from ftlint.analysis.walk.shapes import Body, ContextSplit, breaks_always, context_split, counters_read, decrements
 from ftlint.analysis.walk.state import (
     Flow,
@@ -132,9 +133,8 @@ class ControlFlow(Calls):
 
     def _enter(self, split: ContextSplit, tag: str, call: cst.Call, states: list[State]) -> Results:
         out: Results = []
-        called = [(values, s) for st in states for values, s in self.ev_seq([a.value for a in call.args], st)]
-        for values, s in called:
-            args, keywords = split_args(call.args, values)
+        called = [bound for st in states for bound in self.arguments(call, st)]
+        for args, keywords, s in called:
             env = self.frame_env(split.fn, split.via_instance, args, keywords)
             if self.is_handler:
                 self.interp.reached_fns.add(split.fn)
@@ -344,9 +344,9 @@ class ControlFlow(Calls):
         base = self.ev_pure(target.value, state)
         key, field_name = Val.key_of(base), target.attr.value
         bys = {by for k, f, by in state.at_zero if k == key and f == field_name} if key is not None else set()
-        _, seen, every_path = self.decrements.setdefault(id(target), (self.site(target), set(), [True]))
-        seen |= bys
-        every_path[0] = every_path[0] and bool(bys)
+        seen = self.decrements.setdefault(id(target), Decrement(self.site(target)))
+        seen.zeroed_by |= bys
+        seen.at_zero_always = seen.at_zero_always and bool(bys)
         return not_at_zero(state, key, field_name)
 
     # -- loops -----------------------------------------------------------------------------------------

@@ -101,9 +101,8 @@ class Effects(WalkBase):
             return self.may_reset(key, state, "fields written from a mapping it cannot read")
         items = [*mapping.items, *keywords.items()]
         for field_name, value in items:
-            if field_name not in V.ALL_COUNTER_FIELDS:
+            if not isinstance(field_name, str) or field_name not in V.ALL_COUNTER_FIELDS:
                 continue
-            assert isinstance(field_name, str)
             if key is None or value is None:
                 state = self.may_reset(
                     key, state, f"`{field_name}` written with a value or on an object it cannot tell"

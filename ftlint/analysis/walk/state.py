@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 MAX_STATES = 32
 
-#: {(request key, "ok" | a TailGap)}; the markers `skip(level)` and `("#gate", side)` share the set
+#: {(request key, "ok" | a TailGap)}; the markers `skip(loop)` and `("#gate", side)` share the set
 Evicted = frozenset[tuple[str, str]]
 
 
