@@ -261,12 +261,14 @@ class ControlFlow(Calls):
         requests whose tail is dirty)."""
         if _in_flight_positive(test):
             return False
-        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-            pair = test.comparisons[0]
-            if isinstance(pair.operator, cst.NotIn) and state is not None:
-                # `req.request_id not in mgr.req_to_blocks`: a request holding no blocks
-                return isinstance(self.ev_pure(pair.comparator, state), Val.BlockMap) or self._legit_skip(test, state)
-        return self._legit_skip(test, state)
+        return self._holds_no_blocks(test, state) or self._legit_skip(test, state)
+
+    def _holds_no_blocks(self, test: cst.BaseExpression, state: State | None) -> bool:
+        """`req.request_id not in mgr.req_to_blocks`: true only for a request holding no blocks."""
+        if state is None or not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return False
+        pair = test.comparisons[0]
+        return isinstance(pair.operator, cst.NotIn) and isinstance(self.ev_pure(pair.comparator, state), Val.BlockMap)
 
     def _legit_skip(self, test: cst.BaseExpression, state: State | None) -> bool:
         """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
