@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
+from ftlint.analysis.reach import StateScreen
 from ftlint.analysis.steps import Branch, StepGuards
 from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
@@ -130,6 +131,10 @@ class FaultPaths:
         #: id() of those branches (ScopeTracker asks) -> the branch's IR, kept alive: `target`
         #: caches on the id() of its effects
         self.guard_branches: dict[int, ir.Seq] = {}
+        #: whether a step guard may reach the state the analysis models (reach.py)
+        self._state_screen = StateScreen(project)
+        #: the step guards left out of the scope, and why (``--verbose``)
+        self.scope_notes: list[str] = []
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api
         #: [tool.ftlint] vllm-source: the directory holding the `vllm` package, or None
         self.vllm_source: Path | None = Path(vllm_source) if vllm_source else None
@@ -255,6 +260,14 @@ class FaultPaths:
         scope reaches them as it reaches a handler's callees)."""
         if self._step_guards is None or fn in self.guarded or fn in self.handlers:
             return []
+        if not self._step_guards.may_guard(fn):
+            return []
+        if not self._state_screen.guard_may_reach_state(fn):
+            self.scope_notes.append(
+                f"{fn.qualname}: its `except` around an engine step reaches no request state ftlint models "
+                "(no primitive, counter or `super()` call there or in what it calls); left out of the scope"
+            )
+            return []
         branches = self._step_guards.of(fn)
         if not branches:
             return []
@@ -316,7 +329,7 @@ class FaultPaths:
     @property
     def notes(self) -> list[str]:
         """What the interpreter could not follow (``--verbose``); empty when it did not run."""
-        return list(self._interpreter.notes) if self._interpreter is not None else []
+        return [*self.scope_notes, *(self._interpreter.notes if self._interpreter is not None else [])]
 
     @property
     def interpreter(self) -> Interpreter:

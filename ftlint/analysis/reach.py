@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
 from ftlint.index.outline import ast_callee_ref
 from ftlint.index.prefilter import StepCalls
@@ -30,6 +31,29 @@ from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
 
 CallRef = tuple[str, str]
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+#: a function reaches vLLM's own methods through `super()` (read from vLLM's source or its
+#: shipped summaries), which may change the state the analysis models
+_SUPER = "super"
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The names code uses: names, attributes, keywords, parameters, imported names, and
+    each string constant whole (`getattr(s, "finish_requests")`); not comments or prose."""
+    found: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            found.add(inner.id)
+        elif isinstance(inner, ast.Attribute):
+            found.add(inner.attr)
+        elif isinstance(inner, ast.keyword | ast.arg) and inner.arg:
+            found.add(inner.arg)
+        elif isinstance(inner, ast.alias):
+            found.update(filter(None, (inner.name.rsplit(".", 1)[-1], inner.asname)))
+        elif isinstance(inner, ast.Constant) and isinstance(inner.value, str) and len(inner.value) < 64:
+            found.add(inner.value)
+    return found
 
 
 class Undecided(Exception):
@@ -68,6 +92,7 @@ class _Walk:
         self.matches = matches
         self.calls_step = calls_step  # prefilter.StepCalls: `except` and a step call in these bytes
         self.nodes: dict[Function, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.screen = StateScreen(project, self)
 
     def run(self, candidates: list[Path]) -> Reach:
         found = Reach()
@@ -81,7 +106,10 @@ class _Walk:
                     frontier.append(fn)
                     if fn.class_info is not None and fn.is_method:
                         found.handler_classes.add(fn.class_info.name)
-                frontier.extend(self._guard_callees(fn))
+                callees = self._guard_callees(fn)
+                if callees is not None:  # the guard is reached as a handler is
+                    found.functions.add(fn)
+                    frontier.extend(callees)
             for cls in info.classes.values():
                 if self._inherits_handler(cls):
                     raise Undecided
@@ -90,7 +118,7 @@ class _Walk:
             if fn in found.functions:
                 continue
             found.functions.add(fn)
-            for ref in self._refs(self._node(fn)):
+            for ref in self._refs(self.node(fn)):
                 target = self.project.resolve_call(fn, ref)
                 if target is not None and target[0] not in found.functions:
                     frontier.append(target[0])
@@ -104,27 +132,52 @@ class _Walk:
             raise Undecided  # the file was parsed whole with LibCST (or would be)
         return info
 
-    def _guard_callees(self, fn: Function) -> Iterator[Function]:
+    def _guard_callees(self, fn: Function) -> list[Function] | None:
         """What the `except` branches in `fn` call (every branch of a function whose text has
-        `except` and a step call: a superset of its step guards)."""
+        `except` and a step call: a superset of its step guards); None when `fn` holds no
+        guard, or none that may reach the state the analysis models (StateScreen)."""
         outlined = fn.module.outline
         if self.calls_step is None:
-            return
+            return None
         if outlined is not None and not self.calls_step(outlined.text_of(fn).encode("utf-8", "surrogatepass")):
-            return
-        node = self._node(fn)
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Try | ast.TryStar):
-                for handler in inner.handlers:
-                    for ref in self._refs(handler):
-                        target = self.project.resolve_call(fn, ref)
-                        if target is not None:
-                            yield target[0]
+            return None
+        if not self.screen.guard_may_reach_state(fn):
+            return None
+        refs = [ref for handler in self.branches(fn) for ref in self._refs(handler)]
+        targets = [self.project.resolve_call(fn, ref) for ref in refs]
+        return [target[0] for target in targets if target is not None]
+
+    def branches(self, fn: Function) -> list[ast.ExceptHandler]:
+        """The `except` branches of every `try` in `fn`."""
+        return [
+            handler
+            for inner in ast.walk(self.node(fn))
+            if isinstance(inner, ast.Try | ast.TryStar)
+            for handler in inner.handlers
+        ]
 
     def _inherits_handler(self, cls: ClassInfo) -> bool:
         """Whether `cls` inherits an entry point from a (resolved) base class."""
         names = {name for c in self.project.class_chain(cls)[1:] for name in c.methods}
         return any(self.matches(f"{cls.name}.{n}") or self.matches(f"{cls.qualname}.{n}") for n in names)
+
+    def referenced(self, fn: Function, nodes: Iterable[ast.AST] | None = None) -> Iterator[Function]:
+        """The project functions `fn`'s code (or these `nodes` of it) calls or names as a
+        value (a method put in a table, passed to `functools.partial`, kept in a variable):
+        what a walk through it may run. Every name, `self.x` and dotted name in it."""
+        for inner in (n for node in (nodes if nodes is not None else [self.node(fn)]) for n in ast.walk(node)):
+            ref: CallRef | None = None
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                ref = ("name", inner.id)
+            elif isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Load):
+                ref = ast_callee_ref(inner)
+            if ref is None:
+                continue
+            target = self.project.resolve_call(fn, ref)
+            if target is not None:
+                yield target[0]
+            elif ref[0] == "self" and fn.class_info is not None:
+                yield from self.project.class_lambda_callees(fn, ref[1])
 
     def _refs(self, node: ast.AST) -> Iterator[CallRef]:
         """How every call under `node` names its target (ir.callee_ref over `ast`)."""
@@ -136,7 +189,7 @@ class _Walk:
                     if ref is not None:
                         yield ref
 
-    def _node(self, fn: Function) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    def node(self, fn: Function) -> ast.FunctionDef | ast.AsyncFunctionDef:
         """`fn`'s tree from Python's parser: its outermost function's lines parsed alone
         (inside `if 1:` when indented), each function in them matched by its first line."""
         if fn not in self.nodes:
@@ -158,3 +211,49 @@ class _Walk:
             if fn not in self.nodes:
                 raise Undecided
         return self.nodes[fn]
+
+
+class StateScreen:
+    """Whether a step guard's `except` branches may reach the state the analysis models
+    (vocabulary.STATE_NAMES): the function's own text, then every project function the
+    branches call or name, and what those call or name, each with its module's frame. A guard
+    whose reach names none of it has no effect the walk could follow (serving code's
+    `processor.step()` in a `try` whose branch only builds an error reply): it is no fault
+    path and never parsed with LibCST. Read with `ast` over the outlines; True when unsure."""
+
+    def __init__(self, project: Project, walk: _Walk | None = None) -> None:
+        self.project = project
+        self._walk = walk if walk is not None else _Walk(project, lambda name: False, None)
+        self._frames: dict[ModuleInfo, bool] = {}
+
+    def guard_may_reach_state(self, fn: Function) -> bool:
+        try:
+            if self._names_state(fn):
+                return True
+            seen = {fn}
+            frontier = [g for g in self._walk.referenced(fn, self._walk.branches(fn)) if g not in seen]
+            while frontier:
+                reached = frontier.pop()
+                if reached in seen:
+                    continue
+                seen.add(reached)
+                if self._names_state(reached):
+                    return True
+                frontier.extend(g for g in self._walk.referenced(reached) if g not in seen)
+        except (Undecided, RecursionError, SyntaxError, ValueError):
+            return True
+        return False
+
+    def _names_state(self, fn: Function) -> bool:
+        """Whether `fn`'s code names the state (or calls `super()`), or its module's frame
+        (constants and class bodies, which the walk reads) names the state."""
+        names = _names(self._walk.node(fn))
+        if _SUPER in names or not names.isdisjoint(V.STATE_NAMES):
+            return True
+        info = fn.module
+        if info not in self._frames:
+            outlined = info.outline
+            if outlined is None:
+                raise Undecided
+            self._frames[info] = not _names(ast.parse(outlined.frame())).isdisjoint(V.STATE_NAMES)
+        return self._frames[info]

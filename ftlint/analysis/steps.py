@@ -39,6 +39,11 @@ class StepGuards:
         #: again after an edit (the language server) screens only the files that changed
         self._screened: dict[object, tuple[str, Guards | None]] = {}
 
+    def may_guard(self, fn: Function) -> bool:
+        """Whether `fn` may hold a step guard, from the module's screen alone (no LibCST)."""
+        guards = self._screen(fn.module)
+        return guards is None or bool(guards.get(fn.qualname))
+
     def of(self, fn: Function) -> list[Branch]:
         """The `except` branches of `fn` (not of functions nested in it) that catch the
         failure of a step called in their `try` body. The module is screened first (the

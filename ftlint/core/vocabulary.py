@@ -140,6 +140,7 @@ WHOLE_POOL_ATTRS = frozenset(
 # Attributes of vLLM objects, by owner.  The verifier's fast paths read some of these as
 # plain attributes; tests/runtime/test_runtime_vocabulary.py keeps them equal to these names.
 SCHEDULER_RUNNING = "running"  # Scheduler.running: the running requests
+SCHEDULER_WAITING = "waiting"  # Scheduler.waiting: a request appended there by hand is requeued
 SCHEDULER_REQUESTS = "requests"  # Scheduler.requests: request id -> Request
 SCHEDULER_KV_CACHE_MANAGER = KV_MANAGER_FREE[0]  # Scheduler.kv_cache_manager
 NEEDS_KV_CACHE_ZEROING = "needs_kv_cache_zeroing"  # Scheduler / KVCacheConfig flag
@@ -181,3 +182,27 @@ SCHEDULER_PATHS = ((), ("scheduler",), ("engine", "scheduler"))
 # Scheduler methods an engine's busy loop calls: one called from another thread during a
 # verified fault-handler call means the engine was not paused (the verifier reports it).
 SCHEDULER_MUTATORS = ("add_request", "schedule", "update_from_output", "finish_requests")
+
+
+# -- What code must name to change what the rules judge ------------------------------------------
+#: Every name through which code reaches the state the analysis models: the primitives, the
+#: `Request` fields it reads and writes, the prefix-cache reset, the waiting queue. Code that
+#: names none of these (in a name, an attribute or a string), nor calls `super()` into vLLM's
+#: own methods, has no effect the analysis follows: a step guard whose branches reach none is
+#: no fault path (ftlint/analysis/reach.py, `StateScreen`).
+STATE_NAMES = frozenset(
+    {
+        *EFFECTS,
+        *EVICT_PRIMITIVES,
+        *PREEMPT_PRIMITIVES,
+        *FREE_PRIMITIVES,
+        KV_MANAGER_FREE[0],
+        RESET_PREFIX_CACHE,
+        ASYNC_DISCARD_FIELD,
+        DROP_STALE_OUTPUT,
+        NUM_COMPUTED_TOKENS,
+        NUM_OUTPUT_PLACEHOLDERS,
+        *ALL_COUNTER_FIELDS,
+        SCHEDULER_WAITING,
+    }
+)

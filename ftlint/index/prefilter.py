@@ -304,9 +304,9 @@ class Prefilter:
         self.steps = StepCalls(steps) if steps else None
 
     def matches(self, data: bytes) -> bool:
-        return self._defines_handler(data) or (self.steps is not None and self.steps.search(data))
+        return self.defines_handler(data) or (self.steps is not None and self.steps.search(data))
 
-    def _defines_handler(self, data: bytes) -> bool:
+    def defines_handler(self, data: bytes) -> bool:
         for anchor in self.anchors:
             if anchor in data:
                 break
@@ -358,8 +358,15 @@ def files_matching(pattern: SubclassPattern, paths: Iterable[str]) -> list[str]:
 _CLASS_NAME = re.compile(rb"^[ \t]*class[ \t]+(\w+)(?=[ \t]*[(:])", re.MULTILINE)
 
 
-def class_names_defined(paths: Iterable[str]) -> set[str]:
+def class_names_defined(paths: Iterable[str], patterns: Iterable[str] | None = None) -> set[str]:
     """The names of the classes these files define, read from their bytes before they are
     parsed: every handler class among them whose name is ASCII (a non-ASCII one is missed;
-    the caller checks)."""
-    return {m.decode("ascii") for _, data in _readable(paths) for m in _CLASS_NAME.findall(data)}
+    the caller checks). With `patterns` (`fault-handlers`), only the files whose bytes may
+    define a handler: a subclass inherits a handler, never a step guard."""
+    handlers = Prefilter(patterns) if patterns is not None else None
+    return {
+        m.decode("ascii")
+        for _, data in _readable(paths)
+        if handlers is None or handlers.defines_handler(data)
+        for m in _CLASS_NAME.findall(data)
+    }

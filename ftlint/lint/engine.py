@@ -26,12 +26,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlint.core.cache import Cache
+from ftlint.core.cache import Cache, read_bytes
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
 from ftlint.index.discovery import Discovered, Skipped, discover, project_root_to_walk, walks_whole_project
-from ftlint.index.prefilter import class_names_defined, files_matching, subclass_pattern
+from ftlint.index.prefilter import Prefilter, class_names_defined, files_matching, subclass_pattern
 from ftlint.lint.result_store import LintOutcome, Plan, ResultStore, RunQuestion, in_lint_set, open_cache
 from ftlint.lint.scan import LinterSpec, ScanFiles, Scanned, scan
 
@@ -179,16 +179,18 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
     """The outcome of a run whose files hold no fault path, found without LibCST (never
     imported then); None when the linter must decide. No candidate: nothing can be a
     fault path. Else the candidates' scope as Python's `ast` reaches it
-    (analysis/reach.py, a superset of the linter's) holds no function of the plan's files,
-    none of which is a candidate or subclasses a handler's class. A linter the scan
-    already made, a scope kept for the caller, `fault-paths` and --exhaustive take the
-    linter's way."""
+    (analysis/reach.py, a superset of the linter's: step guards included) holds no function
+    of the plan's files, none of which may define a handler or subclasses a handler's
+    class (a file that is a candidate for its step calls alone is decided by the scope:
+    vLLM's serving code calls a parser's `step()`). A linter the scan already made, a
+    scope kept for the caller, `fault-paths` and --exhaustive take the linter's way."""
     if scanned.linter is not None or run.keep_scope or scanned.too_large or run.exhaustive:
         return None
     if not scanned.candidates:
         return LintOutcome(errors=list(scanned.early_errors))
     lint = set(plan.lint_files)
-    if run.config.fault_paths or not lint.isdisjoint(scanned.candidates):
+    linted_candidates = lint.intersection(scanned.candidates)
+    if run.config.fault_paths or _may_define_handler(linted_candidates, run.config.handler_patterns()):
         return None
     from ftlint.analysis.reach import reach
     from ftlint.index.outline import OutlineStore
@@ -206,7 +208,7 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
     # any other (reach's scope still holds the linter's, which leaves such a file out), so
     # the check is skipped, its cost most of the walk's on a big file; with a cache the
     # outlines are saved for the linter's runs, and those are checked
-    project.check_nesting = run.cache is not None
+    project.check_nesting = run.cache is not None or bool(linted_candidates)
     found = reach(project, scanned.candidates, run.config.handler_patterns(), run.config.fault_steps)
     if found is None or not lint.isdisjoint(found.files()):
         return None
@@ -222,6 +224,19 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
         probes=project.probe.as_list(),
         subclasses=(names, []) if pattern is not None else None,
     )
+
+
+def _may_define_handler(files: set[str], patterns: tuple[str, ...]) -> bool:
+    """Whether one of these files may define a handler, by its bytes (prefilter.py); a file
+    that cannot be read may."""
+    if not files:
+        return False
+    prefilter = Prefilter(patterns)
+    for file in files:
+        data = read_bytes(file)
+        if data is None or prefilter.defines_handler(data):
+            return True
+    return False
 
 
 def _question(run: _Run, files: ScanFiles, scanned: Scanned, *, whole: bool) -> RunQuestion:
@@ -307,7 +322,7 @@ def _lint_plan(plan: Plan, scanned: Scanned, linter: FileLinter, cwd: Path) -> L
         linter.lint_set.update(plan.project)
     # the files that may subclass a handler's class are read in a child while this process
     # loads the candidates
-    subclass_scan = _start_subclass_scan(plan.others, scanned.candidates)
+    subclass_scan = _start_subclass_scan(plan.others, scanned.candidates, linter.config.handler_patterns())
     return _lint_candidates(
         linter, plan.lint_files, scanned.candidates, plan.others, cwd, scanned.early_errors, subclass_scan
     )
@@ -351,12 +366,12 @@ class _SubclassScan:
     matched: Forked
 
 
-def _start_subclass_scan(others: list[str], candidates: list[str]) -> _SubclassScan | None:
+def _start_subclass_scan(others: list[str], candidates: list[str], patterns: tuple[str, ...]) -> _SubclassScan | None:
     from ftlint.lint import parallel_scan
 
     if len(others) < SUBCLASS_FORK_THRESHOLD or not parallel_scan.available():
         return None
-    names = class_names_defined(candidates)
+    names = class_names_defined(candidates, patterns)
     pattern = subclass_pattern(names)
     if pattern is None:
         return None

@@ -162,3 +162,29 @@ def test_a_handler_file_too_deep_for_libcst(tmp_path: Path, args: tuple[str, ...
     _, _, whole = _check(root, "--no-cache")
     assert whole and not [f for f in whole if f["path"] in plain]
     assert (status, found) == (0, [])
+
+
+SERVING = """\
+from pkg.replies import error_reply
+
+async def stream(processor, chunks):
+    for chunk in chunks:
+        try:
+            yield processor.step(chunk)
+        except Exception as err:
+            yield error_reply(str(err))
+            return
+"""
+REPLIES = "def error_reply(message):\n    return {'message': message}\n"
+
+
+def test_a_step_guard_reaching_no_request_state_needs_no_libcst(tmp_path: Path) -> None:
+    """An `except` around a `step()` whose branch, with what it calls, reaches none of the
+    state the analysis models (reach.StateScreen) is no fault path: the `ast` walk says
+    so, for the project and for the helper the branch calls. (The guard's own file named
+    alone still imports LibCST while the forked scan runs, as any file that may hold a
+    handler does: see the module's doc.)"""
+    root = write_project(tmp_path / "proj", {**PLAIN, "pkg/serving.py": SERVING, "pkg/replies.py": REPLIES})
+    for files in (("pkg/replies.py",), ()):
+        imported, status, found = _check(root, "--no-cache", *files)
+        assert _libcst(imported) == [] and (status, found) == (0, []), files

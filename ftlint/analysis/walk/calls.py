@@ -104,7 +104,7 @@ class Calls(Expressions):
         node: cst.Call,
         state: State,
     ) -> Results:
-        if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == "waiting":
+        if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == V.SCHEDULER_WAITING:
             state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
         tracked = self._tracked_method(func, method, receiver, args, keywords, node, state)
         if tracked is not None:
