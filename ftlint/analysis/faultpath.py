@@ -26,6 +26,7 @@ from ftlint.syntax import ir
 
 if TYPE_CHECKING:
     from ftlint.analysis.interpreter import Interpreter
+    from ftlint.analysis.memo import ScopeMemo
 
 MAX_STATES = 64
 
@@ -118,12 +119,14 @@ class FaultPaths:
         steps: Iterable[str] = (),
         vllm_source: str = "",
         step_guards: StepGuards | None = None,
+        memo: ScopeMemo | None = None,
     ) -> None:
         self.project = project
         steps = tuple(steps)
         # `fault-steps`; `step_guards`: one kept from an earlier scope of the same steps (its
-        # files' screens stay valid while their texts are the same)
-        self._step_guards = (step_guards or StepGuards(steps)) if steps else None
+        # files' screens stay valid while their texts are the same); `memo`: answers of
+        # earlier runs (memo.py: the engine's, with a cache)
+        self._step_guards = (step_guards or StepGuards(steps, memo)) if steps else None
         #: (function, `except` branch) catching a failed engine step (steps.py): walked as a
         #: handler from the branch; the function is a fault path, what it calls is not
         self.step_guards: list[tuple[Function, Branch]] = []
@@ -132,7 +135,7 @@ class FaultPaths:
         #: caches on the id() of its effects
         self.guard_branches: dict[int, ir.Seq] = {}
         #: whether a step guard may reach the state the analysis models (reach.py)
-        self._state_screen = StateScreen(project)
+        self._state_screen = StateScreen(project, memo=memo)
         #: the step guards left out of the scope, and why (``--verbose``)
         self.scope_notes: list[str] = []
         self.vllm_api = vllm_api  # [tool.ftlint] vllm-api

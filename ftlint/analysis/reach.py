@@ -22,12 +22,16 @@ import ast
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ftlint.core import vocabulary as V
 from ftlint.core.config import handler_name_matcher
 from ftlint.index.outline import ast_callee_ref
 from ftlint.index.prefilter import StepCalls
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
+
+if TYPE_CHECKING:
+    from ftlint.analysis.memo import ScopeMemo
 
 CallRef = tuple[str, str]
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -221,12 +225,26 @@ class StateScreen:
     `processor.step()` in a `try` whose branch only builds an error reply): it is no fault
     path and never parsed with LibCST. Read with `ast` over the outlines; True when unsure."""
 
-    def __init__(self, project: Project, walk: _Walk | None = None) -> None:
+    def __init__(self, project: Project, walk: _Walk | None = None, memo: ScopeMemo | None = None) -> None:
         self.project = project
         self._walk = walk if walk is not None else _Walk(project, lambda name: False, None)
         self._frames: dict[ModuleInfo, bool] = {}
+        self._memo = memo  # answers of earlier runs, with what each read (memo.py)
 
     def guard_may_reach_state(self, fn: Function) -> bool:
+        memo, info = self._memo, fn.module
+        if memo is None:
+            return self._decide(fn)
+        known = memo.reaches_state(info.path, info.text, fn.qualname)
+        if known is not None:
+            return known
+        with self.project.recording() as reads:
+            verdict = self._decide(fn)
+        if reads.complete:
+            memo.keep_reaches_state(info.path, info.text, fn.qualname, verdict, reads, self.project.text_at)
+        return verdict
+
+    def _decide(self, fn: Function) -> bool:
         try:
             if self._names_state(fn):
                 return True

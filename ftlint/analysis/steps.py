@@ -22,6 +22,7 @@ from ftlint.index.step_scan import NOT_FAILURES, Guards
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
+    from ftlint.analysis.memo import ScopeMemo
     from ftlint.index.project import Function, ModuleInfo
 
 Branch = cst.ExceptHandler | cst.ExceptStarHandler
@@ -30,10 +31,11 @@ Branch = cst.ExceptHandler | cst.ExceptStarHandler
 class StepGuards:
     """Finds the step guards of a function: `steps` are globs on the called name."""
 
-    def __init__(self, steps: Iterable[str]) -> None:
+    def __init__(self, steps: Iterable[str], memo: ScopeMemo | None = None) -> None:
         steps = tuple(steps)
         self._matches: Callable[[str], bool] = handler_name_matcher(steps)
         self._bytes = StepCalls(steps)
+        self._memo = memo  # answers of earlier runs (memo.py)
         #: a module's path -> (the text screened, its guards by function (step_scan.py), or
         #: None when `ast` could not read it): by text, not by ModuleInfo, so a scope built
         #: again after an edit (the language server) screens only the files that changed
@@ -73,11 +75,24 @@ class StepGuards:
             data = module.text.encode("utf-8", "surrogatepass")
             guards: Guards | None = {}
             if self._bytes.calls_step(data):
-                seen, guards = step_scan.known(data, self._bytes.steps)
-                if not seen:  # the prefilter did not read these bytes (another encoding, a BOM)
-                    guards = step_scan.guarded_functions(module.text, self._matches)
+                guards = self._guards(module.text, data)
             known = self._screened[module.path] = (module.text, guards)
         return known[1]
+
+    def _guards(self, text: str, data: bytes) -> Guards | None:
+        """step_scan.guarded_functions of a module: found by the prefilter in this run, by
+        an earlier run (the memo), else read now."""
+        steps = self._bytes.steps
+        seen, guards = step_scan.known(data, steps)
+        if not seen and self._memo is not None:
+            seen, guards = self._memo.guards(text, steps)
+            if seen:
+                return guards
+        if not seen:  # the prefilter did not read these bytes (another encoding, a BOM; a cache)
+            guards = step_scan.guarded_functions(text, self._matches)
+        if self._memo is not None:
+            self._memo.keep_guards(text, steps, guards)
+        return guards
 
 
 def _statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:

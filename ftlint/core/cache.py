@@ -1,6 +1,6 @@
 """The result cache (like ruff's `.ruff_cache`): standard library only, never imports LibCST.
 
-Four kinds of entries, each a JSON file in its own subdirectory of the cache directory:
+Five kinds of entries, each a JSON file in its own subdirectory of the cache directory:
 
 * `stat/`: a *stat table* per project scan (file name from ftlint's code fingerprint and
   the handler patterns): absolute path -> [mtime_ns, size, inode, ctime_ns, prefilter
@@ -22,6 +22,10 @@ Four kinds of entries, each a JSON file in its own subdirectory of the cache dir
   of them; any difference is a miss (so a changed helper invalidates its callers);
 * `outlines/`: *outlines* (outline.py) keyed on a file's text, the Python version and
   ftlint's code: after an edit, the helpers a handler reaches are not parsed again.
+* `scope/`: answers the fault-path scope reads with `ast` (lint/scope_memo.py), keyed on
+  a file's text, the Python version and ftlint's code: a file's step guards, and whether a
+  guard may reach request state, with the [path, content hash] and probes that answer read
+  (checked as a run entry's are): after an edit, unchanged guards are not read again.
 
 A cache can be wrong only by being absent. A cache directory may come from someone else
 (committed to a repository with `git add -f`, or named by a repository's `cache-dir`), so:
@@ -63,10 +67,11 @@ STAT_SHARDS = 16
 RACY_NS = 2_000_000_000
 MAX_RUN_ENTRIES = 512
 MAX_OUTLINE_ENTRIES = 4096
+MAX_SCOPE_ENTRIES = 4096
 MAX_STAT_TABLES = 4  # scopes (ftlint code x handler patterns) whose stat tables are kept
 MAX_ENTRY_BYTES = 64 << 20  # vLLM's listings (3,600 files) take 0.2 MB; more is not ours
 KEY_BYTES = 32
-STAT, LISTINGS, RUNS, OUTLINES = "stat", "listings", "runs", "outlines"  # the subdirectories
+STAT, LISTINGS, RUNS, OUTLINES, SCOPE = "stat", "listings", "runs", "outlines", "scope"  # the subdirectories
 HEADER = b"ftlint-cache "  # every entry's first bytes (housekeeping deletes nothing else)
 _TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -272,7 +277,7 @@ class Cache:
             tagged = read_entry_bytes(os.path.join(top, "CACHEDIR.TAG"), limit=len(_TAG)) == _TAG.encode()
             ours = created or tagged or self._only_ours()
             made = False
-            for sub in (STAT, LISTINGS, RUNS, OUTLINES):
+            for sub in (STAT, LISTINGS, RUNS, OUTLINES, SCOPE):
                 path = os.path.join(top, sub)
                 try:
                     os.mkdir(path)
@@ -295,7 +300,7 @@ class Cache:
     def _only_ours(self) -> bool:
         """Whether the existing cache directory holds nothing but what ftlint puts there
         (then it is ftlint's own: its tag and .gitignore may be written)."""
-        names = (STAT, LISTINGS, RUNS, OUTLINES, "CACHEDIR.TAG", ".gitignore")
+        names = (STAT, LISTINGS, RUNS, OUTLINES, SCOPE, "CACHEDIR.TAG", ".gitignore")
         with os.scandir(self._top) as it:
             return all(e.name in names or e.name.endswith(".tmp") for e in it)
 
@@ -433,6 +438,15 @@ class Cache:
         self._store(OUTLINES, key, {"ops": ops})
         if self._first_time("outlines"):
             self._prune(OUTLINES, MAX_OUTLINE_ENTRIES, key)
+
+    # -- scope answers (scope_memo.py checks their shape) ---------------------------
+    def load_scope(self, key: str) -> Any:
+        return self._load(SCOPE, key)
+
+    def save_scope(self, key: str, payload: dict[str, Any]) -> None:
+        self._store(SCOPE, key, payload)
+        if self._first_time("scope"):
+            self._prune(SCOPE, MAX_SCOPE_ENTRIES, key)
 
     def _first_time(self, what: str) -> bool:
         """True once per run and `what`: pruning a directory once a run is enough."""
@@ -615,12 +629,17 @@ class FileFacts:
 
     def _record(self, path: str, st: os.stat_result, data: bytes, hashed: str | None = None) -> list[Any]:
         """Remember what the file is now; without `hashed`, the content hash is kept for a
-        file passing the prefilter only (a candidate: its hash is a dependency of the run)."""
-        bit = self.prefilter.matches(data)
+        file passing the prefilter only (a candidate: its hash is a dependency of the run).
+        The prefilter bit of the same contents (same hash) is not computed again: a run
+        saving its dependencies re-reads every step-guard file, whose bit costs a parse."""
+        known = self.new.get(path) or self.stored(path)
+        if hashed is not None and well_formed_stat(known) and known[5] == hashed:
+            bit = known[4]
+        else:
+            bit = self.prefilter.matches(data)
         if hashed is None:
             hashed = content_hash(data) if bit else ""
         entry = [*stat_signature(st), bit, hashed]
-        known = self.new.get(path) or self.stored(path)
         self.new[path] = entry
         if entry != known:
             self._dirty.add(stat_shard(path))

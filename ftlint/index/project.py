@@ -12,9 +12,10 @@ import ast
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ftlint.core.source import ParseFailure, load_module, parse, read_text
 from ftlint.index import outline
@@ -459,27 +460,45 @@ class FileProbe:
     `record=True` it remembers each answer: a cached result depends on files that do not
     exist too (a module created where an import resolves must invalidate it)."""
 
-    __slots__ = ("probes",)
+    __slots__ = ("probes", "taps")
 
     def __init__(self, *, record: bool = False) -> None:
         #: (absolute path, "f" for is_file or "e" for exists) -> the answer; None: not recording
         self.probes: dict[tuple[str, str], bool] | None = {} if record else None
+        #: the Reads open (Project.recording): each test is added to each
+        self.taps: list[Reads] = []
 
     def is_file(self, path: Path | str) -> bool:
         found = os.path.isfile(path)
         if self.probes is not None:
-            self.probes[(os.path.abspath(path), "f")] = found
+            self._note((os.path.abspath(path), "f"), found)
         return found
 
     def exists(self, path: Path | str) -> bool:
         found = os.path.exists(path)
         if self.probes is not None:
-            self.probes[(os.path.abspath(path), "e")] = found
+            self._note((os.path.abspath(path), "e"), found)
         return found
+
+    def _note(self, key: tuple[str, str], found: bool) -> None:
+        cast(dict, self.probes)[key] = found
+        for tap in self.taps:
+            tap.probes[key] = found
 
     def as_list(self) -> list[list[str | bool]]:
         """[path, kind, answer] of every probe recorded, sorted (a run entry's `probes`)."""
         return [[path, kind, found] for (path, kind), found in sorted((self.probes or {}).items())]
+
+
+@dataclass
+class Reads:
+    """What one answer read of the project (Project.recording): the files whose outline or
+    text it used and the file-existence tests it made, so that a stored answer can be checked
+    against the files as they are now (`complete`: False when a test went unrecorded)."""
+
+    paths: set[Path] = field(default_factory=set)
+    probes: dict[tuple[str, str], bool] = field(default_factory=dict)
+    complete: bool = True
 
 
 Target = Function | ClassInfo | ModuleInfo | None
@@ -531,6 +550,18 @@ class Project:
         self.found_files: dict[tuple[str, Path, int], Path | None] | None = None
 
     # -- modules -------------------------------------------------------------
+    @contextmanager
+    def recording(self) -> Iterator[Reads]:
+        """What the code run inside reads of the project (modules, file tests). Complete only
+        when every file test goes through a recording probe (a run with a cache): a memo of
+        resolved imports would hide the tests it answers."""
+        reads = Reads(complete=self.probe.probes is not None and not self.overlays)
+        self.probe.taps.append(reads)
+        try:
+            yield reads
+        finally:
+            self.probe.taps.remove(reads)
+
     def forget(self, path: Path) -> None:
         """Drop what is known of one file (its text changed); it is loaded again when asked.
         Other modules hold no references into it: calls resolve through module_at."""
@@ -543,6 +574,8 @@ class Project:
         if key not in self._modules:
             self._modules[key] = self._load(key)
         self.read_paths.add(key)
+        for tap in self.probe.taps:
+            tap.paths.add(key)
         found = self._modules[key]
         return found if isinstance(found, ModuleInfo) else None
 

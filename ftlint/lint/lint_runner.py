@@ -32,6 +32,7 @@ from ftlint.syntax.positions import ranges_of
 if TYPE_CHECKING:  # pragma: no cover
     from libcst._position import CodeRange
 
+    from ftlint.analysis.memo import ScopeMemo
     from ftlint.index.outline import OutlineStore, Segment
     from ftlint.lint.unit_cache import Kept, UnitCache
     from ftlint.syntax.textedits import Edit, Replacement
@@ -55,6 +56,7 @@ class FileLinter:
         outline_store: OutlineStore | None = None,
         outline_always: Iterable[str] = (),
         probe: FileProbe | None = None,
+        memo: ScopeMemo | None = None,
     ) -> None:
         """`lint_set`: the absolute paths findings are reported for; other files a handler
         reaches are only outlined (see outline.py), and so are the lint set's own files
@@ -62,7 +64,8 @@ class FileLinter:
         file is parsed whole. `outline_store`: outline.OutlineStore, outlines made
         already (by the forked scan, by earlier runs). `outline_always`: files outlined
         even so (--exhaustive's files past its size limit). `probe`: the project's
-        file-existence tests (project.FileProbe; one that records them for the cache)."""
+        file-existence tests (project.FileProbe; one that records them for the cache).
+        `memo`: the scope's answers of earlier runs (scope_memo.py), with a cache."""
         self.config = config
         self.selected = selected
         self.rules: list[type[Rule]] = [r for code, r in rules_for(config).items() if code in selected]
@@ -89,6 +92,7 @@ class FileLinter:
                 return (segmented or name in always) and not in_fault_path_file(Path(path))
 
         self.project = Project(config.root, cwd, outline_only=outline_only, outline_store=outline_store, probe=probe)
+        self.memo = memo
         self._loaded: set[Path] = set()
         self._in_fault_path_file = in_fault_path_file
         self.fault_paths = self._new_fault_paths()
@@ -109,6 +113,7 @@ class FileLinter:
             self.config.fault_steps,
             self.config.vllm_source,
             step_guards=previous._step_guards if previous is not None else None,
+            memo=self.memo,
         )
 
     def reset_scope(self) -> None:

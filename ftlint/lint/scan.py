@@ -88,6 +88,7 @@ class LinterSpec:
         from ftlint.index.outline import OutlineStore
         from ftlint.index.project import FileProbe
         from ftlint.lint.lint_runner import FileLinter  # LibCST is imported only when something needs parsing
+        from ftlint.lint.scope_memo import CachedScopeMemo
 
         return FileLinter(
             self.config,
@@ -100,6 +101,9 @@ class LinterSpec:
             outline_always=set(too_large),
             # with a cache, the file-existence tests import resolution makes are dependencies
             probe=FileProbe(record=self.cache is not None),
+            memo=CachedScopeMemo(self.cache, (str(self.config.root), str(self.cwd)))
+            if self.cache is not None
+            else None,
         )
 
 
