@@ -257,7 +257,8 @@ def test_a_guarded_module_is_read_by_ast_once(tmp_path, monkeypatch):
 
     def counting_parse(source, *args, **kwargs):
         text = source.decode() if isinstance(source, bytes) else source
-        parsed.append("engine.py" if "class Engine" in text else "loop.py" if "busy_loop" in text else "other")
+        if not text.startswith(step_scan.WINDOW_HEAD):  # a `try` statement's own lines, not the module
+            parsed.append("engine.py" if "class Engine" in text else "loop.py" if "busy_loop" in text else "other")
         return ast.parse(source, *args, **kwargs)
 
     monkeypatch.setattr(step_scan, "ast", types.SimpleNamespace(**{**vars(ast), "parse": counting_parse}))
@@ -273,3 +274,205 @@ def test_the_bytes_test_with_a_glob_of_several_wildcards():
     assert steps.calls_step(b"try:\n    my_busy_x_loop(self)\nexcept E:\n    pass\n") is True
     assert steps.calls_step(b"try:\n    pass\nexcept E:\n    pass\nmy_busy_x_loop(self)\n") is False
     assert steps.calls_step(b"try:\n    pass\n    # my_busy_x_loop(self)\nexcept E:\n    pass\n") is False
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (b"self.run_busy_loop()", True),
+        (b"busy_loop_busy_loop (x)", True),  # the glob's literal twice in one name
+        (b"x = busy_loop; run(x)", False),  # named, not called
+        (b"busy_loops_done = 1; done()", False),
+        (b"busy_loop\\\n  (self)", True),  # a continuation before the parenthesis
+        (b"my_busy\xc3\xa9_loop()", False),  # a UTF-8 name that does not spell the literal
+    ],
+)
+def test_the_bytes_test_reads_only_names_spelling_a_globs_literal(call, expected):
+    """A glob with a wildcard on both sides (`*busy_loop*`) is tested on the called names
+    holding its literal (memchr speed), found whole around it."""
+    from ftlint.index.prefilter import StepCalls
+
+    source = b"try:\n    " + call + b"\nexcept E:\n    pass\n"
+    assert StepCalls(["*busy_loop*"]).calls_step(source) is expected
+
+
+def test_the_bytes_test_reads_every_called_name_in_another_encoding():
+    """In a file whose coding cookie names another encoding the literal's UTF-8 bytes need
+    not be there: every called name is tested (one that is not UTF-8 passes)."""
+    from ftlint.index.prefilter import StepCalls
+
+    source = b"# -*- coding: latin-1 -*-\ntry:\n    run_busy\xe9_loop(self)\nexcept E:\n    pass\n"
+    assert StepCalls(["*busy\u00e9_loop*"]).calls_step(source) is True
+
+
+@pytest.mark.parametrize("size", ["small", "chunked"])
+def test_a_guarded_modules_outline_comes_from_the_step_scans_tree(monkeypatch, size):
+    """The prefilter parses a module to confirm its step guards; the module's outline is made
+    from that tree (no second parse), the same outline a fresh parse gives: for a small
+    file, and for a big one the outliner would read in top-level chunks."""
+    import ast
+
+    from ftlint.index import outline
+    from ftlint.index.prefilter import StepCalls
+
+    filler = "".join(f"def helper_{i}(x):\n    return [x] * {i}\n\n\n" for i in range(2500 if size == "chunked" else 3))
+    text = (
+        textwrap.dedent(
+            """
+        class Loop:
+            def run(self):
+                try:
+                    self.step()
+                except Exception:
+                    self.abort_all()
+        """
+        )
+        + filler
+    )
+    from ftlint.core.source import CHUNK_CHARS
+
+    assert (len(text) > CHUNK_CHARS) == (size == "chunked")
+    fresh = outline.outline_ops(text)
+    assert StepCalls(DEFAULT_FAULT_STEPS).search(text.encode())  # the prefilter's confirmation
+    parses = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    assert outline.outline_ops(text, check_nesting=False) == fresh
+    assert parses == []
+    assert outline.outline_ops(text, check_nesting=False) == fresh  # used once: read again after
+    assert parses
+
+
+def _window_verdicts(source: bytes) -> tuple[bool, object]:
+    """(outside_guards before the end, what the whole file's `ast` reading finds)."""
+    from ftlint.index.step_scan import outside_guards
+
+    is_step = handler_name_matcher(DEFAULT_FAULT_STEPS)
+    return outside_guards(source, len(source), is_step), guarded_functions(source, is_step)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a string's line at the left margin inside the guard's body, before the call: the
+        # window ends there, inside the string, and does not parse
+        b'class A:\n    def f(self):\n        try:\n            x = """\nnote\n"""\n'
+        b"            self.step()\n        except Exception:\n            pass\n",
+        # the same with brackets: a continuation line at the left margin
+        b"def f(self):\n    try:\n        x = g(\n1)\n        self.step()\n    except Exception:\n        pass\n",
+        # a `try` inside a string whose window parses and swallows the real `try` into a
+        # string of its own: every header is read on its own
+        b'class A:\n    def f(self):\n        a = """\n    try:\n        pass\n    except E:\n        pass\n'
+        b'        z = """\n        try:\n            self.step()\n        except Exception:\n'
+        b'            recover()\n        b = """\n        y = 1\n"""\n',
+        # a clause of the guard after a comment at the left margin
+        b"def f(self):\n    try:\n        self.step()\n# note\n    except Exception:\n        pass\n",
+        # the guard's body on the header's line
+        b"def f(self):\n    try: self.step()\n    except Exception: pass\n",
+        b"def f(self):\n    try:\n        self.step()\n    except* Exception:\n        pass\n",
+    ],
+)
+def test_the_window_reading_never_clears_a_guarded_file(source):
+    """outside_guards is exact: on bytes holding a guard it says False, whatever strings,
+    brackets or comments do to the lines' indentation."""
+    outside, guards = _window_verdicts(source)
+    assert guards, "the sample holds a guard"
+    assert outside is False
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"def f(self):\n    try:\n        pass\n    except Exception:\n        self.step()\n",  # in the branch
+        b"def f(self):\n    try:\n        pass\n    finally:\n        self.step()\n",
+        b"def f(self):\n    try:\n        def g():\n            self.step()\n    except Exception:\n        pass\n",
+        b"def f(self):\n    try:\n        self.step()\n    except KeyboardInterrupt:\n        pass\n",
+        b"try:\n    engine.step()\nexcept Exception:\n    pass\n",  # at module level: no function
+        b"def f(self):\n    try:\n        pass\n    except E:\n        pass\n    self.step()\n",
+    ],
+)
+def test_the_window_reading_clears_a_file_whose_step_calls_no_try_guards(source):
+    outside, guards = _window_verdicts(source)
+    assert guards == {}
+    assert outside is True
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"def f(self):\n\ttry:\n\t\tpass\n\texcept E:\n\t\tpass\n\tself.step()\n",  # tabs
+        b"def f(self):\r    try:\r        pass\r    except E:\r        pass\r    self.step()\r",  # lone CR
+        b"# -*- coding: latin-1 -*-\ndef f(self):\n    try:\n        pass\n    except E:\n        pass\n"
+        b"    self.step()\n",
+    ],
+)
+def test_the_window_reading_leaves_unreadable_indentation_to_the_whole_file(source):
+    assert _window_verdicts(source)[0] is False
+
+
+def _generated_module(rng) -> str:
+    """A module of functions whose `try` statements, strings, brackets and comments sit at
+    random indentations (strings holding `try`/`except` lines of their own)."""
+    pieces = []
+
+    def block(depth: int, budget: int) -> list[str]:
+        pad = "    " * depth
+        lines: list[str] = []
+        for _ in range(rng.randint(1, 3)):
+            kind = rng.choice(["call", "try", "string", "brackets", "comment", "def", "if"]) if budget else "call"
+            if kind == "call":
+                lines.append(pad + rng.choice(["self.step()", "engine.step(batch)", "x = 1", "self.other()"]))
+            elif kind == "string":
+                inner_pad = " " * rng.choice([0, 1, 4, len(pad), len(pad) + 4])
+                lines.append(pad + rng.choice(["s = ", "", "doc = "]) + '"""')
+                lines.extend(
+                    inner_pad + rng.choice(["try:", "    self.step()", "except Exception:", "pass", ""])
+                    for _ in range(rng.randint(1, 3))
+                )
+                lines.append(" " * rng.choice([0, len(pad)]) + '"""')
+            elif kind == "brackets":
+                lines.append(pad + "v = g(")
+                lines.append(" " * rng.choice([0, 2, len(pad) + 4]) + rng.choice(["1,", "self.step(),", "try_ := 2,"]))
+                lines.append(" " * rng.choice([0, len(pad)]) + ")")
+            elif kind == "comment":
+                lines.append(" " * rng.choice([0, len(pad) + 8]) + rng.choice(["# try:", "# self.step()", "# note"]))
+            elif kind == "def":
+                lines.append(pad + "def inner():")
+                lines.extend(block(depth + 1, budget - 1))
+            elif kind == "if":
+                lines.append(pad + "if cond:")
+                lines.extend(block(depth + 1, budget - 1))
+            else:
+                lines.append(pad + "try:")
+                lines.extend(block(depth + 1, budget - 1))
+                handlers = ["except Exception:", "except KeyboardInterrupt:", "finally:"]
+                for handler in sorted(rng.sample(handlers, rng.randint(1, 2)), key=handlers.index):
+                    lines.append(pad + handler)
+                    lines.extend(block(depth + 1, budget - 1))
+        return lines
+
+    for n in range(rng.randint(1, 3)):
+        pieces.append(f"class C{n}:\n    def f(self):\n" + "\n".join(block(2, 3)) + "\n")
+    return "\n".join(pieces)
+
+
+def test_the_window_reading_agrees_with_the_whole_file_on_generated_modules():
+    """Over generated modules that Python parses, a file the windows clear holds no guard
+    (never a guarded file cleared), and the windows do clear files (it is not vacuous)."""
+    import random
+
+    from ftlint.index.step_scan import outside_guards
+
+    is_step = handler_name_matcher(DEFAULT_FAULT_STEPS)
+    rng = random.Random(2026)
+    cleared = guarded = 0
+    for _ in range(3000):
+        data = _generated_module(rng).encode()
+        guards = guarded_functions(data, is_step)
+        if guards is None:
+            continue  # not Python: nothing to compare
+        outside = outside_guards(data, len(data), is_step)
+        assert not (outside and guards), data.decode()
+        cleared += outside
+        guarded += bool(guards)
+    assert cleared > 300 and guarded > 300, (cleared, guarded)

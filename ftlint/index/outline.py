@@ -156,11 +156,31 @@ def outline_ops(text: str, *, check_nesting: bool = True) -> OutlineOps | Litera
         gc.enable()
 
 
+#: a module's bytes -> its outline, made from the tree the step scan parsed to confirm the
+#: module's step guards (step_scan.guarded_functions): such a module is outlined next, and
+#: its second parse was the costliest of a cold run's outlines (vLLM's engine core)
+_SCANNED: dict[bytes, OutlineOps] = {}
+_SCANNED_MAX = 64
+
+
+def keep_scanned(data: bytes, tree: ast.Module) -> None:
+    """Keep the outline of a module whose tree was parsed from these bytes."""
+    if len(_SCANNED) >= _SCANNED_MAX:
+        del _SCANNED[next(iter(_SCANNED))]
+    ops: OutlineOps = []
+    _Outliner(ops).walk(tree.body)
+    _SCANNED[data] = ops
+
+
 def _outline_ops(text: str, check_nesting: bool) -> OutlineOps | Literal[False]:
     from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 
     if check_nesting and nesting_failure(text) is not None:
         return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
+    if _SCANNED:
+        scanned = _SCANNED.pop(text.encode("utf-8", "surrogatepass"), None)
+        if scanned is not None:
+            return scanned
     ops: OutlineOps = []
     if len(text) > CHUNK_CHARS:  # a big file: Python's tree of one chunk at a time (issue 23)
         try:

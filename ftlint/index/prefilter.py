@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ftlint.core.cache import read_bytes
-from ftlint.index.step_scan import guarded_functions
+from ftlint.index.step_scan import guarded_functions, outside_guards
 
 _IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
 _IDENT_RUN = rb"[\w\x80-\xff]*"
@@ -208,8 +208,11 @@ class StepCalls:
 
     def search(self, data: bytes) -> bool:
         """Whether a step guard may be in these bytes: a step call between a `try` and an
-        `except`, confirmed with `ast` (step_scan.py); a file `ast` cannot parse passes."""
-        if not self.calls_step(data):
+        `except` (the bytes test), in a `try` statement that guards it (its own lines
+        parsed with `ast`, then the whole file: step_scan.py); a file `ast` cannot parse
+        passes."""
+        last_call = self._last_guardable_call(data)
+        if last_call == -1 or outside_guards(data, last_call, self.is_step):
             return False
         guarded = guarded_functions(data, self.is_step, self.steps)
         return guarded is None or bool(guarded)  # a file `ast` cannot read: LibCST decides
@@ -219,16 +222,26 @@ class StepCalls:
         (`try` + whitespace or continuations + `:`) and before an `except`. Exact: a guard's
         `try:` precedes the call in its body and its `except` follows, and a line whose first
         non-blank byte is `#` is a comment (or inside a string), never code."""
-        last_except = data.rfind(b"except")
+        return self._guardable_calls(data, first_only=True) != -1
+
+    def _last_guardable_call(self, data: bytes) -> int:
+        """Where the last call passing the bytes test starts, or -1."""
+        return self._guardable_calls(data, first_only=False)
+
+    def _guardable_calls(self, data: bytes, *, first_only: bool) -> int:
+        last_except = data.rfind(b"except")  # first: most files have none
         if last_except == -1:
-            return False
+            return -1
         after_try = None  # where the first `try` header ends, found at the first call
+        last = -1
         for at in self._call_starts(data, 0, last_except):
             if after_try is None:
                 after_try = _first_try_end(data, last_except)
-            if after_try <= at and not _on_comment_line(data, at):
-                return True
-        return False
+            if after_try <= at and at > last and not _on_comment_line(data, at):
+                if first_only:
+                    return at
+                last = at
+        return last
 
     def _call_starts(self, data: bytes, start: int, end: int) -> Iterator[int]:
         """Where a step call starts in data[start:end] (more places may be yielded)."""
@@ -237,16 +250,44 @@ class StepCalls:
         if self.regex is not None:
             for match in self.regex.finditer(data, start, end):
                 yield match.start()
-        if self.globs is None or not any(anchor in data for anchor in self.glob_anchors):
+        if self.globs is None:
+            return
+        anchors = [anchor for anchor in self.glob_anchors if anchor in data]
+        utf8 = not other_encoding(data)
+        if not anchors and utf8:
+            return
+        if all(anchors) and utf8:
+            # in UTF-8 a called name the glob matches spells the anchor: only those names
+            for anchor in anchors:
+                yield from self._anchored_calls(data, anchor, start, end)
             return
         for match in _ANY_CALL.finditer(data, start, end):
-            try:
-                called = match.group(1).decode("utf-8")
-            except UnicodeDecodeError:
-                yield match.start()  # not UTF-8: the parser decides
-                continue
-            if self.globs.fullmatch(called):
+            if _glob_called(self.globs, match.group(1)):
                 yield match.start()
+
+    def _anchored_calls(self, data: bytes, anchor: bytes, start: int, end: int) -> Iterator[int]:
+        """Where a called name holding `anchor` and matching a glob starts in data[start:end]."""
+        globs = self.globs
+        if globs is None:
+            return
+        at = data.find(anchor, start, end)
+        while at != -1:
+            name_start = at
+            while name_start > start and _IDENT_BYTE.match(data, name_start - 1):
+                name_start -= 1
+            after = _NOT_IDENT_BYTE.search(data, at)
+            name_end = after.start() if after is not None else len(data)
+            call = _TO_CALL_RE.match(data, name_end, end)
+            if call is not None and _glob_called(globs, data[name_start:name_end]):
+                yield name_start
+            at = data.find(anchor, max(name_end, at + 1), end)
+
+
+def _glob_called(globs: re.Pattern[str], name: bytes) -> bool:
+    try:
+        return globs.fullmatch(name.decode("utf-8")) is not None
+    except UnicodeDecodeError:
+        return True  # not UTF-8: the parser decides
 
 
 #: the rest of a `try` header after the keyword: whitespace or line continuations, a colon
@@ -289,6 +330,8 @@ def _name_calls(data: bytes, name: bytes, start: int, end: int) -> Iterator[int]
 
 
 _ANY_CALL = re.compile(rb"(?<![\w\x80-\xff])([\w\x80-\xff]+)" + _TO_CALL)
+_NOT_IDENT_BYTE = re.compile(rb"[^\w\x80-\xff]")
+_TO_CALL_RE = re.compile(_TO_CALL)
 
 
 class Prefilter:

@@ -12,6 +12,8 @@ analysis walks the LibCST tree instead (same definition, see steps.py).
 from __future__ import annotations
 
 import ast
+import re
+import warnings
 from collections.abc import Callable, Iterator
 
 #: exceptions that are not a step's failure: a branch catching only these is no fault path
@@ -41,19 +43,82 @@ def guarded_functions(
     """The functions holding a step guard, by qualified name as ftlint.index.project spells
     it (`Class.method`, `outer.<locals>.inner`); None when `ast` cannot parse the source.
     With `steps` (the globs `is_step` tests) and bytes, the answer is kept for `known`."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parse(source)
+    if tree is None:
         found: Guards | None = None
     else:
         found = {}
         _Walker(is_step, found).body(tree.body, [])
+        if found and steps is not None and isinstance(source, bytes):  # the prefilter's: outlined next
+            from ftlint.index import outline
+
+            outline.keep_scanned(source, tree)
         del tree
     if steps is not None and isinstance(source, bytes):
         if len(_FOUND) >= _FOUND_MAX:
             del _FOUND[next(iter(_FOUND))]
         _FOUND[steps, source] = found
     return found
+
+
+#: a `try` header at the start of a line indented with spaces (a guard's is: it is inside a function)
+_INDENTED_TRY = re.compile(rb"^( +)try(?![\w\x80-\xff])", re.MULTILINE)
+#: what makes a line's indentation unreadable in bytes (tabs, form feeds: Python's own tab
+#: stops; a lone carriage return ends a line) or the bytes undecodable alone (a coding cookie)
+_NO_WINDOWS = re.compile(rb"^ *[\t\f]|\r(?!\n)|\A(?:[^\n]*\n)?[ \t\f]*#[^\n]*coding[:=]", re.MULTILINE)
+_ENDS: dict[int, re.Pattern[bytes]] = {}
+#: the function a `try` statement's own lines are parsed in
+WINDOW_HEAD = "def _(self):\n"
+
+
+def _try_end(indent: int) -> re.Pattern[bytes]:
+    """The line ending a `try` header at this indentation: the next one indented no deeper
+    that is not blank, a comment, or one of its `except`/`else`/`finally` clauses."""
+    end = _ENDS.get(indent)
+    if end is None:
+        clause = rb"(?! {%d}(?:except|else|finally)(?![\w\x80-\xff]))" % indent
+        end = _ENDS[indent] = re.compile(rb"\n(?= {0,%d}[^ \r\n#])" % indent + clause)
+    return end
+
+
+def outside_guards(data: bytes, before: int, is_step: Callable[[str], bool]) -> bool:
+    """True when no `try` statement starting before `before` guards a step: each `try`
+    header indented at the start of a line is parsed alone, from its line to the next line
+    indented no deeper (its clauses aside), inside a function; False when that cannot show
+    it (a window Python cannot parse, a guard found in one: the whole file decides).
+
+    Exact, never True for bytes holding a guard there: a guard is a `try` in a function,
+    so indented, and its header starts a line. Parsed from that line (a statement's start),
+    the window is the statement when the line ending it is code; when that line is inside a
+    string or brackets opened in the statement, the window ends inside them and does not
+    parse. Headers inside strings or comments only cost a parse. Every header is read on
+    its own: a window that parses from a header inside a string may swallow a real `try`
+    into a string of its own."""
+    if _NO_WINDOWS.search(data) is not None:
+        return False
+    for header in _INDENTED_TRY.finditer(data, 0, before):
+        start = header.start()
+        end = _try_end(len(header.group(1))).search(data, header.end())
+        window = data[start : end.start() + 1 if end is not None else len(data)]
+        tree = _parse(WINDOW_HEAD.encode() + window)
+        if tree is None:
+            return False
+        found: Guards = {}
+        _Walker(is_step, found).body(tree.body, [])
+        if found:
+            return False
+    return True
+
+
+def _parse(source: str | bytes) -> ast.Module | None:
+    """Python's tree of the source, None when it cannot parse it (its SyntaxWarnings are
+    the code's, not ftlint's to print)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
 
 
 def known(data: bytes, steps: tuple[str, ...]) -> tuple[bool, Guards | None]:
