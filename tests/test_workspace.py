@@ -124,3 +124,31 @@ def test_a_helper_module_created_or_deleted_on_disk_resolves_anew(tmp_path):
     helpers.unlink()
     workspace.file_changed(helpers)
     assert workspace.lint(path).findings == []
+
+
+def test_an_edit_reads_no_unchanged_functions_callees_again(tmp_path, monkeypatch):
+    """The scope is built again after every edit; the callees a function names in lambdas
+    and decorators are read once per tree (Function.tree_facts, carried over with it), so an
+    edit outside the functions reads none again, and the findings are a fresh lint's."""
+    from ftlint.analysis import faultpath
+
+    visits: list[int] = []
+    real_init = faultpath._ValueRefs.__init__
+
+    def counting_init(self):
+        visits.append(1)
+        real_init(self)
+
+    monkeypatch.setattr(faultpath._ValueRefs, "__init__", counting_init)
+    path = _project(tmp_path)
+    warm = _workspace(tmp_path)
+    warm.set_text(path, SENTINEL)
+    first = warm.lint(path).findings
+    assert visits  # the scope's functions were read
+    visits.clear()
+    edited = SENTINEL + "\n# a comment after every function\n"
+    warm.set_text(path, edited)
+    assert warm.lint(path).findings == first
+    assert visits == []  # every function's tree was carried over, with what was read of it
+    assert first == _fresh(tmp_path, path, edited)
+    assert visits  # a fresh workspace reads them

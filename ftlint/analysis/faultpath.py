@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import libcst as cst
 
@@ -144,7 +144,8 @@ class FaultPaths:
         self._interpreter: Interpreter | None = None
         self.is_handler = is_handler
         self.in_fault_path_file = in_fault_path_file
-        self.handlers: list[Function] = []
+        self.handlers: list[Function] = []  # in the order found
+        self.handler_set: set[Function] = set()  # the same, asked `fn in` for every function
         # (inherited handler, the handler class that inherits it), where that class (or a
         # class between) overrides a method of the defining class: walked for the subclass,
         # whose `self.method` is the most-derived override.
@@ -168,8 +169,9 @@ class FaultPaths:
             if whole:
                 self.whole_modules.add(info)
             for fn in info.functions:
-                if self.is_handler(fn) and fn not in self.handlers:
+                if fn not in self.handler_set and self.is_handler(fn):
                     self.handlers.append(fn)
+                    self.handler_set.add(fn)
                     frontier.append(fn)
                 elif whole:
                     frontier.append(fn)
@@ -233,19 +235,23 @@ class FaultPaths:
         """Project functions `fn` may run without calling them by name (besides a method
         table's entries, ir's "reference" effects): the calls in a lambda's body, and the
         wrapper of a project decorator around `fn` (with the decorator itself)."""
-        node = fn.node
-        if node is None:
-            return
-        refs = _ValueRefs()
-        node.body.visit(refs)
-        decorators = [ir.callee_ref(decorator.decorator) for decorator in node.decorators]
-        for index, ref in enumerate([*refs.found, *decorators]):
+        known = fn.tree_facts.get(_VALUE_REFS)
+        if known is None:
+            node = fn.node
+            if node is None:
+                return
+            refs = _ValueRefs()
+            node.body.visit(refs)
+            decorators = tuple(ir.callee_ref(decorator.decorator) for decorator in node.decorators)
+            known = fn.tree_facts[_VALUE_REFS] = (tuple(refs.found), decorators)
+        in_lambdas, decorators = cast("tuple[_Refs, _Refs]", known)
+        for index, ref in enumerate([*in_lambdas, *decorators]):
             target = self._resolve(fn, ref) if ref is not None else None
             if target is None:
                 continue
             yield target[0]
             for nested in target[0].nested.values():
-                if index >= len(refs.found) and fn.class_info is not None and fn.is_method:
+                if index >= len(in_lambdas) and fn.class_info is not None and fn.is_method:
                     self._wrapped[id(nested)] = fn.class_info
                 yield nested
 
@@ -261,7 +267,7 @@ class FaultPaths:
     def _add_step_guards(self, fn: Function) -> list[Function]:
         """Record `fn`'s step guards; the project functions their branches call (the
         scope reaches them as it reaches a handler's callees)."""
-        if self._step_guards is None or fn in self.guarded or fn in self.handlers:
+        if self._step_guards is None or fn in self.guarded or fn in self.handler_set:
             return []
         if not self._step_guards.may_guard(fn):
             return []
@@ -619,6 +625,13 @@ def _cap(states: frozenset) -> frozenset:
         prev = merged.get(s.evicted)
         merged[s.evicted] = s if prev is None else State(s.evicted, prev.freed | s.freed, prev.pending | s.pending)
     return frozenset(merged.values())
+
+
+#: a function's callee refs in its lambdas and its decorators (_referenced), read once per
+#: tree (Function.tree_facts): the language server's workspace builds the scope again after
+#: every edit, from functions whose trees the edit left as they were
+_VALUE_REFS = "faultpath.value_refs"
+_Refs = tuple[tuple[str, str] | None, ...]
 
 
 class _ValueRefs(cst.CSTVisitor):

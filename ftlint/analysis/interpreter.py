@@ -53,6 +53,7 @@ class Handlers(Scope, Protocol):
 
     project: Project
     handlers: list[Function]
+    handler_set: set[Function]
     inherited_handlers: list[tuple[Function, ClassInfo]]
     step_guards: list[tuple[Function, Branch]]
     whole_modules: set[ModuleInfo]
@@ -135,7 +136,7 @@ class Interpreter:
         if key in self._done:
             return
         self._done.add(key)
-        is_handler = fn in self.fault_paths.handlers or cls is not None or branch is not None
+        is_handler = fn in self.fault_paths.handler_set or cls is not None or branch is not None
         walk = _EntryWalk(self, fn, is_handler=is_handler, self_class=cls, branch=branch)
         try:
             walk.run()

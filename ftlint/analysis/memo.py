@@ -1,6 +1,7 @@
 """What the fault-path scope may ask a store to remember between runs: answers read with
 `ast` that cost more to make than to check. The engine gives one when it has a cache
-(lint/scope_memo.py); without one, every answer is made again."""
+(lint/scope_memo.py), and the language server's workspace one kept in memory between
+edits; without one, every answer is made again."""
 
 from __future__ import annotations
 
@@ -35,5 +36,6 @@ class ScopeMemo(Protocol):
         reads: Reads,
         text_at: Callable[[Path], str | None],
     ) -> None:
-        """Keep an answer with what it read (`text_at`: the texts it read, by path)."""
+        """Keep an answer with what it read (`text_at`: the texts it read, by path; `reads`
+        may be incomplete: a memo that needs every file test then keeps nothing)."""
         ...

@@ -240,8 +240,7 @@ class StateScreen:
             return known
         with self.project.recording() as reads:
             verdict = self._decide(fn)
-        if reads.complete:
-            memo.keep_reaches_state(info.path, info.text, fn.qualname, verdict, reads, self.project.text_at)
+        memo.keep_reaches_state(info.path, info.text, fn.qualname, verdict, reads, self.project.text_at)
         return verdict
 
     def _decide(self, fn: Function) -> bool:

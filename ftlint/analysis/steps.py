@@ -74,7 +74,7 @@ class StepGuards:
         if known is None or known[0] != module.text:
             data = module.text.encode("utf-8", "surrogatepass")
             guards: Guards | None = {}
-            if self._bytes.calls_step(data):
+            if not self._bytes.cleared(data):
                 guards = self._guards(module.text, data)
             known = self._screened[module.path] = (module.text, guards)
         return known[1]

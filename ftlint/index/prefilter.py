@@ -211,11 +211,16 @@ class StepCalls:
         `except` (the bytes test), in a `try` statement that guards it (its own lines
         parsed with `ast`, then the whole file: step_scan.py); a file `ast` cannot parse
         passes."""
-        last_call = self._last_guardable_call(data)
-        if last_call == -1 or outside_guards(data, last_call, self.is_step):
+        if self.cleared(data):
             return False
         guarded = guarded_functions(data, self.is_step, self.steps)
         return guarded is None or bool(guarded)  # a file `ast` cannot read: LibCST decides
+
+    def cleared(self, data: bytes) -> bool:
+        """Whether these bytes hold no step guard, shown without parsing the whole file: the
+        bytes test, then each `try` statement before the last call alone (exact)."""
+        last_call = self._last_guardable_call(data)
+        return last_call == -1 or outside_guards(data, last_call, self.is_step)
 
     def calls_step(self, data: bytes) -> bool:
         """The bytes test alone: a step call, not on a comment line, after a `try` header

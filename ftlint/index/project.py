@@ -56,6 +56,9 @@ class Function:
     parent: Function | None = None
     nested: dict[str, Function] = field(default_factory=dict)
     _ir: ir.Seq | None = None
+    #: facts the layers above read off the function's tree alone (by their own keys), carried
+    #: over with the tree when an edit leaves the function as it was (carry_over)
+    tree_facts: dict[str, object] = field(default_factory=dict)
 
     @property
     def node(self) -> cst.FunctionDef:
@@ -427,7 +430,7 @@ def carry_over(old: ModuleInfo, new: ModuleInfo) -> int:
             continue
         segment = Segment(unit.module, unit.text, unit.line_offset + now.span(fn)[0] - was.span(before)[0])
         for old_fn, new_fn in zip(inner_old, inner_new, strict=True):
-            new_fn.cst_node, new_fn._ir = old_fn.cst_node, old_fn._ir
+            new_fn.cst_node, new_fn._ir, new_fn.tree_facts = old_fn.cst_node, old_fn._ir, old_fn.tree_facts
             now.segments[new_fn] = segment
             new.by_node[id(old_fn.cst_node)] = new_fn
         carried += 1

@@ -106,7 +106,7 @@ class FileContext:
         return Scope(
             function=fn,
             in_fault_path=self.fault_paths.in_fault_path(fn, self.info),
-            is_handler=fn is not None and fn in self.fault_paths.handlers,
+            is_handler=fn is not None and fn in self.fault_paths.handler_set,
         )
 
     def function_scope(self, node: cst.FunctionDef) -> Scope:

@@ -70,8 +70,11 @@ class CachedScopeMemo:
         reads: Reads,
         text_at: Callable[[Path], str | None],
     ) -> None:
-        """Keep the answer with what it read, unless a file it read is unreadable now or
-        changed since (its text on disk is not the one the answer came from)."""
+        """Keep the answer with what it read, unless a file test went unrecorded, a file it
+        read is unreadable now or changed since (its text on disk is not the one the answer
+        came from)."""
+        if not reads.complete:
+            return
         deps: list[list[str]] = []
         for read in sorted(reads.paths):
             data = read_bytes(os.fspath(read))
@@ -81,6 +84,49 @@ class CachedScopeMemo:
         probes = [[p, kind, found] for (p, kind), found in sorted(reads.probes.items())]
         entry: dict[str, Any] = {"verdict": verdict, "deps": deps, "probes": probes}
         self.cache.save_scope(self._key("reach", os.fspath(path), text, qualname), entry)
+
+
+class LiveScopeMemo:
+    """The reach answers of a workspace's scopes, kept in memory between edits (the language
+    server rebuilds the scope after each one). An answer holds while every file it read has
+    the version it had (`version`: a file's count of changes, buffers included) and no file
+    appeared or went (`layout`: their count), as the workspace's loaded modules do. Step
+    guards are kept by StepGuards itself."""
+
+    def __init__(self, version: Callable[[str], int], layout: Callable[[], int]) -> None:
+        self._version = version
+        self._layout = layout
+        #: (path, qualname) -> (module text, verdict, layout, {file read: its version})
+        self._reach: dict[tuple[str, str], tuple[str, bool, int, dict[str, int]]] = {}
+
+    def guards(self, text: str, steps: tuple[str, ...]) -> tuple[bool, Guards | None]:
+        return False, None
+
+    def keep_guards(self, text: str, steps: tuple[str, ...], guards: Guards | None) -> None:
+        return None
+
+    def reaches_state(self, path: Path, text: str, qualname: str) -> bool | None:
+        entry = self._reach.get((os.fspath(path), qualname))
+        if entry is None:
+            return None
+        kept_text, verdict, layout, versions = entry
+        if kept_text != text or layout != self._layout():
+            return None
+        if any(self._version(read) != version for read, version in versions.items()):
+            return None
+        return verdict
+
+    def keep_reaches_state(
+        self,
+        path: Path,
+        text: str,
+        qualname: str,
+        verdict: bool,
+        reads: Reads,
+        text_at: Callable[[Path], str | None],
+    ) -> None:
+        versions = {os.fspath(read): self._version(os.fspath(read)) for read in reads.paths}
+        self._reach[os.fspath(path), qualname] = (text, verdict, self._layout(), versions)
 
 
 def _still_true(entry: dict[str, Any]) -> bool:

@@ -6,7 +6,9 @@ scan and scope as `ftlint check PATH`) held open: the project's modules stay loa
 (helpers outlined, their fault-path functions parsed once), and a changed text only
 drops that file's module, so the next lint re-outlines that one file and LibCST parses
 only its fault-path functions. The scope (handlers and what they reach) is rebuilt after
-every change from the warm modules: it is a few dictionary look-ups per function.
+every change from the warm modules: it is a few dictionary look-ups per function, and a
+step guard's screen (analysis/reach.py) is asked again only when a file it read changed
+(lint/scope_memo.py's LiveScopeMemo).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class Workspace:
         #: unit cache) are reused only while no other file changed (the count of the others')
         self._changes: dict[str, int] = {}
         self._all_changes = 0
+        self._layout_changes = 0  # files that appeared or went (or may have)
 
     # -- texts ----------------------------------------------------------------------
     def set_text(self, path: Path | str, text: str) -> bool:
@@ -67,8 +70,8 @@ class Workspace:
         if before == text:
             return False
         self.overlays[key] = text
-        if before is None and self._linter is not None:
-            self._linter.project.files_created_or_deleted()  # a buffer may stand for a new file
+        if before is None:
+            self._files_came_or_went()  # a buffer may stand for a new file
         if before is None and self._linter is not None and self._linter.project.text_at(Path(key)) == text:
             self._linter.project.overlays[Path(key)] = text
             return False
@@ -79,18 +82,21 @@ class Workspace:
         """The file's own contents count again (the buffer was closed)."""
         key = _abs(path, self.cwd)
         if self.overlays.pop(key, None) is not None:
-            if self._linter is not None:
-                self._linter.project.files_created_or_deleted()
+            self._files_came_or_went()
             self._changed(key)
         self.lint_set.discard(key)
 
     def file_changed(self, path: Path | str) -> None:
         """The file changed on disk (created, edited or deleted)."""
         key = _abs(path, self.cwd)
-        if self._linter is not None:
-            self._linter.project.files_created_or_deleted()  # created or deleted, maybe
+        self._files_came_or_went()  # created or deleted, maybe
         if key not in self.overlays:
             self._changed(key)
+
+    def _files_came_or_went(self) -> None:
+        self._layout_changes += 1
+        if self._linter is not None:
+            self._linter.project.files_created_or_deleted()
 
     def _changed(self, key: str) -> None:
         self._changes[key] = self._changes.get(key, 0) + 1
@@ -190,13 +196,17 @@ class Workspace:
     def _ensure_linter(self) -> FileLinter:
         if self._linter is None:
             from ftlint.lint.lint_runner import FileLinter  # imports LibCST
+            from ftlint.lint.scope_memo import LiveScopeMemo
 
+            # the scope is rebuilt after every change: what did not change is not screened again
+            memo = LiveScopeMemo(lambda file: self._changes.get(file, 0), lambda: self._layout_changes)
             self._linter = FileLinter(
                 self.config,
                 self.selected,
                 cwd=self.cwd,
                 in_fault_path_file=self.config.is_fault_path,
                 lint_set=self.lint_set,  # the live set: files join it as they are linted
+                memo=memo,
             )
             self._linter.project.overlays.update({Path(k): v for k, v in self.overlays.items()})
             self._linter.project.chunked = {}  # an edit of a big file re-outlines only its chunks edited

@@ -200,3 +200,64 @@ def test_an_authenticated_entry_of_the_wrong_shape_is_a_miss(tmp_path, reads, pa
     reads["reach"].clear()
     assert _lint(root, ["sentinel.py", "serving.py"])[0] == expected
     assert reads["reach"] == ["Serving.stream"]
+
+
+def _workspace(root: Path):
+    from ftlint.core.config import select_codes
+    from ftlint.lint.workspace import Workspace
+
+    config = load_config(root)
+    return Workspace(config, select_codes(config, [], known_codes()), cwd=root)
+
+
+def _buffer_lint(workspace, root: Path, name: str, text: str | None = None):
+    if text is not None:
+        workspace.set_text(root / name, textwrap.dedent(text))
+    return [(f.line, f.code) for f in workspace.lint(root / name).findings]
+
+
+def _fresh_lint(root: Path, name: str, texts: dict[str, str]):
+    fresh = _workspace(root)
+    for other, text in texts.items():
+        fresh.set_text(root / other, textwrap.dedent(text))
+    return _buffer_lint(fresh, root, name)
+
+
+def test_the_language_servers_workspace_screens_a_guard_once_across_edits(tmp_path, reads):
+    """The server rebuilds the scope after every edit; a guard's screen is kept in memory
+    (LiveScopeMemo) while no file it read changed: edits of the handler do not ask it again."""
+    root = _project(tmp_path, {"sentinel.py": HANDLER, "serving.py": SERVING, "replies.py": REPLIES})
+    workspace = _workspace(root)
+    assert _buffer_lint(workspace, root, "sentinel.py", HANDLER) == [(5, "FT007")]
+    assert reads["reach"] == ["Serving.stream"]
+    for n in range(3):
+        edited = HANDLER + f"# edit {n}\n"
+        assert _buffer_lint(workspace, root, "sentinel.py", edited) == [(5, "FT007")]
+    assert reads["reach"] == ["Serving.stream"]
+
+
+def test_the_workspace_screens_again_when_a_file_the_answer_read_changes(tmp_path, reads):
+    """A buffer of the helper the guard's branch calls, edited to free every request: the
+    guard is screened again, stays in the scope and is reported, as a fresh workspace
+    reports it; a module created on disk where the guard's import resolves does the same."""
+    root = _project(tmp_path, {"sentinel.py": HANDLER, "serving.py": SERVING, "replies.py": REPLIES})
+    workspace = _workspace(root)
+    workspace.set_text(root / "replies.py", textwrap.dedent(REPLIES))  # opened as on disk
+    assert _buffer_lint(workspace, root, "serving.py", SERVING) == []
+    reads["reach"].clear()
+    workspace.set_text(root / "replies.py", textwrap.dedent(REPLIES_FREEING))  # then edited
+    after = _buffer_lint(workspace, root, "serving.py")
+    assert reads["reach"] == ["Serving.stream"]
+    assert (10, "FT007") in after
+    assert after == _fresh_lint(root, "serving.py", {"replies.py": REPLIES_FREEING})
+
+    (tmp_path / "created").mkdir()
+    root = _project(tmp_path / "created", {"sentinel.py": HANDLER, "loop.py": LOOP})
+    workspace = _workspace(root)
+    assert _buffer_lint(workspace, root, "loop.py", LOOP) == []  # `cleanup` does not resolve
+    reads["reach"].clear()
+    _edit(root, "cleanup.py", CLEANUP)
+    workspace.file_changed(root / "cleanup.py")
+    after = _buffer_lint(workspace, root, "loop.py")
+    assert reads["reach"] == ["Loop.run"]
+    assert after == [(9, "FT007")] == _fresh_lint(root, "loop.py", {})
