@@ -282,12 +282,16 @@ def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:
         return None  # LibCST reports the syntax error (it may accept newer syntax than this Python)
     except ValueError:
         return None
-    # Any: the position attributes (lineno, col_offset) are only on some node types
+    # Any: the position attributes (lineno, col_offset) are only on some node types. The
+    # children are pushed as ast.iter_child_nodes yields them, without its generators (a
+    # third of the time on a big module, whose every node is visited)
     stack: list[tuple[Any, int, int, int]] = [(tree, 0, 1, 1)]
+    pop, push, node_type, bool_op = stack.pop, stack.append, ast.AST, ast.BoolOp
     while stack:
-        node, depth, line, column = stack.pop()
-        if hasattr(node, "lineno"):
-            line, column = node.lineno, node.col_offset + 1
+        node, depth, line, column = pop()
+        lineno = getattr(node, "lineno", None)  # an int wherever the parser sets it
+        if lineno is not None:
+            line, column = lineno, node.col_offset + 1
         if depth > MAX_NESTING_DEPTH:
             return ParseFailure(
                 f"too deeply nested: more than {MAX_NESTING_DEPTH} levels of nested "
@@ -296,8 +300,15 @@ def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:
                 column,
             )
         # LibCST nests `a and b and c` (flat in the AST) one level per operator
-        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
-        stack.extend((child, depth + step, line, column) for child in ast.iter_child_nodes(node))
+        inner = depth + (len(node.values) if type(node) is bool_op else 1)
+        for name in node._fields:
+            field = getattr(node, name, None)
+            if isinstance(field, node_type):
+                push((field, inner, line, column))
+            elif isinstance(field, list):
+                for item in field:
+                    if isinstance(item, node_type):
+                        push((item, inner, line, column))
     return None
 
 

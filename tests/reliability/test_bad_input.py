@@ -384,3 +384,39 @@ def test_fifo_with_a_py_name_is_skipped_not_read(tmp_path, ftlint):
     run = ftlint(tmp_path, "pipe.py")
     assert (run.code, run.findings) == (0, [])
     assert run.err == "ftlint: skipped pipe.py: not a regular file\n"
+
+
+def _reference_depth_failure(text: str) -> tuple[int, int] | None:
+    """The nesting walk as ast.iter_child_nodes gives it (the definition source.py's
+    _ast_nesting_failure keeps, without the generators): where the first node past the
+    limit is, in the walk's order."""
+    import ast
+
+    stack = [(ast.parse(text), 0, 1, 1)]
+    while stack:
+        node, depth, line, column = stack.pop()
+        if hasattr(node, "lineno"):
+            line, column = node.lineno, node.col_offset + 1
+        if depth > source_mod.MAX_NESTING_DEPTH:
+            return line, column
+        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, depth + step, line, column) for child in ast.iter_child_nodes(node))
+    return None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = " + "-" * 150 + "1\n",
+        "def f():\n    y = 1\n    return " + "not " * 130 + "x\n",
+        "w = " + " and ".join(["(a if b else c)"] * 120) + "\n",
+        "q = " + "f(" * 40 + "a and b" + ")" * 40 + "\nx = " + "-" * 150 + "1\n",
+        "z = [" + ", ".join("a and b and c" for _ in range(300)) + "]\n",
+        "class C:\n    def m(self, *a, k=1, **kw):\n        return {i: [j for j in i if j] for i in a}\n",
+    ],
+    ids=["unary", "not-in-def", "boolop-weights", "second-statement", "wide-not-deep", "shallow"],
+)
+def test_the_nesting_walk_finds_what_the_reference_walk_finds(text):
+    found = source_mod._ast_nesting_failure(text, 0)
+    expected = _reference_depth_failure(text)
+    assert (None if found is None else (found.line, found.column)) == expected
