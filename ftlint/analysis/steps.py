@@ -72,23 +72,23 @@ class StepGuards:
     def _screen(self, module: ModuleInfo) -> Guards | None:
         known = self._screened.get(module.path)
         if known is None or known[0] != module.text:
-            data = module.text.encode("utf-8", "surrogatepass")
-            guards: Guards | None = {}
-            if not self._bytes.cleared(data):
-                guards = self._guards(module.text, data)
+            guards = self._guards(module.text, module.text.encode("utf-8", "surrogatepass"))
             known = self._screened[module.path] = (module.text, guards)
         return known[1]
 
     def _guards(self, text: str, data: bytes) -> Guards | None:
-        """step_scan.guarded_functions of a module: found by the prefilter in this run, by
-        an earlier run (the memo), else read now."""
+        """step_scan.guarded_functions of a module: found by the prefilter in this run, none
+        when its `try` statements read alone show it (StepCalls.cleared), found by an earlier
+        run (the memo), else read now."""
         steps = self._bytes.steps
         seen, guards = step_scan.known(data, steps)
-        if not seen and self._memo is not None:
-            seen, guards = self._memo.guards(text, steps)
-            if seen:
-                return guards
         if not seen:  # the prefilter did not read these bytes (another encoding, a BOM; a cache)
+            if self._bytes.cleared(data):
+                return {}
+            if self._memo is not None:
+                seen, guards = self._memo.guards(text, steps)
+                if seen:
+                    return guards
             guards = step_scan.guarded_functions(text, self._matches)
         if self._memo is not None:
             self._memo.keep_guards(text, steps, guards)
