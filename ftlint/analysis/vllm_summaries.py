@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
 from typing import Any
 
 from ftlint.core import vocabulary as V
@@ -49,6 +48,8 @@ def data_file(version: str) -> str:
 @functools.cache
 def load(version: str) -> dict[str, Any] | None:
     """The shipped summaries of one vLLM version, or None when none ship."""
+    from importlib import resources  # not at the top: its import (tempfile, shutil, ...) is only for this
+
     try:
         text = resources.files(_PACKAGE).joinpath(data_file(version)).read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError):

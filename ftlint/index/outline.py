@@ -172,6 +172,19 @@ def keep_scanned(data: bytes, tree: ast.Module) -> None:
     _SCANNED[data] = ops
 
 
+def scanned_outlines() -> list[tuple[bytes, OutlineOps]]:
+    """The outlines keep_scanned holds (a scan forked off sends its child's back)."""
+    return list(_SCANNED.items())
+
+
+def keep_outlines(outlines: list[tuple[bytes, OutlineOps]]) -> None:
+    """Keep outlines another process made with keep_scanned."""
+    for data, ops in outlines:
+        if len(_SCANNED) >= _SCANNED_MAX:
+            del _SCANNED[next(iter(_SCANNED))]
+        _SCANNED[data] = ops
+
+
 def _outline_ops(text: str, check_nesting: bool) -> OutlineOps | Literal[False]:
     from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 

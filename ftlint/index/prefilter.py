@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ftlint.core.cache import read_bytes
-from ftlint.index.step_scan import guarded_functions, outside_guards
+from ftlint.index.step_scan import guarded_functions, keep_found, outside_guards
 
 _IDENT_CHAR = rb"(?:\w|[\x80-\xff]+)"
 _IDENT_RUN = rb"[\w\x80-\xff]*"
@@ -220,7 +220,12 @@ class StepCalls:
         """Whether these bytes hold no step guard, shown without parsing the whole file: the
         bytes test, then each `try` statement before the last call alone (exact)."""
         last_call = self._last_guardable_call(data)
-        return last_call == -1 or outside_guards(data, last_call, self.is_step)
+        if last_call == -1:
+            return True
+        if not outside_guards(data, last_call, self.is_step):
+            return False
+        keep_found(self.steps, data, {})  # no guard: what StepGuards asks next (step_scan.known)
+        return True
 
     def calls_step(self, data: bytes) -> bool:
         """The bytes test alone: a step call, not on a comment line, after a `try` header

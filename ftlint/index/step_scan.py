@@ -30,9 +30,10 @@ _SKIPPED = (*_DEFS, ast.ClassDef, ast.Lambda)
 Guards = dict[str, list[tuple[tuple[int, tuple[int, ...]], ...]]]
 
 
-#: (steps, file bytes) -> what guarded_functions found there, for the last files read: the
-#: prefilter confirms a file with `ast` (prefilter.StepCalls.search) and the analysis asks
-#: again for the same bytes (analysis.steps.StepGuards), which then costs no second parse
+#: (steps, file bytes) -> what guarded_functions found there, or {} when the file's `try`
+#: statements read alone showed no guard (prefilter.StepCalls.cleared), for the last files
+#: read: the prefilter confirms a file with `ast` and the analysis asks again for the same
+#: bytes (analysis.steps.StepGuards), which then costs no second parse
 _FOUND: dict[tuple[tuple[str, ...], bytes], Guards | None] = {}
 _FOUND_MAX = 64
 
@@ -55,9 +56,7 @@ def guarded_functions(
             outline.keep_scanned(source, tree)
         del tree
     if steps is not None and isinstance(source, bytes):
-        if len(_FOUND) >= _FOUND_MAX:
-            del _FOUND[next(iter(_FOUND))]
-        _FOUND[steps, source] = found
+        keep_found(steps, source, found)
     return found
 
 
@@ -119,6 +118,18 @@ def _parse(source: str | bytes) -> ast.Module | None:
             return ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
+
+
+def keep_found(steps: tuple[str, ...], data: bytes, found: Guards | None) -> None:
+    """Keep what was learnt of these bytes' step guards (see _FOUND)."""
+    if len(_FOUND) >= _FOUND_MAX:
+        del _FOUND[next(iter(_FOUND))]
+    _FOUND[steps, data] = found
+
+
+def found_items() -> list[tuple[tuple[tuple[str, ...], bytes], Guards | None]]:
+    """What _FOUND holds (a scan forked off sends its child's back)."""
+    return list(_FOUND.items())
 
 
 def known(data: bytes, steps: tuple[str, ...]) -> tuple[bool, Guards | None]:

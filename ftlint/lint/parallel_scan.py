@@ -1,5 +1,6 @@
 """Run the project scan (walking and reading every Python file) in a forked child,
-while the parent process imports LibCST and parses the files it was given.
+while the parent process imports LibCST and parses the files it was given; or share
+the scan's files with a forked child (`share`).
 
 A pre-commit run lints one file, but must scan the whole project for handlers that
 reach it: about as long as importing LibCST itself. The two overlap on a machine with
@@ -10,11 +11,14 @@ caller do the scan itself, so results never depend on it.
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
+import struct
 import sys
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 #: Set False to always scan in-process (tests compare both ways).
 ENABLED = True
@@ -96,3 +100,93 @@ def start(compute: Callable[[], Any]) -> Forked | None:
             os._exit(code)
     os.close(write_end)
     return Forked(pid, read_end)
+
+
+#: how many items a side of `share` claims at a time
+SHARE_CHUNK = 32
+#: a verdict of `share` that also asks for its `first` call
+WANTS_FIRST = 2
+_SLOT = struct.Struct("q")  # the shared page: the child's front at 0, this process's back at 8, the ask at 16
+
+
+@dataclass
+class Shared:
+    """What `share` computed: every item's verdict, what the child's `extra` returned and
+    what `first` returned (None when nothing asked for it)."""
+
+    verdicts: list[int]
+    extra: Any
+    first: Any
+
+
+def share(
+    count: int,
+    verdict: Callable[[int], int],
+    *,
+    first: Callable[[], Any] | None = None,
+    first_now: bool = False,
+    extra: Callable[[], Any] = lambda: None,
+) -> Shared | None:
+    """`verdict(i)` (0, 1 or WANTS_FIRST) for every i in range(count), by two processes: a
+    forked child takes items from the front, this process from the back; they stop where
+    they meet. Each side publishes how far it has claimed in a shared page before judging
+    a chunk and stops once the other's claim reaches its own: a stale read only makes
+    both judge a chunk (same verdicts), never leaves one unjudged. Once either side
+    meets a WANTS_FIRST verdict (or at once with `first_now`), this process calls
+    `first()` (importing LibCST, say) before its next chunk, while the child goes on (or
+    at the end, when the child was done first): called once, and only if asked.
+    The child also sends `extra()`. None when no child could be started (the caller
+    judges them all); a child that fails leaves its part to this process."""
+    if not available():
+        return None
+    try:
+        page = mmap.mmap(-1, 3 * _SLOT.size)  # anonymous: shared with the child
+    except (OSError, ValueError):
+        return None
+    front_at, back_at, ask_at = 0, _SLOT.size, 2 * _SLOT.size
+    _SLOT.pack_into(page, back_at, count)
+
+    def judged(begin: int, end: int) -> list[int]:
+        got = [verdict(i) for i in range(begin, end)]
+        if WANTS_FIRST in got:
+            _SLOT.pack_into(page, ask_at, 1)
+        return got
+
+    def from_front() -> tuple[bytes, Any]:
+        done = bytearray()
+        front = 0
+        while front < count and front < _SLOT.unpack_from(page, back_at)[0]:
+            end = min(front + SHARE_CHUNK, count)
+            _SLOT.pack_into(page, front_at, end)
+            done.extend(judged(front, end))
+            front = end
+        return bytes(done), extra()
+
+    child = start(from_front)
+    if child is None:
+        page.close()
+        return None
+    first_result, called = None, first is None
+    verdicts = [0] * count
+    back = count
+    while back > 0 and back > _SLOT.unpack_from(page, front_at)[0]:
+        if first is not None and not called and (first_now or _SLOT.unpack_from(page, ask_at)[0]):
+            first_result, called = first(), True
+            continue
+        begin = max(back - SHARE_CHUNK, 0)
+        _SLOT.pack_into(page, back_at, begin)
+        verdicts[begin:back] = judged(begin, back)
+        back = begin
+    sent = child()
+    page.close()
+    done, extra_result = sent if _well_formed(sent) else (b"", None)
+    verdicts[: min(len(done), back)] = done[:back]
+    if len(done) < back:  # the child failed or stopped short: judged here
+        verdicts[len(done) : back] = [verdict(i) for i in range(len(done), back)]
+    if first is not None and not called and (first_now or WANTS_FIRST in verdicts):
+        first_result = first()  # asked for once the child was done
+    return Shared(verdicts, extra_result, first_result)
+
+
+def _well_formed(sent: Any) -> TypeGuard[tuple[bytes, Any]]:
+    return type(sent) is tuple and len(sent) == 2 and type(sent[0]) is bytes

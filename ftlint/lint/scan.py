@@ -6,6 +6,9 @@ parsed with LibCST) and which need no parse at all. Three strategies, one interf
 * forked: the same walk in a forked child (parallel_scan.py) while this process imports
   LibCST and loads the files it was given (pre-commit's call: one file, a whole project
   to scan for the handlers that may reach it);
+* shared: without a cache, past SHARE_MIN_FILES files, a forked child prefilters the
+  files from the front and this process from the back (parallel_scan.share), importing
+  LibCST meanwhile once a file it will lint may define a handler;
 * exhaustive (`--exhaustive`): parse every file, in a process pool past a threshold,
   and keep those that define a handler or fail to parse (the prefilter's proof).
 
@@ -21,7 +24,7 @@ from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlint.core.cache import Cache, FileFacts
+from ftlint.core.cache import Cache, FileFacts, read_bytes
 from ftlint.core.config import Config
 from ftlint.index.discovery import walk_project
 from ftlint.lint import parallel_scan
@@ -34,6 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: starts, and loads the ones that may hold a handler while the scan runs; more (pre-commit
 #: passing a batch of `--all-files`) are left to the scan, which reads them anyway.
 EARLY_LOAD_LIMIT = 64
+#: From this many files read without a cache, a forked child reads a share of them
+SHARE_MIN_FILES = 256
 
 
 @dataclass
@@ -139,7 +144,11 @@ def scan(
         forked = _forked(files, facts, listings, linters)
         if forked is not None:
             return forked
-    scanned, candidates = scan_serial(files, facts, listings)
+    scanned = files.all_files(listings)
+    shared = _shared(scanned, files, facts, linters)
+    if shared is not None:
+        return shared
+    candidates = [file for file in scanned if facts.candidate(file, files.is_forced(file))]
     return Scanned(len(scanned), candidates, walked=files.walked)
 
 
@@ -147,6 +156,54 @@ def scan_serial(files: ScanFiles, facts: FileFacts, listings: DirListings | None
     """(every file scanned, the candidates: forced, unreadable or passing the prefilter)."""
     scanned = files.all_files(listings)
     return scanned, [file for file in scanned if facts.candidate(file, files.is_forced(file))]
+
+
+def _shared(scanned: list[str], files: ScanFiles, facts: FileFacts, linters: LinterSpec) -> Scanned | None:
+    """A run that reads every file (no cache) shares them with a forked child
+    (parallel_scan.share): the child prefilters from the front, this process from the
+    back. Once a file of the lint set may define a handler (the bytes test the engine
+    asks before it takes the linter's way, engine._without_fault_path), or from the
+    start with `fault-paths`, this process makes the run's linter, importing LibCST
+    while the child reads. The outlines the child's step scan made come back with its
+    verdicts. None: the files are too few, or no child could be started."""
+    if facts.cache is not None or len(scanned) < SHARE_MIN_FILES:
+        return None
+    from ftlint.index import outline, step_scan
+
+    lint_set, prefilter = files.lint_set, facts.prefilter
+
+    def verdict(i: int) -> int:
+        file = scanned[i]
+        if not facts.candidate(file, files.is_forced(file)):
+            return 0
+        if file in lint_set:
+            data = read_bytes(file)
+            if data is None or prefilter.defines_handler(data):
+                return parallel_scan.WANTS_FIRST
+        return 1
+
+    def make_linter() -> FileLinter:
+        linter = linters.make()
+        import ftlint.analysis.interpreter  # noqa: F401 - a handler's walk needs it: imported while the child reads
+
+        return linter
+
+    shared = parallel_scan.share(
+        len(scanned),
+        verdict,
+        first=make_linter,
+        first_now=bool(files.config.fault_paths),
+        extra=lambda: (outline.scanned_outlines(), step_scan.found_items()),
+    )
+    if shared is None:
+        return None
+    if type(shared.extra) is tuple:  # what the child's step scan read: not read again here
+        outlines, found = shared.extra
+        outline.keep_outlines(outlines)
+        for (steps, data), guards in found:
+            step_scan.keep_found(steps, data, guards)
+    candidates = [file for file, judged in zip(scanned, shared.verdicts, strict=True) if judged]
+    return Scanned(len(scanned), candidates, shared.first, walked=files.walked)
 
 
 def _forked(files: ScanFiles, facts: FileFacts, listings: DirListings | None, linters: LinterSpec) -> Scanned | None:
