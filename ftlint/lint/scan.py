@@ -8,7 +8,8 @@ parsed with LibCST) and which need no parse at all. Three strategies, one interf
   to scan for the handlers that may reach it);
 * shared: without a cache, past SHARE_MIN_FILES files, a forked child prefilters the
   files from the front and this process from the back (parallel_scan.share), importing
-  LibCST meanwhile once a file it will lint may define a handler;
+  LibCST meanwhile (and loading the files given) once a file it will lint may define a
+  handler; the forked strategy is then for runs with a cache and small projects;
 * exhaustive (`--exhaustive`): parse every file, in a process pool past a threshold,
   and keep those that define a handler or fail to parse (the prefilter's proof).
 
@@ -140,14 +141,17 @@ def scan(
     The forked strategy makes the run's linter from `linters` while the child scans."""
     if exhaustive:
         return _exhaustive(files, facts)
+    scanned = files.all_files(listings) if facts.cache is None else None  # every file is read: shared
+    if scanned is not None:
+        shared = _shared(scanned, files, facts, linters)
+        if shared is not None:
+            return shared
     if files.walk_root is not None and files.explicit_files and _parse_likely(files.explicit_files, facts):
         forked = _forked(files, facts, listings, linters)
         if forked is not None:
             return forked
-    scanned = files.all_files(listings)
-    shared = _shared(scanned, files, facts, linters)
-    if shared is not None:
-        return shared
+    if scanned is None:
+        scanned = files.all_files(listings)
     candidates = [file for file in scanned if facts.candidate(file, files.is_forced(file))]
     return Scanned(len(scanned), candidates, walked=files.walked)
 
@@ -171,6 +175,9 @@ def _shared(scanned: list[str], files: ScanFiles, facts: FileFacts, linters: Lin
     from ftlint.index import outline, step_scan
 
     lint_set, prefilter = files.lint_set, facts.prefilter
+    # files named that may define a handler (pre-commit's call): loaded while the child reads
+    given = [] if len(files.explicit_files) > EARLY_LOAD_LIMIT else _given_candidates(files, facts)
+    early_errors: list[str] = []
 
     def verdict(i: int) -> int:
         file = scanned[i]
@@ -186,13 +193,15 @@ def _shared(scanned: list[str], files: ScanFiles, facts: FileFacts, linters: Lin
         linter = linters.make()
         import ftlint.analysis.interpreter  # noqa: F401 - a handler's walk needs it: imported while the child reads
 
+        if given:
+            early_errors.extend(linter.load([Path(file) for file in given]))
         return linter
 
     shared = parallel_scan.share(
         len(scanned),
         verdict,
         first=make_linter,
-        first_now=bool(files.config.fault_paths),
+        first_now=bool(files.config.fault_paths or given),
         extra=lambda: (outline.scanned_outlines(), step_scan.found_items()),
     )
     if shared is None:
@@ -203,7 +212,12 @@ def _shared(scanned: list[str], files: ScanFiles, facts: FileFacts, linters: Lin
         for (steps, data), guards in found:
             step_scan.keep_found(steps, data, guards)
     candidates = [file for file, judged in zip(scanned, shared.verdicts, strict=True) if judged]
-    return Scanned(len(scanned), candidates, shared.first, walked=files.walked)
+    return Scanned(len(scanned), candidates, shared.first, early_errors, walked=files.walked)
+
+
+def _given_candidates(files: ScanFiles, facts: FileFacts) -> list[str]:
+    """The files named on the command line that may hold a handler, in order."""
+    return [file for file in sorted(files.explicit_files) if facts.candidate(file, files.is_forced(file))]
 
 
 def _forked(files: ScanFiles, facts: FileFacts, listings: DirListings | None, linters: LinterSpec) -> Scanned | None:
@@ -214,12 +228,11 @@ def _forked(files: ScanFiles, facts: FileFacts, listings: DirListings | None, li
     are outlined here. None when no child could be started, or when none of the files
     given may define a handler (or more than EARLY_LOAD_LIMIT are given): then LibCST is
     imported only if the scope reaches them, and the scan is serial."""
-    given = sorted(files.explicit_files)
-    if len(given) > EARLY_LOAD_LIMIT:
+    if len(files.explicit_files) > EARLY_LOAD_LIMIT:
         # pre-commit's --all-files batches: the scan tells which to parse; most batches hold
         # no fault path and answer without LibCST (engine._without_fault_path): no fork
         return None
-    given = [file for file in given if facts.candidate(file, files.is_forced(file))]
+    given = _given_candidates(files, facts)
     if not given:  # none of the files given may define a handler: as for the batches
         return None
     cache = facts.cache

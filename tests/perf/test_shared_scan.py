@@ -141,6 +141,34 @@ def test_the_shared_scan_gives_the_in_process_findings(tmp_path, monkeypatch, ha
 
 
 @needs_fork
+@pytest.mark.parametrize(
+    "lint", [["pkg/zz_sentinel.py"], ["pkg/aa_helpers.py"], ["pkg/zz_sentinel.py", "pkg/mm_loop.py"], ["pkg"]]
+)
+def test_files_named_get_the_in_process_findings(tmp_path, monkeypatch, lint):
+    """pre-commit's call without a cache: the files named that may define a handler are
+    loaded while the child reads (scan._shared's `first`), with the same findings."""
+    root = _big_project(tmp_path, handler=True)
+    (root / "pkg" / "zz_sentinel.py").write_text(
+        (root / "pkg" / "zz_sentinel.py").read_text() + "\n\nclass T:\n    def on_fault(self, exc):\n"
+        "        self.scheduler.finish_requests(self.scheduler.running, 1)\n"
+    )
+    config = load_config(root)
+    runs = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(parallel_scan, "ENABLED", enabled)
+        result = lint_paths([Path(p) for p in lint], config, known_codes(), cwd=root)
+        runs[enabled] = ([f.to_dict() for f in result.findings], result.files_scanned, result.files_parsed)
+    assert runs[True] == runs[False]
+    reported = {  # the two handlers' frees, and the step guard's
+        "pkg/zz_sentinel.py": ["pkg/zz_sentinel.py", "pkg/zz_sentinel.py"],
+        "pkg/aa_helpers.py": [],
+        "pkg/mm_loop.py": ["pkg/mm_loop.py"],
+        "pkg": ["pkg/mm_loop.py", "pkg/zz_sentinel.py", "pkg/zz_sentinel.py"],
+    }
+    assert sorted(f["path"] for f in runs[True][0]) == sorted(path for p in lint for path in reported[p])
+
+
+@needs_fork
 def test_the_childs_step_scan_outlines_come_back(tmp_path, monkeypatch):
     """The child parsed the step guard's module to confirm its guard: its outline and its
     guards come back, and this process outlines the module from them instead of parsing it
