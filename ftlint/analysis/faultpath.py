@@ -298,9 +298,11 @@ class FaultPaths:
         chain = self.project.class_chain(cls)
         found = []
         for name in {n for c in chain[1:] for n in c.methods}:
+            if not matches(cls, name):  # a name test first: resolving every inherited method cost most
+                continue
             fn = self.project.method(cls, name)
             owner = fn.class_info if fn is not None else None
-            if fn is None or owner is None or owner is cls or not matches(cls, name) or "<locals>" in fn.qualname:
+            if fn is None or owner is None or owner is cls or "<locals>" in fn.qualname:
                 continue
             between = [c for c in chain if c is not owner and self.inherits(c, owner)]
             if any(self.project.method(owner, m) is not None for c in between for m in c.methods):

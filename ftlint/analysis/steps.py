@@ -77,19 +77,17 @@ class StepGuards:
         return known[1]
 
     def _guards(self, text: str, data: bytes) -> Guards | None:
-        """step_scan.guarded_functions of a module: found by the prefilter in this run, none
-        when its `try` statements read alone show it (StepCalls.cleared), found by an earlier
-        run (the memo), else read now."""
+        """step_scan.guarded_functions of a module: found by the prefilter in this run, found
+        by an earlier run (the memo), none when its `try` statements read alone show it
+        (StepCalls.cleared), else read now; kept in the memo."""
         steps = self._bytes.steps
         seen, guards = step_scan.known(data, steps)
-        if not seen:  # the prefilter did not read these bytes (another encoding, a BOM; a cache)
-            if self._bytes.cleared(data):
-                return {}
-            if self._memo is not None:
-                seen, guards = self._memo.guards(text, steps)
-                if seen:
-                    return guards
-            guards = step_scan.guarded_functions(text, self._matches)
+        if not seen and self._memo is not None:  # the prefilter did not read them: a cache
+            seen, guards = self._memo.guards(text, steps)
+            if seen:
+                return guards
+        if not seen:  # nor an earlier run (another encoding, a BOM)
+            guards = {} if self._bytes.cleared(data) else step_scan.guarded_functions(text, self._matches)
         if self._memo is not None:
             self._memo.keep_guards(text, steps, guards)
         return guards

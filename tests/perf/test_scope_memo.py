@@ -135,6 +135,32 @@ def test_after_an_edit_the_unchanged_guards_are_not_read_again(tmp_path, reads):
     assert second == _lint(root, ["sentinel.py"], cache=False)[0] == first
 
 
+def test_a_guard_module_is_not_read_again_after_an_edit_not_even_its_try_statements(tmp_path, monkeypatch):
+    """StepGuards asks the memo before reading a module's `try` statements alone (they
+    cannot clear a module that holds a guard: that read was wasted on every run)."""
+    root = _project(tmp_path, {"sentinel.py": HANDLER, "serving.py": SERVING, "replies.py": REPLIES})
+    for name in ("serving.py", "replies.py"):  # written long ago: their stat vouches for them
+        old = os.stat(root / name).st_mtime - 60
+        os.utime(root / name, (old, old))
+    windows: list[bytes] = []
+    outside_guards = step_scan.outside_guards
+
+    def counted(data, *args):
+        windows.append(data)
+        return outside_guards(data, *args)
+
+    monkeypatch.setattr("ftlint.index.prefilter.outside_guards", counted)
+    first, _ = _lint(root, ["sentinel.py"])
+    assert first == [("sentinel.py", 5, "FT007")]
+    assert textwrap.dedent(SERVING).encode() in windows  # the prefilter read them, then the whole file
+    windows.clear()
+    _edit(root, "sentinel.py", HANDLER + "# edited\n")
+    second, result = _lint(root, ["sentinel.py"])
+    assert not result.cache_hit
+    assert windows == []  # the memo answered for the guard's module
+    assert second == _lint(root, ["sentinel.py"], cache=False)[0] == first
+
+
 @pytest.mark.parametrize("helper_first", [True, False], ids=["edit-helper", "helper-then-handler"])
 def test_a_helper_edited_to_free_brings_the_guard_back(tmp_path, reads, helper_first):
     root = _project(tmp_path, {"sentinel.py": HANDLER, "serving.py": SERVING, "replies.py": REPLIES})

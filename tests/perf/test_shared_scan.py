@@ -53,7 +53,7 @@ def test_a_slow_side_leaves_the_rest_to_the_other(slow_side):
     if slow_side == "parent":  # 1.2 s for this process alone: the child took most of them
         judged_here = []
         parallel_scan.share(600, lambda i: judged_here.append(i) or verdict(i))
-        assert 0 < len(judged_here) <= 300
+        assert len(judged_here) <= 300  # none at all when the child was done before this process looked
 
 
 @needs_fork
