@@ -172,6 +172,18 @@ def keep_scanned(data: bytes, tree: ast.Module) -> None:
     _SCANNED[data] = ops
 
 
+#: the last text _outline_ops parsed whole, with Python's tree of it: the step scan of the
+#: same text (an edited file's guards in the language server: analysis.steps.StepGuards)
+#: reads that tree instead of parsing the text again
+_LAST_TREE: tuple[str, ast.Module] | None = None
+
+
+def parsed_tree(text: str) -> ast.Module | None:
+    """Python's tree of `text` when the outliner was the last to parse it whole, else None."""
+    last = _LAST_TREE
+    return last[1] if last is not None and (last[0] is text or last[0] == text) else None
+
+
 def scanned_outlines() -> list[tuple[bytes, OutlineOps]]:
     """The outlines keep_scanned holds (a scan forked off sends its child's back)."""
     return list(_SCANNED.items())
@@ -208,6 +220,8 @@ def _outline_ops(text: str, check_nesting: bool) -> OutlineOps | Literal[False]:
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
+    global _LAST_TREE
+    _LAST_TREE = (text, tree)
     _Outliner(ops).walk(tree.body)
     return ops
 

@@ -44,15 +44,17 @@ def guarded_functions(
     """The functions holding a step guard, by qualified name as ftlint.index.project spells
     it (`Class.method`, `outer.<locals>.inner`); None when `ast` cannot parse the source.
     With `steps` (the globs `is_step` tests) and bytes, the answer is kept for `known`."""
-    tree = _parse(source)
+    from ftlint.index import outline
+
+    tree = outline.parsed_tree(source) if isinstance(source, str) else None
+    if tree is None:
+        tree = _parse(source)
     if tree is None:
         found: Guards | None = None
     else:
         found = {}
         _Walker(is_step, found).body(tree.body, [])
         if found and steps is not None and isinstance(source, bytes):  # the prefilter's: outlined next
-            from ftlint.index import outline
-
             outline.keep_scanned(source, tree)
         del tree
     if steps is not None and isinstance(source, bytes):
