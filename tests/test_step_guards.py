@@ -476,3 +476,21 @@ def test_the_window_reading_agrees_with_the_whole_file_on_generated_modules():
         cleared += outside
         guarded += bool(guards)
     assert cleared > 300 and guarded > 300, (cleared, guarded)
+
+
+def test_the_step_scan_reads_the_tree_the_outliner_just_parsed(monkeypatch):
+    """An edited file is outlined, then screened for step guards (the language server):
+    one parse, not two; the guards are those of a parse of their own."""
+    from ftlint.index import outline, step_scan
+
+    text = textwrap.dedent(WRAPPER)
+    is_step = handler_name_matcher(DEFAULT_FAULT_STEPS)
+    alone = guarded_functions(text, is_step)
+    assert alone  # the wrapper's guard
+    parses: list[object] = []
+    real_parse = step_scan._parse
+    monkeypatch.setattr(step_scan, "_parse", lambda source: parses.append(source) or real_parse(source))
+    assert outline.outline_ops(text)
+    assert guarded_functions(text, is_step) == alone and parses == []
+    other = text + "\n# another version\n"
+    assert guarded_functions(other, is_step) == alone and parses == [other]  # not the tree of another text
