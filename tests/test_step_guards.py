@@ -490,7 +490,9 @@ def test_the_step_scan_reads_the_tree_the_outliner_just_parsed(monkeypatch):
     parses: list[object] = []
     real_parse = step_scan._parse
     monkeypatch.setattr(step_scan, "_parse", lambda source: parses.append(source) or real_parse(source))
-    assert outline.outline_ops(text)
+    assert outline.chunked_outline_ops(text)[0]  # the language server's outline of a small file
     assert guarded_functions(text, is_step) == alone and parses == []
     other = text + "\n# another version\n"
     assert guarded_functions(other, is_step) == alone and parses == [other]  # not the tree of another text
+    outline.outline_ops(other)  # the CLI's outline keeps no tree (its peak memory)
+    assert guarded_functions(other, is_step) == alone and parses == [other, other]

@@ -138,20 +138,21 @@ class OutlineStore:
         self._known[text] = ops
 
 
-def outline_ops(text: str, *, check_nesting: bool = True) -> OutlineOps | Literal[False]:
+def outline_ops(text: str, *, check_nesting: bool = True, keep_tree: bool = False) -> OutlineOps | Literal[False]:
     """The outline as plain data (what project.replay builds a ModuleInfo from, and what the
     cache keeps), or False when Python's parser cannot read the text or (`check_nesting`)
     it nests deeper than LibCST parses safely (source.nesting_failure). The cyclic garbage
     collector is paused meanwhile: Python's tree holds no cycles, and its collections
     would scan every object the process holds once per few hundred nodes made (a
-    language server's whole project: the cost of an edit would grow with it)."""
+    language server's whole project: the cost of an edit would grow with it). With
+    `keep_tree`, Python's tree of the text is kept until the next such call (parsed_tree)."""
     import gc
 
     if not gc.isenabled():
-        return _outline_ops(text, check_nesting)
+        return _outline_ops(text, check_nesting, keep_tree)
     gc.disable()
     try:
-        return _outline_ops(text, check_nesting)
+        return _outline_ops(text, check_nesting, keep_tree)
     finally:
         gc.enable()
 
@@ -172,9 +173,9 @@ def keep_scanned(data: bytes, tree: ast.Module) -> None:
     _SCANNED[data] = ops
 
 
-#: the last text _outline_ops parsed whole, with Python's tree of it: the step scan of the
-#: same text (an edited file's guards in the language server: analysis.steps.StepGuards)
-#: reads that tree instead of parsing the text again
+#: the last text the language server's outline (chunked_outline_ops, a file too small to
+#: chunk) parsed whole, with Python's tree of it: the step scan of the same text (the edited
+#: file's guards: analysis.steps.StepGuards) reads that tree instead of parsing it again
 _LAST_TREE: tuple[str, ast.Module] | None = None
 
 
@@ -197,7 +198,7 @@ def keep_outlines(outlines: list[tuple[bytes, OutlineOps]]) -> None:
         _SCANNED[data] = ops
 
 
-def _outline_ops(text: str, check_nesting: bool) -> OutlineOps | Literal[False]:
+def _outline_ops(text: str, check_nesting: bool, keep_tree: bool) -> OutlineOps | Literal[False]:
     from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 
     if check_nesting and nesting_failure(text) is not None:
@@ -220,8 +221,9 @@ def _outline_ops(text: str, check_nesting: bool) -> OutlineOps | Literal[False]:
             tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    global _LAST_TREE
-    _LAST_TREE = (text, tree)
+    if keep_tree:
+        global _LAST_TREE
+        _LAST_TREE = (text, tree)
     _Outliner(ops).walk(tree.body)
     return ops
 
@@ -262,7 +264,7 @@ def chunked_outline_ops(
     from ftlint.core.source import CHUNK_CHARS, nesting_failure
 
     if len(text) <= CHUNK_CHARS:
-        return outline_ops(text), None
+        return outline_ops(text, keep_tree=True), None
     enabled = gc.isenabled()
     gc.disable()  # as outline_ops: Python's tree holds no cycles
     try:
