@@ -496,3 +496,21 @@ def test_the_step_scan_reads_the_tree_the_outliner_just_parsed(monkeypatch):
     assert guarded_functions(other, is_step) == alone and parses == [other]  # not the tree of another text
     outline.outline_ops(other)  # the CLI's outline keeps no tree (its peak memory)
     assert guarded_functions(other, is_step) == alone and parses == [other, other]
+
+
+def test_step_guards_read_a_kept_tree_whole_without_its_windows(monkeypatch):
+    """The language server's edited file: its outline kept Python's tree of it, so its
+    guards are read from that tree; the `try` statements alone are read first otherwise."""
+    from ftlint.index import outline, prefilter, step_scan
+
+    monkeypatch.setattr(step_scan, "_FOUND", {})  # nothing the prefilter read
+    windows: list[bytes] = []
+    real = prefilter.outside_guards
+    monkeypatch.setattr(prefilter, "outside_guards", lambda data, *a: windows.append(data) or real(data, *a))
+    text = textwrap.dedent(WRAPPER)
+    expected = guarded_functions(text, handler_name_matcher(DEFAULT_FAULT_STEPS))
+    screen = StepGuards(DEFAULT_FAULT_STEPS)
+    assert outline.chunked_outline_ops(text)[0]
+    assert screen._guards(text, text.encode()) == expected and windows == []
+    other = text + "# another version\n"
+    assert screen._guards(other, other.encode()) == expected and windows == [other.encode()]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ftlint.core.config import handler_name_matcher
-from ftlint.index import step_scan
+from ftlint.index import outline, step_scan
 from ftlint.index.prefilter import StepCalls
 from ftlint.index.step_scan import NOT_FAILURES, Guards
 from ftlint.syntax import ir
@@ -86,8 +86,10 @@ class StepGuards:
             seen, guards = self._memo.guards(text, steps)
             if seen:
                 return guards
-        if not seen:  # nor an earlier run (another encoding, a BOM)
-            guards = {} if self._bytes.cleared(data) else step_scan.guarded_functions(text, self._matches)
+        if not seen:  # nor an earlier run (another encoding, a BOM; an edited buffer)
+            # the outliner's tree of the text, when it kept one, is read whole: no windows first
+            whole = outline.parsed_tree(text) is not None or not self._bytes.cleared(data)
+            guards = step_scan.guarded_functions(text, self._matches) if whole else {}
         if self._memo is not None:
             self._memo.keep_guards(text, steps, guards)
         return guards
