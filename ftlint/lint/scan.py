@@ -1,5 +1,5 @@
 """The project scan: which files of a run may hold a fault handler (the candidates,
-parsed with LibCST) and which need no parse at all. Three strategies, one interface
+parsed with LibCST) and which need no parse at all. Four strategies, one interface
 (`scan`), used by the engine only:
 
 * serial: walk the project, prefilter each file's bytes (or, warm, its stat-table entry);
@@ -138,7 +138,8 @@ def scan(
     linters: LinterSpec,
 ) -> Scanned:
     """The candidates of a run, by the strategy that fits it (see the module's doc).
-    The forked strategy makes the run's linter from `linters` while the child scans."""
+    The shared and forked strategies make the run's linter from `linters` while the
+    child scans."""
     if exhaustive:
         return _exhaustive(files, facts)
     scanned = files.all_files(listings) if facts.cache is None else None  # every file is read: shared
@@ -167,9 +168,10 @@ def _shared(scanned: list[str], files: ScanFiles, facts: FileFacts, linters: Lin
     (parallel_scan.share): the child prefilters from the front, this process from the
     back. Once a file of the lint set may define a handler (the bytes test the engine
     asks before it takes the linter's way, engine._without_fault_path), or from the
-    start with `fault-paths`, this process makes the run's linter, importing LibCST
-    while the child reads. The outlines the child's step scan made come back with its
-    verdicts. None: the files are too few, or no child could be started."""
+    start with `fault-paths` or files named that may define one (then loaded too), this
+    process makes the run's linter, importing LibCST while the child reads. What the
+    child's step scan learnt (outlines, guards) comes back with its verdicts. None: the
+    files are too few, or no child could be started."""
     if facts.cache is not None or len(scanned) < SHARE_MIN_FILES:
         return None
     from ftlint.index import outline, step_scan
