@@ -14,6 +14,7 @@ from __future__ import annotations
 import mmap
 import os
 import pickle
+import signal
 import struct
 import sys
 from collections.abc import Callable
@@ -69,6 +70,15 @@ class Forked:
             return pickle.loads(b"".join(chunks))
         except Exception:  # noqa: BLE001 - a short or garbled message: compute in-process
             return None
+
+    def abandon(self) -> None:
+        """Stop the child and reap it, its result unread (the caller is failing)."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass  # gone already
+        os.close(self.read_end)
+        os.waitpid(self.pid, 0)
 
 
 def start(compute: Callable[[], Any]) -> Forked | None:
@@ -169,14 +179,19 @@ def share(
     first_result, called = None, first is None
     verdicts = [0] * count
     back = count
-    while back > 0 and back > _SLOT.unpack_from(page, front_at)[0]:
-        if first is not None and not called and (first_now or _SLOT.unpack_from(page, ask_at)[0]):
-            first_result, called = first(), True
-            continue
-        begin = max(back - SHARE_CHUNK, 0)
-        _SLOT.pack_into(page, back_at, begin)
-        verdicts[begin:back] = judged(begin, back)
-        back = begin
+    try:
+        while back > 0 and back > _SLOT.unpack_from(page, front_at)[0]:
+            if first is not None and not called and (first_now or _SLOT.unpack_from(page, ask_at)[0]):
+                first_result, called = first(), True
+                continue
+            begin = max(back - SHARE_CHUNK, 0)
+            _SLOT.pack_into(page, back_at, begin)
+            verdicts[begin:back] = judged(begin, back)
+            back = begin
+    except BaseException:  # `first` or a verdict raised here: as without a child, with no child left
+        child.abandon()
+        page.close()
+        raise
     sent = child()
     page.close()
     done, extra_result = sent if _well_formed(sent) else (b"", None)

@@ -81,6 +81,27 @@ def test_a_failing_child_leaves_its_part_to_this_process():
     assert shared is not None and shared.verdicts == expected and shared.extra is None
 
 
+@needs_fork
+def test_an_error_here_leaves_no_child_behind(monkeypatch):
+    """`first` (making the linter) raising: the error is the caller's, as without a
+    child, and the child is stopped and reaped."""
+    started: list[parallel_scan.Forked] = []
+    real_start = parallel_scan.start
+    monkeypatch.setattr(parallel_scan, "start", lambda compute: started.append(real_start(compute)) or started[-1])
+
+    def slow(i: int) -> int:
+        time.sleep(0.01)
+        return 0
+
+    def first() -> None:
+        raise RuntimeError("the linter cannot be made")
+
+    with pytest.raises(RuntimeError, match="cannot be made"):
+        parallel_scan.share(1000, slow, first=first, first_now=True)
+    with pytest.raises(ChildProcessError):  # reaped: no such child any more
+        os.waitpid(started[0].pid, os.WNOHANG)
+
+
 def test_no_child_no_share(monkeypatch):
     monkeypatch.setattr(parallel_scan, "ENABLED", False)
     assert parallel_scan.share(10, lambda i: 1) is None
