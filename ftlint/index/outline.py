@@ -166,11 +166,9 @@ _SCANNED_MAX = 64
 
 def keep_scanned(data: bytes, tree: ast.Module) -> None:
     """Keep the outline of a module whose tree was parsed from these bytes."""
-    if len(_SCANNED) >= _SCANNED_MAX:
-        del _SCANNED[next(iter(_SCANNED))]
     ops: OutlineOps = []
     _Outliner(ops).walk(tree.body)
-    _SCANNED[data] = ops
+    keep_outlines([(data, ops)])
 
 
 #: the last text the language server's outline (chunked_outline_ops, a file too small to
@@ -191,7 +189,8 @@ def scanned_outlines() -> list[tuple[bytes, OutlineOps]]:
 
 
 def keep_outlines(outlines: list[tuple[bytes, OutlineOps]]) -> None:
-    """Keep outlines another process made with keep_scanned."""
+    """Keep these outlines of scanned bytes (keep_scanned's, or another process's), the
+    oldest dropped past _SCANNED_MAX."""
     for data, ops in outlines:
         if len(_SCANNED) >= _SCANNED_MAX:
             del _SCANNED[next(iter(_SCANNED))]

@@ -359,6 +359,12 @@ class Prefilter:
     def matches(self, data: bytes) -> bool:
         return self.defines_handler(data) or (self.steps is not None and self.steps.search(data))
 
+    def file_defines_handler(self, path: str) -> bool:
+        """Whether the file at `path` may define a handler, by its bytes; a file that cannot
+        be read may (the engine's test before it takes the linter's way)."""
+        data = read_bytes(path)
+        return data is None or self.defines_handler(data)
+
     def defines_handler(self, data: bytes) -> bool:
         for anchor in self.anchors:
             if anchor in data:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ftlint.core.cache import Cache, read_bytes
+from ftlint.core.cache import Cache
 from ftlint.core.config import Config
 from ftlint.core.finding import Finding
 from ftlint.core.source import PARSE_ERROR_CODE, ParseFailure, display_path, failure_finding
@@ -232,11 +232,7 @@ def _may_define_handler(files: set[str], patterns: tuple[str, ...]) -> bool:
     if not files:
         return False
     prefilter = Prefilter(patterns)
-    for file in files:
-        data = read_bytes(file)
-        if data is None or prefilter.defines_handler(data):
-            return True
-    return False
+    return any(prefilter.file_defines_handler(file) for file in files)
 
 
 def _question(run: _Run, files: ScanFiles, scanned: Scanned, *, whole: bool) -> RunQuestion:

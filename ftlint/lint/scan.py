@@ -25,7 +25,7 @@ from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ftlint.core.cache import Cache, FileFacts, read_bytes
+from ftlint.core.cache import Cache, FileFacts
 from ftlint.core.config import Config
 from ftlint.index.discovery import walk_project
 from ftlint.lint import parallel_scan
@@ -185,10 +185,8 @@ def _shared(scanned: list[str], files: ScanFiles, facts: FileFacts, linters: Lin
         file = scanned[i]
         if not facts.candidate(file, files.is_forced(file)):
             return 0
-        if file in lint_set:
-            data = read_bytes(file)
-            if data is None or prefilter.defines_handler(data):
-                return parallel_scan.WANTS_FIRST
+        if file in lint_set and prefilter.file_defines_handler(file):
+            return parallel_scan.WANTS_FIRST
         return 1
 
     def make_linter() -> FileLinter:
