@@ -29,6 +29,7 @@ from ftlint.core.config import handler_name_matcher
 from ftlint.index.outline import ast_callee_ref
 from ftlint.index.prefilter import StepCalls
 from ftlint.index.project import ClassInfo, Function, ModuleInfo, Project
+from ftlint.index.step_scan import Guards
 
 if TYPE_CHECKING:
     from ftlint.analysis.memo import ScopeMemo
@@ -77,26 +78,37 @@ class Reach:
         return {str(fn.module.path) for fn in self.functions}
 
 
-def reach(project: Project, candidates: Iterable[str], patterns: Iterable[str], steps: Iterable[str]) -> Reach | None:
+def reach(
+    project: Project,
+    candidates: Iterable[str],
+    patterns: Iterable[str],
+    steps: Iterable[str],
+    memo: ScopeMemo | None = None,
+) -> Reach | None:
     """The scope the candidates' handlers and step guards (`fault-steps`) reach (see the
-    module's doc); None when the walk cannot be sure."""
+    module's doc); None when the walk cannot be sure. `memo`: reach answers known already
+    (the scan's, lint/scope_memo.py)."""
     steps = tuple(steps)
     calls_step = StepCalls(steps).calls_step if steps else None
     try:
-        return _Walk(project, handler_name_matcher(patterns), calls_step).run([Path(c) for c in candidates])
+        return _Walk(project, handler_name_matcher(patterns), calls_step, memo).run([Path(c) for c in candidates])
     except (Undecided, RecursionError, SyntaxError, ValueError):
         return None
 
 
 class _Walk:
     def __init__(
-        self, project: Project, matches: Callable[[str], bool], calls_step: Callable[[bytes], bool] | None
+        self,
+        project: Project,
+        matches: Callable[[str], bool],
+        calls_step: Callable[[bytes], bool] | None,
+        memo: ScopeMemo | None = None,
     ) -> None:
         self.project = project
         self.matches = matches
         self.calls_step = calls_step  # prefilter.StepCalls: `except` and a step call in these bytes
         self.nodes: dict[Function, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-        self.screen = StateScreen(project, self)
+        self.screen = StateScreen(project, self, memo)
 
     def run(self, candidates: list[Path]) -> Reach:
         found = Reach()
@@ -215,6 +227,25 @@ class _Walk:
             if fn not in self.nodes:
                 raise Undecided
         return self.nodes[fn]
+
+
+def screened_guards(project: Project, path: Path, guards: Guards) -> dict[str, bool] | None:
+    """StateScreen's verdict on each function of the module at `path` that holds one of
+    these step guards (step_scan.guarded_functions), by qualified name (functions sharing
+    one: True when any may reach state); the project reads outlines only (`ast_only`).
+    None when a file it read could not be outlined: the linter, which parses such a file
+    with LibCST, decides there. The project scan makes these while it reads (lint/scan.py)."""
+    if not project.ast_only or project.unoutlined:
+        return None
+    info = project.module_at(path)
+    if info is None:
+        return None
+    screen = StateScreen(project)
+    verdicts: dict[str, bool] = {}
+    for fn in info.functions:
+        if guards.get(fn.qualname):
+            verdicts[fn.qualname] = verdicts.get(fn.qualname, False) or screen.guard_may_reach_state(fn)
+    return None if project.unoutlined else verdicts
 
 
 class StateScreen:

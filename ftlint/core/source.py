@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ftlint.core.finding import Finding, Severity
 
 if TYPE_CHECKING:
+    import ast
+
     import libcst as cst
 
 PARSE_ERROR_CODE = "FT000"
@@ -175,8 +177,10 @@ def _too_deep(message: str, text: str, offset: int) -> ParseFailure:
     return ParseFailure(message, line, column)
 
 
-def nesting_failure(text: str) -> ParseFailure | None:
-    """A ParseFailure when ``text`` nests deeper than ftlint can parse and visit safely."""
+def nesting_failure(text: str, tree: ast.Module | None = None) -> ParseFailure | None:
+    """A ParseFailure when ``text`` nests deeper than ftlint can parse and visit safely.
+    `tree`: Python's tree of `text` when the caller has it (the step scan's): read, not
+    parsed again, where the check needs one."""
     if len(text) <= MAX_NESTING_DEPTH:
         return None
     if text.count("elif") > MAX_ELIF_CHAIN:
@@ -193,7 +197,7 @@ def nesting_failure(text: str) -> ParseFailure | None:
     operators = max((len(_OPERATOR_RE.findall(text, s, e)) for s, e in long_lines), default=0)
     if max_depth <= BRACKET_CHECK_DEPTH and operators <= MAX_NESTING_DEPTH:
         return None
-    return _ast_nesting_failure(text, operators)
+    return _ast_nesting_failure(text, operators) if tree is None else _tree_nesting_failure(tree)
 
 
 def _scan_nesting(text: str) -> ParseFailure | tuple[int, list[tuple[int, int]]]:
@@ -289,6 +293,13 @@ def _ast_nesting_failure(text: str, operators: int) -> ParseFailure | None:
         return None  # LibCST reports the syntax error (it may accept newer syntax than this Python)
     except ValueError:
         return None
+    return _tree_nesting_failure(tree)
+
+
+def _tree_nesting_failure(tree: ast.Module) -> ParseFailure | None:
+    """The nesting past MAX_NESTING_DEPTH in Python's tree, where LibCST's is deeper."""
+    import ast
+
     # Any: the position attributes (lineno, col_offset) are only on some node types. The
     # children are pushed as ast.iter_child_nodes yields them, without its generators (a
     # third of the time on a big module, whose every node is visited)

@@ -158,17 +158,26 @@ def outline_ops(text: str, *, check_nesting: bool = True, keep_tree: bool = Fals
 
 
 #: a module's bytes -> its outline, made from the tree the step scan parsed to confirm the
-#: module's step guards (step_scan.guarded_functions): such a module is outlined next, and
-#: its second parse was the costliest of a cold run's outlines (vLLM's engine core)
-_SCANNED: dict[bytes, OutlineOps] = {}
+#: module's step guards (step_scan.guarded_functions), and whether it nests too deep
+#: (source.nesting_failure, read from that tree; None: not known): such a module is
+#: outlined next, and its second parse (and the nesting check's, which parses a big
+#: module again) was the costliest of a cold run's outlines (vLLM's engine core)
+_SCANNED: dict[bytes, tuple[OutlineOps, bool | None]] = {}
 _SCANNED_MAX = 64
 
 
 def keep_scanned(data: bytes, tree: ast.Module) -> None:
-    """Keep the outline of a module whose tree was parsed from these bytes."""
+    """Keep the outline of a module whose tree was parsed from these bytes, and whether
+    the module nests too deep."""
+    from ftlint.core.source import nesting_failure
+
     ops: OutlineOps = []
     _Outliner(ops).walk(tree.body)
-    keep_outlines([(data, ops)])
+    try:
+        deep: bool | None = nesting_failure(data.decode("utf-8"), tree) is not None
+    except UnicodeDecodeError:
+        deep = None
+    keep_outlines([(data, (ops, deep))])
 
 
 #: the last text the language server's outline (chunked_outline_ops, a file too small to
@@ -183,12 +192,17 @@ def parsed_tree(text: str) -> ast.Module | None:
     return last[1] if last is not None and (last[0] is text or last[0] == text) else None
 
 
-def scanned_outlines() -> list[tuple[bytes, OutlineOps]]:
+def scanned_outline(data: bytes) -> tuple[OutlineOps, bool | None] | None:
+    """keep_scanned's outline of these bytes and whether they nest too deep, left in place."""
+    return _SCANNED.get(data)
+
+
+def scanned_outlines() -> list[tuple[bytes, tuple[OutlineOps, bool | None]]]:
     """The outlines keep_scanned holds (a scan forked off sends its child's back)."""
     return list(_SCANNED.items())
 
 
-def keep_outlines(outlines: list[tuple[bytes, OutlineOps]]) -> None:
+def keep_outlines(outlines: list[tuple[bytes, tuple[OutlineOps, bool | None]]]) -> None:
     """Keep these outlines of scanned bytes (keep_scanned's, or another process's), the
     oldest dropped past _SCANNED_MAX."""
     for data, ops in outlines:
@@ -200,12 +214,15 @@ def keep_outlines(outlines: list[tuple[bytes, OutlineOps]]) -> None:
 def _outline_ops(text: str, check_nesting: bool, keep_tree: bool) -> OutlineOps | Literal[False]:
     from ftlint.core.source import CHUNK_CHARS, nesting_failure, top_level_chunks
 
-    if check_nesting and nesting_failure(text) is not None:
-        return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
     if _SCANNED:
         scanned = _SCANNED.pop(text.encode("utf-8", "surrogatepass"), None)
         if scanned is not None:
-            return scanned
+            kept, deep = scanned
+            if check_nesting and (deep if deep is not None else nesting_failure(text) is not None):
+                return False  # as below
+            return kept
+    if check_nesting and nesting_failure(text) is not None:
+        return False  # parsed whole, which reports it (FT000 "too deeply nested") as before
     ops: OutlineOps = []
     if len(text) > CHUNK_CHARS:  # a big file: Python's tree of one chunk at a time (issue 23)
         try:

@@ -198,6 +198,13 @@ class StepCalls:
         tokens = [_tokens(step) for step in steps]
         # plain names (the defaults): found with bytes.find, each place checked by a short match
         self.names = tuple(sorted({_glob_of(t).encode("utf-8") for t in tokens if all(k == "lit" for k, _ in t)}))
+        # one bytes.find pass per name that holds no other name: a name holding one (`step`
+        # in `step_with_batch_queue`) is read where that one is found
+        self._anchored_names = {
+            anchor: tuple((name, at) for name in self.names for at in range(len(name)) if name.startswith(anchor, at))
+            for anchor in self.names
+            if not any(other != anchor and other in anchor for other in self.names)
+        }
         simple = sorted({_regex_of(t) for t in tokens if not _backtracks(t) and any(k == "wild" for k, _ in t)})
         self.regex = None
         if simple:
@@ -219,10 +226,10 @@ class StepCalls:
     def cleared(self, data: bytes) -> bool:
         """Whether these bytes hold no step guard, shown without parsing the whole file: the
         bytes test, then each `try` statement before the last call alone (exact)."""
-        last_call = self._last_guardable_call(data)
-        if last_call == -1:
+        calls = self._guardable_calls(data, first_only=False)
+        if not calls:
             return True
-        if not outside_guards(data, last_call, self.is_step):
+        if not outside_guards(data, calls[-1], self.is_step, calls):
             return False
         keep_found(self.steps, data, {})  # no guard: what StepGuards asks next (step_scan.known)
         return True
@@ -232,31 +239,27 @@ class StepCalls:
         (`try` + whitespace or continuations + `:`) and before an `except`. Exact: a guard's
         `try:` precedes the call in its body and its `except` follows, and a line whose first
         non-blank byte is `#` is a comment (or inside a string), never code."""
-        return self._guardable_calls(data, first_only=True) != -1
+        return bool(self._guardable_calls(data, first_only=True))
 
-    def _last_guardable_call(self, data: bytes) -> int:
-        """Where the last call passing the bytes test starts, or -1."""
-        return self._guardable_calls(data, first_only=False)
-
-    def _guardable_calls(self, data: bytes, *, first_only: bool) -> int:
+    def _guardable_calls(self, data: bytes, *, first_only: bool) -> list[int]:
+        """Where the calls passing the bytes test start, in order (the first alone with
+        `first_only`); [] when none does."""
         last_except = data.rfind(b"except")  # first: most files have none
         if last_except == -1:
-            return -1
-        after_try = None  # where the first `try` header ends, found at the first call
-        last = -1
-        for at in self._call_starts(data, 0, last_except):
-            if after_try is None:
-                after_try = _first_try_end(data, last_except)
-            if after_try <= at and at > last and not _on_comment_line(data, at):
+            return []
+        after_try = _first_try_end(data, last_except)  # calls are read between the two
+        found: set[int] = set()
+        for at in self._call_starts(data, after_try, last_except) if after_try < last_except else ():
+            if at not in found and not _on_comment_line(data, at):
                 if first_only:
-                    return at
-                last = at
-        return last
+                    return [at]
+                found.add(at)
+        return sorted(found)
 
     def _call_starts(self, data: bytes, start: int, end: int) -> Iterator[int]:
         """Where a step call starts in data[start:end] (more places may be yielded)."""
-        for name in self.names:
-            yield from _name_calls(data, name, start, end)
+        for anchor, names in self._anchored_names.items():
+            yield from _name_calls(data, anchor, names, start, end)
         if self.regex is not None:
             for match in self.regex.finditer(data, start, end):
                 yield match.start()
@@ -328,15 +331,22 @@ _CALL_AFTER_NAME = re.compile(_NAME_END + _TO_CALL)
 _IDENT_BYTE = re.compile(rb"[\w\x80-\xff]")
 
 
-def _name_calls(data: bytes, name: bytes, start: int, end: int) -> Iterator[int]:
+def _name_calls(
+    data: bytes, anchor: bytes, names: tuple[tuple[bytes, int], ...], start: int, end: int
+) -> Iterator[int]:
     """Where `name(` (a whole name, then whitespace, continuations or `)`) starts in
-    data[start:end]."""
-    at = data.find(name, start, end)
+    data[start:end], for each (name, offset of `anchor` in it) of `names`: read where
+    `anchor` is found."""
+    at = data.find(anchor, start, end)
     while at != -1:
-        before = data[at - 1 : at] if at else b""
-        if not (before and _IDENT_BYTE.match(before)) and _CALL_AFTER_NAME.match(data, at + len(name)):
-            yield at
-        at = data.find(name, at + 1, end)
+        for name, offset in names:
+            begin = at - offset
+            if begin < start or begin + len(name) > end or not data.startswith(name, begin):
+                continue
+            before = data[begin - 1 : begin] if begin else b""
+            if not (before and _IDENT_BYTE.match(before)) and _CALL_AFTER_NAME.match(data, begin + len(name)):
+                yield begin
+        at = data.find(anchor, at + 1, end)
 
 
 _ANY_CALL = re.compile(rb"(?<![\w\x80-\xff])([\w\x80-\xff]+)" + _TO_CALL)

@@ -12,9 +12,10 @@ analysis walks the LibCST tree instead (same definition, see steps.py).
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 #: exceptions that are not a step's failure: a branch catching only these is no fault path
 NOT_FAILURES = frozenset(
@@ -62,11 +63,10 @@ def guarded_functions(
     return found
 
 
-#: a `try` header at the start of a line indented with spaces (a guard's is: it is inside a function)
-_INDENTED_TRY = re.compile(rb"^( +)try(?![\w\x80-\xff])", re.MULTILINE)
-#: what makes a line's indentation unreadable in bytes (tabs, form feeds: Python's own tab
-#: stops; a lone carriage return ends a line) or the bytes undecodable alone (a coding cookie)
-_NO_WINDOWS = re.compile(rb"^ *[\t\f]|\r(?!\n)|\A(?:[^\n]*\n)?[ \t\f]*#[^\n]*coding[:=]", re.MULTILINE)
+#: a `try` keyword whole: no identifier byte follows it
+_AFTER_KEYWORD = re.compile(rb"[\w\x80-\xff]")
+#: a coding cookie in the first two lines: the bytes cannot be decoded alone
+_COOKIE_HEAD = re.compile(rb"(?:[^\n]*\n)?[ \t\f]*#[^\n]*coding[:=]")
 _ENDS: dict[int, re.Pattern[bytes]] = {}
 #: the function a `try` statement's own lines are parsed in
 WINDOW_HEAD = "def _(self):\n"
@@ -82,11 +82,14 @@ def _try_end(indent: int) -> re.Pattern[bytes]:
     return end
 
 
-def outside_guards(data: bytes, before: int, is_step: Callable[[str], bool]) -> bool:
+def outside_guards(data: bytes, before: int, is_step: Callable[[str], bool], calls: Sequence[int] = ()) -> bool:
     """True when no `try` statement starting before `before` guards a step: each `try`
     header indented at the start of a line is parsed alone, from its line to the next line
     indented no deeper (its clauses aside), inside a function; False when that cannot show
     it (a window Python cannot parse, a guard found in one: the whole file decides).
+    `calls`: where step calls start (prefilter.StepCalls): the windows holding one are read
+    first, so a file with a guard is known for one at the cost of a parse or two (the
+    others are read after, each of them still: a window that does not parse decides).
 
     Exact, never True for bytes holding a guard there: a guard is a `try` in a function,
     so indented, and its header starts a line. Parsed from that line (a statement's start),
@@ -95,13 +98,17 @@ def outside_guards(data: bytes, before: int, is_step: Callable[[str], bool]) -> 
     parse. Headers inside strings or comments only cost a parse. Every header is read on
     its own: a window that parses from a header inside a string may swallow a real `try`
     into a string of its own."""
-    if _NO_WINDOWS.search(data) is not None:
+    if _unreadable_indentation(data):
         return False
-    for header in _INDENTED_TRY.finditer(data, 0, before):
-        start = header.start()
-        end = _try_end(len(header.group(1))).search(data, header.end())
-        window = data[start : end.start() + 1 if end is not None else len(data)]
-        tree = _parse(WINDOW_HEAD.encode() + window)
+    windows = []
+    for start, indent in _indented_try_headers(data, before):
+        ending = _try_end(indent).search(data, start + indent + 3)
+        windows.append((start, ending.start() + 1 if ending is not None else len(data)))
+    if calls:
+        at = sorted(calls)
+        windows.sort(key=lambda window: bisect.bisect_left(at, window[0]) == bisect.bisect_left(at, window[1]))
+    for start, end in windows:
+        tree = _parse(WINDOW_HEAD.encode() + data[start:end])
         if tree is None:
             return False
         found: Guards = {}
@@ -109,6 +116,34 @@ def outside_guards(data: bytes, before: int, is_step: Callable[[str], bool]) -> 
         if found:
             return False
     return True
+
+
+def _unreadable_indentation(data: bytes) -> bool:
+    """Whether a line's indentation is unreadable in bytes (a tab or form feed in it:
+    Python's own tab stops; a lone carriage return ends a line) or the bytes cannot be
+    decoded alone (a coding cookie). Each test finds its byte at memchr speed first."""
+    if data.count(b"\r") != data.count(b"\r\n"):
+        return True
+    for blank in (b"\t", b"\f"):
+        at = data.find(blank)
+        while at != -1:
+            line_start = data.rfind(b"\n", 0, at) + 1
+            if data.count(b" ", line_start, at) == at - line_start:
+                return True
+            at = data.find(blank, at + 1)
+    return _COOKIE_HEAD.match(data) is not None
+
+
+def _indented_try_headers(data: bytes, before: int) -> Iterator[tuple[int, int]]:
+    """(where its line starts, its indentation) of each `try` header indented with spaces
+    at the start of a line, the keyword ending by `before` (bytes.find, then the line)."""
+    at = data.find(b"try", 1, before)
+    while at != -1:
+        if data[at - 1] == 0x20 and _AFTER_KEYWORD.match(data, at + 3, before) is None:
+            line_start = data.rfind(b"\n", 0, at) + 1
+            if data.count(b" ", line_start, at) == at - line_start:
+                yield line_start, at - line_start
+        at = data.find(b"try", at + 3, before)
 
 
 def _parse(source: str | bytes) -> ast.Module | None:

@@ -145,7 +145,7 @@ def _lint(discovered: Discovered, run: _Run) -> LintResult:
     if outcome is not None:
         store.save(plan, outcome)
         return _linted(result, run, files, scanned, plan, outcome, None)
-    linter = scanned.linter if scanned.linter is not None else linters.make(scanned.too_large)
+    linter = scanned.linter if scanned.linter is not None else linters.make(scanned.too_large, scanned.memo)
     outcome = _lint_plan(plan, scanned, linter, run.cwd)
     store.save(plan, outcome)
     if plan.project is not None and not _within(outcome, files.lint_set):
@@ -169,7 +169,7 @@ def _lint_alone(
     plan = store.plan(question)
     if plan.answer is not None:
         return _answered(result, run, scanned, plan, linters)
-    linter = linters.make(scanned.too_large)
+    linter = linters.make(scanned.too_large, scanned.memo)
     outcome = _lint_plan(plan, scanned, linter, run.cwd)
     store.save(plan, outcome)
     return _linted(result, run, files, scanned, plan, outcome, linter)
@@ -209,7 +209,7 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
     # the check is skipped, its cost most of the walk's on a big file; with a cache the
     # outlines are saved for the linter's runs, and those are checked
     project.check_nesting = run.cache is not None or bool(linted_candidates)
-    found = reach(project, scanned.candidates, run.config.handler_patterns(), run.config.fault_steps)
+    found = reach(project, scanned.candidates, run.config.handler_patterns(), run.config.fault_steps, scanned.memo)
     if found is None or not lint.isdisjoint(found.files()):
         return None
     names = sorted(found.handler_classes)
@@ -268,7 +268,7 @@ def _answered(result: LintResult, run: _Run, scanned: Scanned, plan: Plan, linte
     loaded, loaded again; its errors are cached)."""
     assert plan.answer is not None
     if run.keep_scope:
-        linter = scanned.linter if scanned.linter is not None else linters.make(scanned.too_large)
+        linter = scanned.linter if scanned.linter is not None else linters.make(scanned.too_large, scanned.memo)
         _load_roots(linter, scanned.candidates, plan.others)
         result.scope = linter
     findings, errors = plan.answer

@@ -165,8 +165,8 @@ def share(
     def from_front() -> tuple[bytes, Any]:
         done = bytearray()
         front = 0
-        while front < count and front < _SLOT.unpack_from(page, back_at)[0]:
-            end = min(front + SHARE_CHUNK, count)
+        while front < count and front < (back := _SLOT.unpack_from(page, back_at)[0]):
+            end = front + _claim(back - front)  # not past the other side's claim
             _SLOT.pack_into(page, front_at, end)
             done.extend(judged(front, end))
             front = end
@@ -180,11 +180,11 @@ def share(
     verdicts = [0] * count
     back = count
     try:
-        while back > 0 and back > _SLOT.unpack_from(page, front_at)[0]:
+        while back > 0 and back > (front := _SLOT.unpack_from(page, front_at)[0]):
             if first is not None and not called and (first_now or _SLOT.unpack_from(page, ask_at)[0]):
                 first_result, called = first(), True
                 continue
-            begin = max(back - SHARE_CHUNK, 0)
+            begin = back - _claim(back - front)  # not past the other side's claim
             _SLOT.pack_into(page, back_at, begin)
             verdicts[begin:back] = judged(begin, back)
             back = begin
@@ -201,6 +201,13 @@ def share(
     if first is not None and not called and (first_now or WANTS_FIRST in verdicts):
         first_result = first()  # asked for once the child was done
     return Shared(verdicts, extra_result, first_result)
+
+
+def _claim(left: int) -> int:
+    """How many of the `left` items between the two sides' claims a side takes next: a
+    chunk, less as they near each other (a file can take a thousand times another's time,
+    so the last chunks are small: neither side is left judging a long chunk alone)."""
+    return max(1, min(SHARE_CHUNK, left // 4))
 
 
 def _well_formed(sent: Any) -> TypeGuard[tuple[bytes, Any]]:

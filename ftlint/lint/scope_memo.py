@@ -183,3 +183,35 @@ def _guards_of(value: Any) -> Guards | Literal[False] | None:
                 one.append((guard[0], tuple(guard[1])))
             found[qualname].append(tuple(one))
     return found
+
+
+class ScannedScopeMemo:
+    """The reach answers the project scan made while it read, for one run without a cache
+    (lint/scan.py's shared scan: each side screens the step guards of the files it
+    confirmed, analysis/reach.py screened_guards): (path, qualname) -> (the module's text
+    then, verdict). An answer holds for the same text; the scan's other reads were of the
+    files this run reads. Nothing is kept: the linter's own answers are not asked again."""
+
+    def __init__(self, verdicts: dict[tuple[str, str], tuple[str, bool]]) -> None:
+        self.verdicts = verdicts  # filled by the scan, possibly after the linter was made
+
+    def guards(self, text: str, steps: tuple[str, ...]) -> tuple[bool, Guards | None]:
+        return False, None
+
+    def keep_guards(self, text: str, steps: tuple[str, ...], guards: Guards | None) -> None:
+        return None
+
+    def reaches_state(self, path: Path, text: str, qualname: str) -> bool | None:
+        entry = self.verdicts.get((os.fspath(path), qualname))
+        return entry[1] if entry is not None and entry[0] == text else None
+
+    def keep_reaches_state(
+        self,
+        path: Path,
+        text: str,
+        qualname: str,
+        verdict: bool,
+        reads: Reads,
+        text_at: Callable[[Path], str | None],
+    ) -> None:
+        return None

@@ -102,6 +102,106 @@ def test_an_error_here_leaves_no_child_behind(monkeypatch):
         os.waitpid(started[0].pid, os.WNOHANG)
 
 
+@needs_fork
+def test_the_sides_claim_less_as_they_meet_and_judge_an_item_once(tmp_path):
+    """Each side claims a chunk, then less as the two near each other, never past the other's
+    claim: with verdicts of very different costs (a guarded file's screen takes a thousand
+    times a plain file's), neither is left judging a long chunk alone, and an item is judged
+    twice only when both read the other's claim at the same moment (here: none or a few)."""
+    assert [parallel_scan._claim(n) for n in (1, 3, 4, 8, 100, 128, 10_000)] == [1, 1, 1, 2, 25, 32, 32]
+    log = tmp_path / "judged"
+
+    def verdict(i: int) -> int:
+        time.sleep(0.02 if i % 50 == 0 else 0.0005)
+        with open(log, "a") as fh:  # O_APPEND: both processes' lines, whole
+            fh.write(f"{i}\n")
+        return 1
+
+    shared = parallel_scan.share(600, verdict)
+    assert shared is not None and shared.verdicts == [1] * 600
+    judged = [int(line) for line in log.read_text().split()]
+    assert sorted(set(judged)) == list(range(600))
+    assert len(judged) - 600 <= 4, len(judged) - 600
+
+
+@needs_fork
+@pytest.mark.parametrize("reaches_state", [True, False])
+def test_the_scan_screens_the_guards_it_confirms_and_the_linter_asks_it(tmp_path, monkeypatch, reaches_state):
+    """The side that confirms a step guard's file screens the guard (does its `except` reach
+    request state: analysis/reach.py) while the other reads on; the linter then takes that
+    answer instead of making it after the scan. Same findings as a run that screens after."""
+    from ftlint.analysis import reach
+
+    root = _big_project(tmp_path, handler=True, guard_reaches_state=reaches_state)
+    parent = os.getpid()
+    scanning: list[bool] = [False]
+    decided_after_scan: list[str] = []  # in this process, once the scan is done
+    real_decide, real_share = reach.StateScreen._decide, parallel_scan.share
+
+    def decide(screen, fn):
+        if os.getpid() == parent and not scanning[0]:
+            decided_after_scan.append(fn.qualname)
+        return real_decide(screen, fn)
+
+    def share(*args, **kwargs):
+        scanning[0] = True
+        try:
+            return real_share(*args, **kwargs)
+        finally:
+            scanning[0] = False
+
+    monkeypatch.setattr(reach.StateScreen, "_decide", decide)
+    monkeypatch.setattr(parallel_scan, "share", share)
+    shared = _findings(root)
+    assert "run" not in decided_after_scan
+    monkeypatch.setattr(parallel_scan, "ENABLED", False)  # in-process: the linter screens it
+    alone = _findings(root)
+    assert "run" in decided_after_scan
+    assert shared == alone
+    assert sum(f["path"].endswith("mm_loop.py") for f in shared[0]) == int(reaches_state)
+
+
+def test_a_scanned_answer_holds_for_its_text_only(tmp_path):
+    from ftlint.lint.scope_memo import ScannedScopeMemo
+
+    path = tmp_path / "loop.py"
+    memo = ScannedScopeMemo({(os.fspath(path), "run"): ("text", False)})
+    assert memo.reaches_state(path, "text", "run") is False
+    assert memo.reaches_state(path, "edited text", "run") is None
+    assert memo.reaches_state(path, "text", "other") is None
+    assert memo.guards("text", ("step",)) == (False, None)
+
+
+def test_a_guard_reaching_a_file_ast_cannot_outline_is_left_to_the_linter(tmp_path):
+    """The scan's screen reads outlines only: a guard whose branch reaches a module Python's
+    parser rejects (LibCST may read it) gets no answer from it; the linter decides."""
+    from ftlint.analysis.reach import screened_guards
+    from ftlint.index.outline import OutlineStore
+    from ftlint.index.project import Project
+    from ftlint.index.step_scan import guarded_functions
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    loop = tmp_path / "pkg" / "loop.py"
+    loop.write_text(
+        "from pkg.broken import recover\n\ndef run(engine):\n    try:\n        engine.step()\n"
+        "    except Exception:\n        recover(engine)\n"
+    )
+    (tmp_path / "pkg" / "broken.py").write_text("def recover(engine):\n    print(f'{engine!r:>{1}}' ; )\n")
+    (tmp_path / "pkg" / "fine.py").write_text("def recover(engine):\n    print(engine)\n")
+    guards = guarded_functions(loop.read_text(), lambda name: name == "step")
+    assert guards
+
+    def project() -> Project:
+        made = Project(tmp_path, tmp_path, outline_only=lambda path: True, outline_store=OutlineStore(None))
+        made.ast_only = True
+        return made
+
+    assert screened_guards(project(), loop, guards) is None
+    loop.write_text(loop.read_text().replace("pkg.broken", "pkg.fine"))
+    assert screened_guards(project(), loop, guards) == {"run": False}
+
+
 def test_no_child_no_share(monkeypatch):
     monkeypatch.setattr(parallel_scan, "ENABLED", False)
     assert parallel_scan.share(10, lambda i: 1) is None
@@ -195,7 +295,7 @@ def test_the_childs_step_scan_outlines_come_back(tmp_path, monkeypatch):
     guards come back, and this process outlines the module from them instead of parsing it
     again; so does what the windows showed of a file they cleared."""
     root = _big_project(tmp_path, handler=True)
-    monkeypatch.setattr(parallel_scan, "SHARE_CHUNK", 100_000)  # the child takes every file
+    monkeypatch.setattr(parallel_scan, "_claim", lambda left: left)  # the child takes every file
     monkeypatch.setattr(outline, "_SCANNED", {})
     monkeypatch.setattr(step_scan, "_FOUND", {})
     config = load_config(root)
