@@ -114,6 +114,8 @@ def start(compute: Callable[[], Any]) -> Forked | None:
 
 #: how many items a side of `share` claims at a time
 SHARE_CHUNK = 32
+#: how many items between the two sides' claims count as near: claimed one at a time here
+_NEAR = 16 * SHARE_CHUNK
 #: a verdict of `share` that also asks for its `first` call
 WANTS_FIRST = 2
 _SLOT = struct.Struct("q")  # the shared page: the child's front at 0, this process's back at 8, the ask at 16
@@ -138,10 +140,12 @@ def share(
     extra: Callable[[], Any] = lambda: None,
 ) -> Shared | None:
     """`verdict(i)` (0, 1 or WANTS_FIRST) for every i in range(count), by two processes: a
-    forked child takes items from the front, this process from the back; they stop where
-    they meet. Each side publishes how far it has claimed in a shared page before judging
-    a chunk and stops once the other's claim reaches its own: a stale read only makes
-    both judge a chunk (same verdicts), never leaves one unjudged. Once either side
+    forked child takes items from the front (chunks, smaller as it nears this process's
+    claim: _claim), this process from the back (chunks, one at a time once near the
+    child's claim); they stop where they meet.
+    Each side publishes how far it has claimed in a shared page before judging and claims
+    no further than the other's claim as it read it: a stale read only makes both judge
+    an item or a small chunk (same verdicts), never leaves one unjudged. Once either side
     meets a WANTS_FIRST verdict (or at once with `first_now`), this process calls
     `first()` (importing LibCST, say) before its next chunk, while the child goes on (or
     at the end, when the child was done first): called once, and only if asked.
@@ -184,7 +188,10 @@ def share(
             if first is not None and not called and (first_now or _SLOT.unpack_from(page, ask_at)[0]):
                 first_result, called = first(), True
                 continue
-            begin = back - _claim(back - front)  # not past the other side's claim
+            # near the child's claim one at a time: this process joins late (it makes the
+            # linter first), and what it claims the child cannot take over (a guarded file
+            # costs a thousand plain ones)
+            begin = back - (SHARE_CHUNK if back - front > _NEAR else 1)
             _SLOT.pack_into(page, back_at, begin)
             verdicts[begin:back] = judged(begin, back)
             back = begin
@@ -204,9 +211,10 @@ def share(
 
 
 def _claim(left: int) -> int:
-    """How many of the `left` items between the two sides' claims a side takes next: a
-    chunk, less as they near each other (a file can take a thousand times another's time,
-    so the last chunks are small: neither side is left judging a long chunk alone)."""
+    """How many of the `left` items between the two sides' claims the child takes next: a
+    chunk, less as it nears this process's claim (a file can take a thousand times
+    another's time, so the last chunks are small: neither side is left judging a long
+    chunk alone)."""
     return max(1, min(SHARE_CHUNK, left // 4))
 
 

@@ -9,7 +9,9 @@ parsed with LibCST) and which need no parse at all. Four strategies, one interfa
 * shared: without a cache, past SHARE_MIN_FILES files, a forked child prefilters the
   files from the front and this process from the back (parallel_scan.share), importing
   LibCST meanwhile (and loading the files given) once a file it will lint may define a
-  handler; the forked strategy is then for runs with a cache and small projects;
+  handler; each side screens the step guards of the files it confirms (GuardScreen),
+  which the linter then asks instead of screening them after the scan; the forked
+  strategy is then for runs with a cache and small projects;
 * exhaustive (`--exhaustive`): parse every file, in a process pool past a threshold,
   and keep those that define a handler or fail to parse (the prefilter's proof).
 

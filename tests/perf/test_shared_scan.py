@@ -104,10 +104,11 @@ def test_an_error_here_leaves_no_child_behind(monkeypatch):
 
 @needs_fork
 def test_the_sides_claim_less_as_they_meet_and_judge_an_item_once(tmp_path):
-    """Each side claims a chunk, then less as the two near each other, never past the other's
-    claim: with verdicts of very different costs (a guarded file's screen takes a thousand
-    times a plain file's), neither is left judging a long chunk alone, and an item is judged
-    twice only when both read the other's claim at the same moment (here: none or a few)."""
+    """The child claims a chunk, then less as it nears this process's claim, this process one
+    item at a time, neither past the other's claim: with verdicts of very different costs (a
+    guarded file's screen takes a thousand times a plain file's), neither is left judging a
+    long chunk alone, and an item is judged twice only when both read the other's claim at
+    the same moment (here: none or a few)."""
     assert [parallel_scan._claim(n) for n in (1, 3, 4, 8, 100, 128, 10_000)] == [1, 1, 1, 2, 25, 32, 32]
     log = tmp_path / "judged"
 
