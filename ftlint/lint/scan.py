@@ -240,7 +240,15 @@ class GuardScreen:
         self._project: Project | None = None
 
     def read(self, file: str) -> None:
-        """Screen the guards of `file` (a candidate of the scan) when it holds any."""
+        """Screen the guards of `file` (a candidate of the scan) when it holds any. A
+        screen that fails leaves the file's guards to the linter, as without the scan's
+        answers: never the scan's failure."""
+        try:
+            self._read(file)
+        except Exception:  # noqa: BLE001 - the linter screens them again, and reports what it meets
+            return
+
+    def _read(self, file: str) -> None:
         from ftlint.core.cache import read_bytes
         from ftlint.index import outline, step_scan
 

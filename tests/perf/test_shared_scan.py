@@ -162,6 +162,22 @@ def test_the_scan_screens_the_guards_it_confirms_and_the_linter_asks_it(tmp_path
     assert sum(f["path"].endswith("mm_loop.py") for f in shared[0]) == int(reaches_state)
 
 
+@needs_fork
+def test_a_failing_screen_leaves_the_guards_to_the_linter(tmp_path, monkeypatch):
+    """The scan's screen is an answer made early, never the scan's failure: when it raises,
+    the run goes on with the same findings (the linter screens the guards itself)."""
+    from ftlint.analysis import reach
+
+    root = _big_project(tmp_path, handler=True)
+    expected = _findings(root)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug in the screen")
+
+    monkeypatch.setattr(reach, "screened_guards", broken)
+    assert _findings(root) == expected
+
+
 def test_a_scanned_answer_holds_for_its_text_only(tmp_path):
     from ftlint.lint.scope_memo import ScannedScopeMemo
 
