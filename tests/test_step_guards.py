@@ -309,6 +309,9 @@ def test_the_bytes_test_with_a_glob_of_several_wildcards():
     assert steps.calls_step(b"try:\n    my_busy_x_loop(self)\nexcept E:\n    pass\n") is True
     assert steps.calls_step(b"try:\n    pass\nexcept E:\n    pass\nmy_busy_x_loop(self)\n") is False
     assert steps.calls_step(b"try:\n    pass\n    # my_busy_x_loop(self)\nexcept E:\n    pass\n") is False
+    # the glob's literal is looked for between the first `try` and the last `except` only
+    assert steps.calls_step(b"my_busy_x_loop(self)\ntry:\n    pass\nexcept E:\n    pass\n") is False
+    assert steps.calls_step(b"x = 1\ntry:\n    my_busy_x_loop(self)\nexcept E:\n    pass\nbusy_loop()\n") is True
 
 
 @pytest.mark.parametrize(

@@ -265,7 +265,7 @@ class StepCalls:
                 yield match.start()
         if self.globs is None:
             return
-        anchors = [anchor for anchor in self.glob_anchors if anchor in data]
+        anchors = [anchor for anchor in self.glob_anchors if data.find(anchor, start, end) != -1]
         utf8 = not other_encoding(data)
         if not anchors and utf8:
             return
