@@ -209,13 +209,22 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
     # the check is skipped, its cost most of the walk's on a big file; with a cache the
     # outlines are saved for the linter's runs, and those are checked
     project.check_nesting = run.cache is not None or bool(linted_candidates)
+    # the plan's other files are matched for subclasses of a handler's class in a child
+    # meanwhile (every class the candidates define, narrowed below), as the linter does
+    subclass_scan = _start_subclass_scan(plan.others, scanned.candidates, run.config.handler_patterns())
     found = reach(project, scanned.candidates, run.config.handler_patterns(), run.config.fault_steps, scanned.memo)
     if found is None or not lint.isdisjoint(found.files()):
+        if subclass_scan is not None:
+            subclass_scan.matched.abandon()  # the linter's way matches them again
         return None
     names = sorted(found.handler_classes)
     pattern = subclass_pattern(names)
-    if pattern is not None and files_matching(pattern, plan.others):
-        return None
+    matched = subclass_scan.matched() if subclass_scan is not None else None  # reaped either way
+    if pattern is not None:
+        if matched is None or subclass_scan is None or not set(names) <= subclass_scan.names:
+            matched = plan.others  # no child, or a class its pattern could not name: read them here
+        if files_matching(pattern, matched):
+            return None
     read = {os.fspath(p) for p in project.read_paths}
     return LintOutcome(
         errors=list(scanned.early_errors),

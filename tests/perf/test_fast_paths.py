@@ -606,6 +606,61 @@ def test_the_forked_subclass_scan_finds_what_the_serial_one_does(tmp_path, monke
     assert used == ([True] if can_fork else [])  # forked once where it can; never when turned off
 
 
+@pytest.mark.parametrize("cls", ["Sentinel", "Élan"], ids=["ascii", "non-ascii-class-name"])
+@pytest.mark.parametrize("subclassed", [True, False])
+def test_a_process_with_no_fault_path_matches_subclasses_in_a_child(tmp_path, monkeypatch, cls, subclassed):
+    """A process whose files define no handler (pre-commit's other batches) decides with
+    `ast` alone, unless one of its files subclasses a handler's class: those are matched
+    in a forked child while the process walks the handler's scope (a class the child's
+    byte pattern cannot name: read in-process). The serial run's findings either way."""
+    import ftlint.lint.engine as engine
+
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "sentinel.py").write_text(SUBCLASSED_HANDLER.format(cls=cls))
+    mine = SUBCLASS_FREEING_EARLY.format(cls=cls) if subclassed else "def mine():\n    pass\n"
+    (tmp_path / "mine.py").write_text(mine)
+    for i in range(5):
+        (tmp_path / f"other{i}.py").write_text(f"class Other{i}:\n    pass\n")
+    lint = [Path("mine.py"), *(Path(f"other{i}.py") for i in range(5))]
+    config = load_config(tmp_path)
+    monkeypatch.setattr(engine, "SUBCLASS_FORK_THRESHOLD", 1)
+    without_linter: list[bool] = []
+    real = engine._without_fault_path
+
+    deciding, started = [False], []  # whether the subclass child was forked while deciding
+    real_start = engine._start_subclass_scan
+
+    def decided(*args):
+        deciding[0] = True
+        try:
+            outcome = real(*args)
+        finally:
+            deciding[0] = False
+        without_linter.append(outcome is not None)
+        return outcome
+
+    def start(*args):
+        child = real_start(*args)
+        if deciding[0]:
+            started.append(child is not None)
+        return child
+
+    monkeypatch.setattr(engine, "_without_fault_path", decided)
+    monkeypatch.setattr(engine, "_start_subclass_scan", start)
+    can_fork = parallel_scan.available()
+    runs = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(parallel_scan, "ENABLED", enabled)
+        result = lint_paths(lint, config, known_codes(), cwd=tmp_path)
+        runs[enabled] = [(f.path, f.line, f.code) for f in result.findings]
+    assert runs[True] == runs[False]
+    assert runs[True] == ([("mine.py", 5, "FT007")] if subclassed else [])
+    assert without_linter == [not subclassed] * 2  # decided without the linter unless subclassed
+    # a child where it can fork (the candidates' bytes name `Helper`: with a non-ASCII handler
+    # class the child's matches are not used, the files are read here); never when turned off
+    assert started == [can_fork, False]
+
+
 @pytest.mark.parametrize("filler", [0, 65_536 - 200, 65_536, 3 * 2**20], ids=["small", "just-under-64k", "64k", "3m"])
 def test_the_scan_reads_a_file_whole_whatever_its_size(tmp_path, filler):
     """Without a cache the scan reads each file with no stat (one read of 64 KiB, then the
