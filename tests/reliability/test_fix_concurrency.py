@@ -66,10 +66,29 @@ def test_sigkill_during_fix_never_leaves_a_damaged_file(tmp_path):
     assert done.wait(timeout=600) == 0, done.stderr.read()
     whole = time.monotonic() - began
     assert states(calibrate) == ["fixed"] * FILES
-    # Search for a kill that lands while files are being written (some fixed, some not).
-    low, high = 0.0, whole
+    # First, kill as soon as a file has changed (watching the tree): the writes take a few
+    # milliseconds of a run whose length varies by more than that from run to run on a
+    # busy host, so a kill timed from the start alone often lands before or after them.
     mixed = 0
-    for trial in range(14):
+    for trial in range(4):
+        root = make_tree(tmp_path / f"watched{trial}")
+        before = {p.name: p.stat().st_mtime_ns for p in root.glob("m*.py")}
+        proc = start_fix(root)
+        deadline = time.monotonic() + 600
+        while proc.poll() is None and time.monotonic() < deadline:
+            if any(p.stat().st_mtime_ns != before[p.name] for p in root.glob("m*.py")):
+                proc.send_signal(signal.SIGKILL)
+                break
+        proc.wait(timeout=60)
+        found = states(root)  # never a truncated or half-fixed file
+        mixed += 0 < found.count("fixed") < FILES
+        leftovers = [p.name for p in root.iterdir() if p.name.endswith(".py") and not p.name.startswith("m")]
+        assert leftovers == []
+        if mixed >= 2:
+            break
+    # Then search for a kill time that lands while files are being written (some fixed, some not).
+    low, high = 0.0, whole
+    for trial in range(14 if mixed < 2 else 0):
         root = make_tree(tmp_path / f"trial{trial}")
         delay = (low + high) / 2
         proc = start_fix(root)
