@@ -87,9 +87,10 @@ def outside_guards(data: bytes, before: int, is_step: Callable[[str], bool], cal
     header indented at the start of a line is parsed alone, from its line to the next line
     indented no deeper (its clauses aside), inside a function; False when that cannot show
     it (a window Python cannot parse, a guard found in one: the whole file decides).
-    `calls`: where step calls start (prefilter.StepCalls): the windows holding one are read
-    first, so a file with a guard is known for one at the cost of a parse or two (the
-    others are read after, each of them still: a window that does not parse decides).
+    `calls`: where step calls start, in order (prefilter.StepCalls): the windows holding
+    one are read first, so a file with a guard is known for one at the cost of a parse or
+    two (the others are read after, each of them still: a window that does not parse
+    decides).
 
     Exact, never True for bytes holding a guard there: a guard is a `try` in a function,
     so indented, and its header starts a line. Parsed from that line (a statement's start),
@@ -105,8 +106,7 @@ def outside_guards(data: bytes, before: int, is_step: Callable[[str], bool], cal
         ending = _try_end(indent).search(data, start + indent + 3)
         windows.append((start, ending.start() + 1 if ending is not None else len(data)))
     if calls:
-        at = sorted(calls)
-        windows.sort(key=lambda window: bisect.bisect_left(at, window[0]) == bisect.bisect_left(at, window[1]))
+        windows.sort(key=lambda window: bisect.bisect_left(calls, window[0]) == bisect.bisect_left(calls, window[1]))
     for start, end in windows:
         tree = _parse(WINDOW_HEAD.encode() + data[start:end])
         if tree is None:

@@ -218,20 +218,15 @@ def _without_fault_path(run: _Run, scanned: Scanned, plan: Plan) -> LintOutcome 
             subclass_scan.matched.abandon()  # the linter's way matches them again
         return None
     names = sorted(found.handler_classes)
-    pattern = subclass_pattern(names)
-    matched = subclass_scan.matched() if subclass_scan is not None else None  # reaped either way
-    if pattern is not None:
-        if matched is None or subclass_scan is None or not set(names) <= subclass_scan.names:
-            matched = plan.others  # no child, or a class its pattern could not name: read them here
-        if files_matching(pattern, matched):
-            return None
+    if _subclassing(names, plan.others, subclass_scan):
+        return None
     read = {os.fspath(p) for p in project.read_paths}
     return LintOutcome(
         errors=list(scanned.early_errors),
         read_paths=read,
         texts={p: project.text_at(Path(p)) for p in read},
         probes=project.probe.as_list(),
-        subclasses=(names, []) if pattern is not None else None,
+        subclasses=(names, []) if names else None,
     )
 
 
@@ -397,20 +392,29 @@ def _load_roots(
     result store)."""
     errors = linter.load([Path(c) for c in candidates])
     names = linter.fault_paths.handler_class_names()
-    pattern = subclass_pattern(names)
-    # the forked child's matches (None: it failed), narrowed to the handler classes below;
-    # collected (the child reaped) even when no handler is a method
-    found = subclass_scan.matched() if subclass_scan is not None else None
-    if pattern is None:
+    matched = _subclassing(names, others, subclass_scan)
+    if not names:
         return errors
-    if found is not None and subclass_scan is not None and set(names) <= subclass_scan.names:
-        matched = files_matching(pattern, found)
-    else:  # no child, or a handler class its byte pattern could not name: read them here
-        matched = files_matching(pattern, others)
     errors.extend(linter.load([Path(f) for f in matched]))
     if outcome is not None:
         outcome.subclasses = (names, matched)
     return errors
+
+
+def _subclassing(names: list[str], others: list[str], subclass_scan: _SubclassScan | None) -> list[str]:
+    """The files among `others` that subclass one of the classes `names` (a handler's): the
+    forked child's matches narrowed to them, or, with no child or a class its byte pattern
+    could not name, `others` read here. The child is reaped either way (stopped when no
+    class is asked for)."""
+    pattern = subclass_pattern(names)
+    if pattern is None:
+        if subclass_scan is not None:
+            subclass_scan.matched.abandon()
+        return []
+    found = subclass_scan.matched() if subclass_scan is not None else None  # None: it failed
+    if found is None or subclass_scan is None or not set(names) <= subclass_scan.names:
+        found = others
+    return files_matching(pattern, found)
 
 
 def _lint_candidates(
