@@ -216,6 +216,27 @@ class MissingDirtyEviction(Rule):
             """,
             name="rewind-in-place-after-evicting-the-tail",
         ),
+        Valid(
+            with_methods(
+                """
+            import logging
+
+            from vllm.v1.request import RequestStatus
+
+            logger = logging.getLogger(__name__)
+
+            class Sentinel:
+                def on_fault(self, exc):
+                    try:
+                        self._evict_tails()
+                    except Exception:
+                        logger.exception("evicting the dirty tails failed; aborting anyway")
+                    self.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+            """,
+                EVICT_TAILS,
+            ),
+            name="eviction-that-fails-is-logged-then-abort",
+        ),
     ]
     INVALID = [
         Invalid(
@@ -302,6 +323,7 @@ def abort_all(s):
             class Sentinel:
                 def on_fault(self, exc):
                     try:
+                        self._drain_batch_queue()
                         self._evict_tails()
                     except Exception:
                         pass
@@ -309,8 +331,8 @@ def abort_all(s):
             """,
                 EVICT_TAILS,
             ),
-            expect=((9, 9),),
-            name="eviction-may-fail-silently",
+            expect=((10, 9),),
+            name="exception-before-the-eviction-skips-it",
         ),
         Invalid(
             """

@@ -321,7 +321,7 @@ def test_difference_with_a_late_prefix(tmp_path):
 
 def test_modelled_table_names_its_tests():
     """docs/rules.md's "what the analysis models" table (ftlint/analysis/modelled.py): each
-    row names a test of this file (a function or a PAIRS case) or a case of
+    row names a test of this file (a function, a PAIRS or OBJECT_PAIRS case) or a case of
     tests/test_eviction_idioms.py or tests/test_dispatch_and_skip_idioms.py showing both
     verdicts, and
     the page holds the table as generated."""
@@ -329,7 +329,8 @@ def test_modelled_table_names_its_tests():
     from tests.test_dispatch_and_skip_idioms import CASES as DISPATCH
     from tests.test_eviction_idioms import CASES as IDIOMS
 
-    names = {p[0] for p in PAIRS} | {n for n in globals() if n.startswith("test_")} | set(IDIOMS) | set(DISPATCH)
+    names = {p[0] for p in PAIRS + OBJECT_PAIRS} | {n for n in globals() if n.startswith("test_")}
+    names |= set(IDIOMS) | set(DISPATCH)
     assert [row.test for row in modelled.MODELLED if row.test not in names] == []
     assert {row.status for row in modelled.MODELLED} == {"modelled", "unknown"}
     docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
@@ -396,3 +397,130 @@ def test_class_attribute_lambda_in_an_outlined_module(tmp_path):
     assert _codes(tmp_path, f"self._evict(kv, reqs)\n{ABORT}", attrs=attrs) == ["FT004"]
     rows = [f.line for f in _FINDINGS if f.code == "FT004"]
     assert rows and all("self._evict" in (tmp_path / "handler.py").read_text().splitlines()[r - 1] for r in rows)
+
+
+# Constructs independent handler sets showed the walk losing track of (twelfth session): a
+# property for the scheduler, objects of project classes, recursion, callables it cannot
+# name, an `except` after the eviction. (name, module-level code, body evicting through the
+# construct, its twin that does not, the twin's codes)
+EVICTOR = """
+class TailEvictor:
+    def __init__(self, kv):
+        self.kv = kv
+
+    def evict(self, reqs):
+        self.kv.evict_blocks(tail_ids(self.kv, reqs))
+
+    def count(self, reqs):
+        return len(reqs)
+
+    def __call__(self, req):
+        self.kv.evict_blocks(tail_ids(self.kv, [req]))
+
+
+class Counter:
+    def __init__(self, kv):
+        self.kv = kv
+
+    def __call__(self, req):
+        return req.request_id
+"""
+RECURSIVE = """
+def evict_each(kv, reqs):
+    if not reqs:
+        return
+    head, *rest = reqs
+    kv.evict_blocks(tail_ids(kv, [head]))
+    evict_each(kv, rest)
+
+
+def count_each(reqs):
+    if not reqs:
+        return 0
+    return 1 + count_each(reqs[1:])
+"""
+JANITOR = """
+class Janitor:
+    def sweep_tails(self, kv, reqs):
+        kv.evict_blocks(tail_ids(kv, reqs))
+"""
+EVICTING = "\ndef evict_tails(kv, reqs):\n    kv.evict_blocks(tail_ids(kv, reqs))\n"
+PROPERTY = """
+@property
+def scheduler(self):
+    return self.engine.scheduler
+"""
+OBJECT_PAIRS = [
+    (
+        "property-for-the-scheduler",
+        "",
+        f"self.scheduler.kv_cache_manager.evict_blocks(tail_ids(kv, reqs))\nself.{ABORT.replace('sched.', 'scheduler.')}",
+        f"self.{ABORT.replace('sched.', 'scheduler.')}",
+        ["FT007"],
+    ),
+    (
+        "object-of-a-project-class",
+        EVICTOR,
+        f"TailEvictor(kv).evict(reqs)\n{ABORT}",
+        f"TailEvictor(kv).count(reqs)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "callable-object-given-to-an-unknown-call",
+        EVICTOR,
+        f"list(map(TailEvictor(kv), reqs))\n{ABORT}",
+        f"list(map(Counter(kv), reqs))\n{ABORT}",
+        ["FT007"],
+    ),
+    ("recursive-eviction", RECURSIVE, f"evict_each(kv, reqs)\n{ABORT}", f"count_each(reqs)\n{ABORT}", ["FT007"]),
+    (
+        "method-of-an-unknown-object",
+        JANITOR,
+        f"self.engine.janitor.sweep_tails(kv, reqs)\n{ABORT}",
+        f"self.engine.janitor.report(kv, reqs)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "callable-computed-at-run-time",
+        EVICTING,
+        f"step = self.engine.pick_step()\nstep(kv, reqs)\n{ABORT}",
+        f"step = self.engine.pick_step()\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "walrus-around-the-eviction",
+        "",
+        f"if (ids := tail_ids(kv, reqs)):\n    kv.evict_blocks(ids)\n{ABORT}",
+        f"if (ids := tail_ids(kv, reqs)):\n    pass\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "continue-past-a-request-with-no-ids",
+        "",
+        f"for req in reqs:\n    ids = tail_ids(kv, [req])\n    if not ids:\n        continue\n    kv.evict_blocks(ids)\n{ABORT}",
+        f"for req in reqs:\n    ids = tail_ids(kv, [req])\n    if self.resume:\n        continue\n    kv.evict_blocks(ids)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "running-status-test-in-the-loop",
+        "",
+        f"for req in reqs:\n    if req.status == RequestStatus.RUNNING:\n        kv.evict_blocks(tail_ids(kv, [req]))\n{ABORT}",
+        f"for req in reqs:\n    if self.resume:\n        kv.evict_blocks(tail_ids(kv, [req]))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "except-after-the-eviction",
+        "",
+        f"try:\n    kv.evict_blocks(tail_ids(kv, reqs))\nexcept Exception:\n    pass\n{ABORT}",
+        f"try:\n    self.engine.drain()\n    kv.evict_blocks(tail_ids(kv, reqs))\nexcept Exception:\n    pass\n{ABORT}",
+        ["FT007"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
+def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
+    attrs = PROPERTY if name.startswith("property") else ""
+    assert _codes(tmp_path / "good", good, top=top, attrs=attrs) == []
+    bad_top = "" if name == "callable-computed-at-run-time" else top  # no project function evicts there
+    assert _codes(tmp_path / "bad", bad, top=bad_top, attrs=attrs) == codes

@@ -76,6 +76,8 @@ class Interpreter:
         ] = {}  # id(Function) -> {fact type: {id(node): PathFact}}
         self._drops: dict[int, bool] = {}  # id(preempt node) -> drops a frame on some handler path
         self.reached_fns: set[Function] = set()  # Functions a handler walk ran (helpers it inlined)
+        #: whether a project function of a name may evict, whether any may (calls.Calls._evicting_method)
+        self.evicting_names: dict[tuple[str, int], bool] = {}
         #: the entry functions to walk (None: all): the language server's lint of one unit of
         #: a file needs only the walks that may reach it (lint/unit_cache.py)
         self.walk_only: Callable[[Function], bool] | None = None

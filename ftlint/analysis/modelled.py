@@ -184,6 +184,55 @@ MODELLED: tuple[Construct, ...] = (
         "ids_per_request_in_a_dict_late",
     ),
     Construct(
+        "`self.name` where `name` is a `@property` (or `cached_property`) of the class",
+        "modelled",
+        "the getter's return value (`self.scheduler` returning `self.engine.scheduler`: its frees and evictions count)",
+        "property-for-the-scheduler",
+    ),
+    Construct(
+        "an object of a project class (`TailEvictor(kv)`), its methods called, or the object called",
+        "modelled",
+        "the class's methods (inherited ones too) and its `__call__`; what the object's own attributes hold is "
+        "unknown; an `__init__` that may evict is taken as covering every request",
+        "object-of-a-project-class",
+    ),
+    Construct(
+        "a call of a function the walk is already inside (recursion)",
+        "unknown",
+        "a function that may evict may evict for any request: covering; otherwise no effect",
+        "recursive-eviction",
+    ),
+    Construct(
+        "a method of an object the walk does not know (`janitor.sweep()`), or a callable computed at run time "
+        "(`step()`, `table[key]()`)",
+        "unknown",
+        "when a project function of that name (for a computed callable: any project function) may evict, it may "
+        "evict for any request: covering; otherwise no effect",
+        "method-of-an-unknown-object",
+    ),
+    Construct(
+        "a project function, bound method, partial or callable object given to a call the walk cannot resolve "
+        "(`map(evict, reqs)`)",
+        "unknown",
+        "one that may evict may be called on any request: covering",
+        "callable-object-given-to-an-unknown-call",
+    ),
+    Construct(
+        "`if (ids := ...):` around the eviction; `if not ids: continue` in the eviction loop; "
+        "`req.status == RequestStatus.RUNNING` tested in a loop over the running queue",
+        "modelled",
+        "as `if ids:` (the path with no ids has nothing to evict); the status test is true of every running request: "
+        "no gate",
+        "walrus-around-the-eviction",
+    ),
+    Construct(
+        "an `except` clause after a `try` statement that evicts on every path",
+        "modelled",
+        "the eviction failing: the clause that goes on (logs, then aborts) counts as having evicted; an exception "
+        "out of an earlier statement still skips the eviction",
+        "except-after-the-eviction",
+    ),
+    Construct(
         "a call the walk cannot resolve, given block ids",
         "unknown",
         "may evict them (also inside a tuple or dict it is given): their tails count as covered",

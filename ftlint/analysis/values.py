@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeAlias, TypeGuard
 if TYPE_CHECKING:
     import libcst as cst
 
-    from ftlint.index.project import Function
+    from ftlint.index.project import ClassInfo, Function
 
 # Token / block quantities: the confirmed boundary is computed - inflight; block
 # indices are token counts // block_size.
@@ -141,6 +141,14 @@ class FunctionRef:
 
     fn: Function
     via_instance: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """An object of a project class made in the walk (`TailEvictor(kv)`): its methods are
+    the class's; what its own attributes hold is not tracked (unknown)."""
+
+    cls: ClassInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +290,7 @@ Value: TypeAlias = (
     | Length
     | Primitive
     | FunctionRef
+    | Instance
     | Partial
     | MethodCaller
     | Lambda

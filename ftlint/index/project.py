@@ -53,6 +53,7 @@ class Function:
     is_method: bool
     is_static: bool
     is_classmethod: bool = False
+    is_property: bool = False  # `@property` (or `cached_property`): `self.name` reads its return value
     parent: Function | None = None
     nested: dict[str, Function] = field(default_factory=dict)
     _ir: ir.Seq | None = None
@@ -262,6 +263,10 @@ def add_class(info: ModuleInfo, scopes: Scopes, name: str, bases: tuple[str, ...
     return cls
 
 
+#: decorators that make a method an attribute read (`self.name` is its return value)
+_PROPERTIES = frozenset({"property", "cached_property"})
+
+
 def add_function(
     info: ModuleInfo,
     scopes: Scopes,
@@ -287,6 +292,7 @@ def add_function(
         is_method=is_method,
         is_static="staticmethod" in decorators,
         is_classmethod="classmethod" in decorators,
+        is_property=any(d is not None and d.rsplit(".", 1)[-1] in _PROPERTIES for d in decorators),
         parent=parent,
         cst_node=cst_node,
     )

@@ -62,6 +62,8 @@ class Host(Protocol):
 
     #: the functions a handler's walk ran (helpers it inlined)
     reached_fns: set[Function]
+    #: whether a project function of a name may evict, whether any may (kept by calls.py)
+    evicting_names: dict[tuple[str, int], bool]
 
     def note(self, text: str) -> None: ...
 

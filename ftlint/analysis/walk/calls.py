@@ -7,6 +7,8 @@ shipped per API generation (vllm_summaries.py)."""
 
 from __future__ import annotations
 
+import builtins
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from ftlint.analysis import vllm_summaries
-    from ftlint.index.project import ClassInfo, Function
+    from ftlint.index.project import ClassInfo, Function, ModuleInfo
 
 _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"}
@@ -106,6 +108,10 @@ class Calls(Expressions):
     ) -> Results:
         if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == V.SCHEDULER_WAITING:
             state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
+        if isinstance(receiver, Val.Instance):
+            found = self.interp.project.method(receiver.cls, method)
+            if found is not None:
+                return self.inline(found, True, args, keywords, node, state)
         tracked = self._tracked_method(func, method, receiver, args, keywords, node, state)
         if tracked is not None:
             return [tracked]
@@ -273,6 +279,10 @@ class Calls(Expressions):
             return self.inline(callee.fn, callee.via_instance, args, keywords, node, state)
         if isinstance(callee, Val.Lambda):
             return self.call_lambda(callee, args, keywords, node, state)
+        if isinstance(callee, Val.Instance):
+            dunder = self.interp.project.method(callee.cls, "__call__")
+            if dunder is not None:
+                return self.inline(dunder, True, args, keywords, node, state)
         if isinstance(callee, Val.MethodCaller) and callee.name in V.EFFECTS and args:
             # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
             return [self.primitive(callee.name, list(callee.args), dict(callee.keywords), node, state)]
@@ -281,7 +291,7 @@ class Calls(Expressions):
             for option in callee.options:
                 out.extend(self.call_value(option, args, keywords, node, state))
             return out
-        return self.unresolved(node, state, [*args, *keywords.values()])
+        return self.unresolved(node, state, [*args, *keywords.values()], callee)
 
     def call_lambda(
         self, callee: Val.Lambda, args: Args, keywords: Keywords, node: cst.CSTNode, state: State
@@ -321,7 +331,10 @@ class Calls(Expressions):
             return current
         return own
 
-    def unresolved(self, node: cst.CSTNode, state: State, args: Sequence[Val.Value] = ()) -> Results:
+    def unresolved(
+        self, node: cst.CSTNode, state: State, args: Sequence[Val.Value] = (), callee: Val.Value = None
+    ) -> Results:
+        """A call the walk cannot follow; `callee`: the value called, when the walk has one."""
         if isinstance(node, cst.Call):
             ref = ir.callee_ref(node.func)
             if ref is not None and ref[0] == "super":
@@ -329,11 +342,115 @@ class Calls(Expressions):
                 if found is not None:
                     return found
             else:  # a named callee outside the project, or one computed at run time
-                self.interp.note(f"{self.fn.qualname}: `{ir.code_of(node.func)}()` is not resolved; taken as no effect")
+                made = self._constructed(node, state)
+                if made is not None:
+                    return made
+                state = self._opaque_call(node, state, callee)
         passed = {Val.key_of(a) for a in args} - {None}
         if passed:  # a request given to a call the walk cannot follow: its counters may be set there
             state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
         return [(None, self._may_evict(node, state, args))]
+
+    def _constructed(self, node: cst.Call, state: State) -> Results | None:
+        """`Cls(...)` of a project class: an Instance of it (its `__init__` is not walked: one
+        that may evict is taken as covering every request); None for another callee."""
+        dotted = ir.dotted_name(node.func)
+        info = self.fn.module
+        cls = self.interp.project.resolve_class(info, dotted) if dotted is not None and info is not None else None
+        if cls is None:
+            return None
+        init = self.interp.project.method(cls, "__init__")
+        if init is not None and self._may_evict_fn(init):
+            self.interp.note(f"{self.fn.qualname}: `{dotted}.__init__` may evict; taken as covering every request")
+            state = state.replace(evicted=state.evicted | {("*", "ok")})
+        return [(Val.Instance(cls), state)]
+
+    def _opaque_call(self, node: cst.Call, state: State, callee: Val.Value) -> State:
+        """A call the walk cannot follow: no effect, unless what it calls may be a project
+        function that evicts: `x.sweep()` on an object it does not know while a project
+        method `sweep` may evict, or a callable computed at run time (`step()`, `table[k]()`)
+        while some project function may: then it may evict for any request (an unknown
+        value never produces a finding)."""
+        func = node.func
+        code = ir.code_of(func)
+        if isinstance(callee, Val.MethodCaller):
+            evicting = self._evicting_method(callee.name)
+        elif callee is not None and not isinstance(callee, Val.Req):
+            evicting = False  # a value the walk knows, which calls nothing of the project (an item
+            # of a collection it cannot see into reads as a request: unknown, as below)
+        elif isinstance(func, cst.Attribute):
+            evicting = self._evicting_method(func.attr.value)
+        else:
+            # a local the walk has no value for (`step()`), an item of a table (`table[key]()`); not
+            # `getattr(obj, name)()`, whose object is as likely vLLM's (the scheduler) as the project's
+            evicting = isinstance(func, cst.Subscript) or (
+                isinstance(func, cst.Name) and (isinstance(callee, Val.Req) or self._computed(func.value, state))
+            )
+            evicting = evicting and self._project_evicts()
+        if not evicting:
+            self.interp.note(f"{self.fn.qualname}: `{code}()` is not resolved; taken as no effect")
+            return state
+        self.interp.note(
+            f"{self.fn.qualname}: `{code}()` is not resolved and may reach a project function that evicts; "
+            "taken as covering every request"
+        )
+        return state.replace(evicted=state.evicted | {("*", "ok")})
+
+    def _computed(self, name: str, state: State) -> bool:
+        """Whether a called name holds a callable computed at run time: a local, a parameter or
+        a loop variable the walk has no value for (not a module-level name, an import or a
+        builtin)."""
+        if name in state.env:
+            return state.env[name] is None
+        info = self.fn.module
+        return not (
+            info is None
+            or name in info.imports
+            or name in info.top_functions
+            or name in info.classes
+            or hasattr(builtins, name)
+        )
+
+    def _evicting_method(self, name: str) -> bool:
+        """Whether a function of the project (not vLLM's own source) named `name` may evict: it
+        calls an eviction primitive, or a function of its module that does (read from the
+        functions' own code: nothing is resolved or loaded for it)."""
+        modules = self._project_modules()
+        cache = self.interp.evicting_names
+        key = (name, len(modules))
+        if key not in cache:
+            cache[key] = any(
+                fn.name == name and _evicts_nearby(fn)
+                for info in modules
+                if any(primitive in info.text for primitive in V.EVICT_PRIMITIVES)
+                for fn in info.functions
+            )
+        return cache[key]
+
+    def _project_evicts(self) -> bool:
+        """Whether a module of the project (not vLLM's own source) names an eviction primitive:
+        then a callable the walk cannot name may be one that evicts."""
+        cache = self.interp.evicting_names
+        if ("*", 0) not in cache:
+            cache["*", 0] = any(
+                primitive in info.text for info in self._project_modules() for primitive in V.EVICT_BY_BLOCK
+            )
+        return cache["*", 0]
+
+    def _project_modules(self) -> list[ModuleInfo]:
+        """The loaded modules of the project's own helpers: under its root, and not vLLM's own
+        package (its functions are known by name, core/vocabulary.py: `update_from_output` may
+        evict the blocks of a failed KV load, which is no eviction of a dirty tail)."""
+        root = os.fspath(self.interp.project.root) + os.sep
+        return [
+            info
+            for info in self.interp.project.loaded()
+            if os.fspath(info.path).startswith(root) and "vllm" not in info.path.parts[:-1]
+        ]
+
+    def _may_evict_fn(self, fn: Function) -> bool:
+        summary = self.interp.fault_paths.summary(fn)
+        return summary is not None and summary.may_evict
 
     def _super(self, node: cst.Call, name: str, state: State) -> Results | None:
         """`super().name(...)` into vLLM's own base class: its source, else its shipped summary;
@@ -354,6 +471,11 @@ class Calls(Expressions):
     def _may_evict(self, node: cst.CSTNode, state: State, args: Sequence[Val.Value]) -> State:
         """A call the walk cannot follow that is given block ids may evict them: their
         tail counts as covered (an unknown value never produces a finding)."""
+        if any(self._evicting_callable(a) for a in args):
+            self.interp.note(
+                f"{self.fn.qualname}: `{ir.code_of(node)}` is given a callable that may evict; taken as covering every request"
+            )
+            return state.replace(evicted=state.evicted | {("*", "ok")})
         given = [a for a in _nested_ids(args) if not a.stale and a.start != "empty"]
         if not given:
             return state
@@ -361,6 +483,17 @@ class Calls(Expressions):
             f"{self.fn.qualname}: `{ir.code_of(node)}` may evict the block ids it is given; taken as covering them"
         )
         return state.replace(evicted=state.evicted | {(a.key or "*", Val.quality(a)) for a in given})
+
+    def _evicting_callable(self, value: Val.Value) -> bool:
+        """A project function (bound, partial, or an object's `__call__`) that may evict."""
+        if isinstance(value, Val.Partial):
+            return self._evicting_callable(value.callee)
+        if isinstance(value, Val.FunctionRef):
+            return self._may_evict_fn(value.fn)
+        if isinstance(value, Val.Instance):
+            dunder = self.interp.project.method(value.cls, "__call__")
+            return dunder is not None and self._may_evict_fn(dunder)
+        return False
 
     def _apply_shipped(
         self, name: str, paths: list[vllm_summaries.PathEffects], node: cst.CSTNode, state: State
@@ -378,6 +511,19 @@ class Calls(Expressions):
             )
             out.append((None, changed))
         return out or [(None, state)]
+
+    def _recursive(self, fn: Function, state: State) -> State:
+        """A call of a function the walk is inside of (its paths are not followed again): one
+        that may evict may evict for any request (an unknown value never produces a
+        finding); otherwise no effect."""
+        summary = self.interp.fault_paths.summary(fn)
+        if summary is not None and summary.may_evict:
+            self.interp.note(
+                f"{self.fn.qualname}: `{fn.qualname}` is recursive and may evict; taken as covering every request"
+            )
+            return state.replace(evicted=state.evicted | {("*", "ok")})
+        self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is recursive; taken as no effect")
+        return state
 
     def _inline_args(self, fn: Function, node: cst.Call, state: State) -> Results:
         return [
@@ -403,8 +549,7 @@ class Calls(Expressions):
     ) -> Results:
         """A project function called in this state: its paths, in the caller's terms."""
         if any(frame is fn for frame, _ in self.stack):
-            self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is recursive; taken as no effect")
-            return [(None, state)]
+            return [(None, self._recursive(fn, state))]
         if len(self.stack) >= MAX_CALL_DEPTH:
             return [(None, self._summarised(fn, node, state))]
         if self.is_handler:
@@ -536,3 +681,17 @@ def _star_params(fn: Function, params: Sequence[str], args: Args, keywords: Keyw
         extra = tuple((k, v) for k, v in keywords.items() if k not in params)
         out[node_params.star_kwarg.name.value] = None if UNKNOWN_KEYWORDS in keywords else Val.Table(extra)
     return out
+
+
+def _evicts_nearby(fn: Function) -> bool:
+    """`fn` calls an eviction primitive, or a function of its own module (or class) that
+    does, by name."""
+
+    def direct(f: Function) -> bool:
+        return any(e.kind == "evict" for e in ir.iter_effects(f.ir))
+
+    if direct(fn):
+        return True
+    module = fn.module
+    called = {e.callee[1] for e in ir.iter_effects(fn.ir) if e.kind == "call" and e.callee is not None}
+    return any(other.name in called and other is not fn and direct(other) for other in module.functions)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
+import libcst.matchers as m
 
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import Decrement
@@ -182,7 +183,10 @@ class ControlFlow(Calls):
                 if truth is not False:
                     taken.append(mark(self._guard(current.test, s, True), gate, True))
                 if truth is not True:
-                    skipped.append(mark(self._guard(current.test, s, False), gate, False))
+                    passed = self._guard(current.test, s, False)
+                    if value is None and _evicts_what_it_tests(current):  # `if dirty: evict(dirty)`
+                        passed = passed.replace(evicted=passed.evicted | {("*", "ok")})
+                    skipped.append(mark(passed, gate, False))
             dropping = bool(taken) and self.drops_by_length(current.test, taken[0])
             if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
                 taken = [t.bind("<dropping>", Val.TRUE) for t in taken]
@@ -206,16 +210,17 @@ class ControlFlow(Calls):
         """In the body of a loop over the running requests, a test that is not about a
         request's dirty tail (`isinstance(exc, ...)`, a flag): an eviction on one of its
         sides covers the iterations that took that side only (see state.promote)."""
-        if not (self.loops and self.loops[-1]) or self._legit_skip(test, self.current):
+        if not (self.loops and self.loops[-1]) or self._legit_skip(test, self.current) or _tests_running(test):
             return None
-        inner = test.expression if isinstance(test, cst.UnaryOperation) else test
+        inner = _bound(test.expression if isinstance(test, cst.UnaryOperation) else test)
         if isinstance(inner, cst.Name) or (isinstance(inner, cst.Call) and ir.called_name(inner.func) == "len"):
             return None  # `if ids:`, `if not found:`: a local the walk may not know, not a gate
         return f"{id(test)}"
 
     def _guard(self, test: cst.BaseExpression, state: State, holds: bool) -> State:
-        """`if ids:` / `if not ids:`: on the path where the block ids are empty there was
-        nothing to evict, which is as good as evicting them."""
+        """`if ids:` / `if not ids:` (also `if (ids := ...):`): on the path where the block ids
+        are empty there was nothing to evict, which is as good as evicting them; so on the
+        path where a copy of the running queue is empty (`if not reqs: return`)."""
         for field_name in counters_read(test):  # `if req.num_output_placeholders > 0:`: tested
             state = not_at_zero(state, None, field_name)
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
@@ -227,10 +232,13 @@ class ControlFlow(Calls):
             and inner.args
         ):
             inner = inner.args[0].value
+        inner = _bound(inner)
         if isinstance(inner, cst.Attribute) and inner.attr.value == V.COUNTER_FIELDS[0] and holds == negated:
             return self._in_flight_zero(inner, state)
         name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
         value = state.env.get(name) if name else None
+        if isinstance(value, Val.Running) and holds == negated:  # `if not reqs:` (a copy of the running queue)
+            return state.replace(evicted=state.evicted | {("*", "ok")})  # none runs: no tail to evict
         if not isinstance(value, Val.Ids) or value.stale or holds != negated:
             return state
         return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
@@ -275,6 +283,8 @@ class ControlFlow(Calls):
         nothing computed) or for a block that holds no hash (null, unhashed)."""
         text = ir.code_of(test)
         if any(word in text for word in (*V.TAIL_BOUNDARY, V.BLOCK_IS_NULL, V.BLOCK_HASH_ATTR)):
+            return True
+        if state is not None and _empty_ids_test(test, state):  # `if not ids: continue`: nothing to evict
             return True
         return state is not None and any(
             Val.num_kind(value) in ("confirmed", "inflight", "computed", "cblk") and name in text
@@ -423,16 +433,18 @@ class ControlFlow(Calls):
 
     # -- try -----------------------------------------------------------------------------------------
     def _try(self, node: cst.Try | cst.TryStar, states: list[State]) -> Flow:
-        raised = list(states)  # an exception may leave the body before any statement
+        # an exception may leave the body before any statement, or before each next one: in
+        # it, leaving the state that statement started from
+        starts: list[list[State]] = []
         body = Flow(normal=states)
         for statement in _statements(node.body):
             if not body.normal:
                 break
             step = self.statement(statement, body.normal)
+            starts.append(_eviction_attempted(body.normal, step.normal))
             body.normal = step.normal
             body.add(step, normal=False)
-            raised += body.normal
-        raised += body.exc
+        raised = [s for start in starts for s in start] + body.normal + body.exc
         flow = self.suite(node.orelse.body, body.normal) if node.orelse else Flow(normal=body.normal)
         flow.brk += body.brk
         flow.cont += body.cont
@@ -537,3 +549,61 @@ def _holds_request(element: Val.Value) -> bool:
     if isinstance(element, Val.Req):
         return not element.key.startswith("q:")
     return isinstance(element, Val.Seq) and any(_holds_request(item) for item in element.items)
+
+
+def _bound(test: cst.BaseExpression) -> cst.BaseExpression:
+    """The name an assignment expression in a test binds (`if (ids := tail()):` tests `ids`),
+    else the test itself."""
+    return test.target if isinstance(test, cst.NamedExpr) else test
+
+
+def _tests_running(test: cst.BaseExpression) -> bool:
+    """`req.status == RequestStatus.RUNNING` (or `is`): true of every request of the running
+    queue, so no gate: the loop's other iterations are the same requests."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    sides = (test.left, target.comparator)
+    return (
+        isinstance(target.operator, (cst.Equal, cst.Is))
+        and any(isinstance(side, cst.Attribute) and side.attr.value == "status" for side in sides)
+        and any(isinstance(side, cst.Attribute) and side.attr.value == "RUNNING" for side in sides)
+    )
+
+
+def _eviction_attempted(before: list[State], after: list[State]) -> list[State]:
+    """The states an exception out of a `try` body's statement leaves (`before`, the ones it
+    started from). When every path through the statement evicts (`after`), the exception is
+    the eviction (or what computes its ids) failing: an `except` clause that goes on (logs,
+    then aborts) is as good as the eviction could be, so those states count as having
+    evicted (precision first: the runtime never sees that path). An exception out of an
+    earlier statement still skips the eviction."""
+    known = frozenset(k for s in before for k, _ in s.evicted)
+    if not after or not all({k for k, _ in s.evicted if not k.startswith("#")} - known for s in after):
+        return before
+    return [s.replace(evicted=s.evicted | {("*", "ok")}) for s in before]
+
+
+def _empty_ids_test(test: cst.BaseExpression, state: State) -> bool:
+    """`not ids` (also `not (ids := ...)`) where `ids` holds block ids: true when there is
+    none, so a request skipped on it has nothing to evict."""
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    inner = _bound(test.expression)
+    name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
+    return name is not None and isinstance(state.env.get(name), Val.Ids)
+
+
+def _evicts_what_it_tests(node: cst.If) -> bool:
+    """`if dirty:` whose body passes `dirty` to an eviction: with `dirty` unknown, the path
+    where it is empty had nothing to evict (as `if ids:` with ids the walk knows)."""
+    test = _bound(node.test)
+    if not isinstance(test, cst.Name):
+        return False
+    name = test.value
+    for call in m.findall(node.body, m.Call()):
+        if not (isinstance(call, cst.Call) and ir.called_name(call.func) in V.EVICT_BY_BLOCK):
+            continue
+        if any(m.findall(arg.value, m.Name(name)) for arg in call.args):
+            return True
+    return False

@@ -11,7 +11,7 @@ import libcst as cst
 
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_STEPS
-from ftlint.analysis.walk.effects import Effects
+from ftlint.analysis.walk.effects import Args, Effects, Keywords
 from ftlint.analysis.walk.shapes import comparisons, module_constant, string, target_names
 from ftlint.analysis.walk.state import MAX_STATES, Abandon, Results, State, merge, merge_results, promote
 from ftlint.core import vocabulary as V
@@ -54,6 +54,9 @@ class Expressions(Effects):
     def resolve(self, ref: tuple[str, str]) -> tuple[Function, bool] | None:
         raise NotImplementedError
 
+    def call_value(self, callee: Val.Value, args: Args, keywords: Keywords, node: cst.CSTNode, state: State) -> Results:
+        raise NotImplementedError
+
     # -- evaluation --------------------------------------------------------------------------
     def ev_pure(self, node: cst.BaseExpression, state: State) -> Val.Value:
         """A value without its effects (headers of index filters, assignment bases)."""
@@ -92,7 +95,21 @@ class Expressions(Effects):
             dotted = ir.dotted_name(node)
             if dotted is not None and dotted in state.env:
                 return [(state.env[dotted], state)]
-            return [(self.attribute(base, node.attr.value, node), after) for base, after in self.ev(node.value, state)]
+            out: Results = []
+            for base, after in self.ev(node.value, state):
+                value = self.attribute(base, node.attr.value, node)
+                if isinstance(base, Val.Instance):  # an object of a project class: its methods
+                    method = self.interp.project.method(base.cls, node.attr.value)
+                    value = Val.FunctionRef(method, True) if method is not None else None
+                if (
+                    isinstance(value, Val.FunctionRef)
+                    and value.fn.is_property
+                    and (_is_self(node.value) or isinstance(base, Val.Instance))
+                ):
+                    out.extend(self.call_value(value, [], {}, node, after))  # `self.prop`: its getter's value
+                else:
+                    out.append((value, after))
+            return out
         if isinstance(node, cst.Call):
             return self.call(node, state)
         if isinstance(node, cst.Subscript):
@@ -516,3 +533,7 @@ def _subtract(left: Val.Value, lk: str | None, rk: str | None) -> Val.Value:
     if rk == "zero":
         return left
     return Val.OTHER if lk is not None or rk is not None else None
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
