@@ -509,8 +509,9 @@ def _what(fact: TailLeftCached) -> str:
 #: how the path's eviction fell short, as the message says it
 _GAPS = {
     "none": "with no eviction of their unconfirmed tail",
-    "late": "whose eviction starts after the unconfirmed tail (from `num_computed_tokens // block_size`, not "
-    "`(num_computed_tokens - num_in_flight_tokens) // block_size`)",
+    "late": "whose eviction starts after the block the unconfirmed tail begins in (from `num_computed_tokens // "
+    "block_size`, or the boundary divided rounding up, not `(num_computed_tokens - num_in_flight_tokens) // "
+    "block_size`)",
     "head": "whose eviction ends where the unconfirmed tail begins (`blocks[:boundary]`): it evicts the confirmed "
     "blocks and keeps the tail",
     "first-group": "whose eviction covers only the first KV-cache group (iterate `single_type_managers`)",

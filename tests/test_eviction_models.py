@@ -518,6 +518,33 @@ OBJECT_PAIRS = [
 ]
 
 
+CEIL_LOOP = """\
+ids = set()
+for req in sched.running:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[req.request_id]
+        ids |= {{b.block_id for b in blocks[{first}:]}}
+kv.evict_blocks(ids)
+"""
+OBJECT_PAIRS += [
+    (
+        "ceiling-division-boundary",
+        "",
+        CEIL_LOOP.format(first="confirmed // mgr.block_size") + ABORT,
+        CEIL_LOOP.format(first="-(-confirmed // mgr.block_size)") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "cdiv-boundary",
+        "from vllm.utils.math_utils import cdiv\n",
+        CEIL_LOOP.format(first="confirmed // mgr.block_size") + ABORT,
+        CEIL_LOOP.format(first="cdiv(confirmed, mgr.block_size)") + ABORT,
+        ["FT007"],
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
     attrs = PROPERTY if name.startswith("property") else ""

@@ -233,6 +233,14 @@ MODELLED: tuple[Construct, ...] = (
         "except-after-the-eviction",
     ),
     Construct(
+        "a ceiling division of the confirmed tokens by the block size: `cdiv(confirmed, block_size)` (vLLM's), "
+        "`-(-confirmed // block_size)`",
+        "modelled",
+        "past the block the dirty tail begins in when the boundary is not block-aligned: an eviction from there "
+        "misses that block (an eviction that starts late)",
+        "cdiv-boundary",
+    ),
+    Construct(
         "a call the walk cannot resolve, given block ids",
         "unknown",
         "may evict them (also inside a tuple or dict it is given): their tails count as covered",

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
 
 # Token / block quantities: the confirmed boundary is computed - inflight; block
 # indices are token counts // block_size.
-NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "early", "zero", "other")
+NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "early", "zero", "other", "cceil")
+# "cceil": the confirmed boundary divided by the block size rounding up (`cdiv(confirmed,
+# block_size)`, `-(-confirmed // block_size)`): past the block the dirty tail begins in when the
+# boundary is not block-aligned; "neg-confirmed", "neg-cceil": their negations on the way
 
 # Where a block range starts, from "covers the clean prefix too" to "covers nothing":
 # whole (from block 0), early (before the confirmed boundary: a block of margin),
@@ -397,7 +400,9 @@ def join_all(values: list[Value]) -> Value:
 
 def start_from_index(kind: str | None) -> str:
     """Where a slice / index filter starting at a number of this kind begins."""
-    return {"zero": "whole", "cblk": "tail", "kblk": "late", "early": "early"}.get(kind or "", "unknown")
+    return {"zero": "whole", "cblk": "tail", "kblk": "late", "cceil": "late", "early": "early"}.get(
+        kind or "", "unknown"
+    )
 
 
 def is_callable(value: Value) -> bool:
@@ -438,6 +443,8 @@ def negated(value: Value) -> Value:
     (`blocks[-0:]` is every block: a slice written so is guarded by `if n > 0`)."""
     if isinstance(value, Num) and value.kind in ("count-cblk", "count-early", "count-kblk"):
         return Num(value.kind[len("count-") :])
+    if isinstance(value, Num) and value.kind in ("confirmed", "neg-cceil"):  # `-(-confirmed // bs)`
+        return Num({"confirmed": "neg-confirmed", "neg-cceil": "cceil"}[value.kind])
     return None
 
 

@@ -54,6 +54,8 @@ TAIL_BOUNDARY = (NUM_COMPUTED_TOKENS, NUM_IN_FLIGHT_TOKENS)
 BLOCK_LIST_CALLS = frozenset({"get_blocks", "get_block_ids"})
 BLOCK_LIST_ATTRS = frozenset({"block_ids"})
 BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
+#: vllm/utils/math_utils.py `cdiv(a, b)`: division rounding up (a block count from a token count)
+CEIL_DIVIDE = "cdiv"
 
 
 # -- Effect tables per stale-output API generation (ftlint/analysis reads these) -------------

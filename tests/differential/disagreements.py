@@ -25,12 +25,7 @@ LEGITIMATE_DIFFERENCES: dict[str, tuple[list[str], str]] = {
 }
 
 # name -> what the current static rules get wrong (static verdict -> runtime verdict)
-KNOWN_DISAGREEMENTS: dict[str, str] = {
-    "ceil_boundary": "none -> FTR01: the slice starts at `cdiv(confirmed, block_size)`, a project helper "
-    "computing `-(-a // b)` (ceil division, one block past the boundary when it is not block-aligned); "
-    "the interpreter does not evaluate a helper's arithmetic, so the start is unknown and, precision "
-    "first, it is taken as the tail",
-}
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 
 # name -> what goes wrong when `ftlint check --fix` is applied to the handler and
 # the result is rerun (statically and on the real scheduler).

@@ -33,7 +33,21 @@ _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"}
 )
 _BUILTINS = frozenset(
-    {"setattr", "getattr", "len", "enumerate", "range", "partial", "next", "zip", "max", "min", "methodcaller", "vars"}
+    {
+        "setattr",
+        "getattr",
+        "len",
+        "enumerate",
+        "range",
+        "partial",
+        "next",
+        "zip",
+        "max",
+        "min",
+        "methodcaller",
+        "vars",
+        V.CEIL_DIVIDE,
+    }
 )
 #: `copy.copy(request)`: another object, on which resets miss the request
 _COPIES = frozenset({"copy.copy", "copy.deepcopy"})
@@ -623,6 +637,8 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
         return _extremum(name, args)
     if name == "len":
         return Val.Length(args[0]) if args and args[0] is not None else Val.OTHER
+    if name == V.CEIL_DIVIDE:  # vLLM's `cdiv(a, b)`: -(-a // b)
+        return Val.Num("cceil") if args and Val.num_kind(args[0]) == "confirmed" else Val.OTHER
     if name == "enumerate":
         return Val.Enumerated(args[0]) if args else None
     if name == "range":

@@ -509,8 +509,10 @@ def arithmetic(operator: cst.BaseBinaryOp, left: Val.Value, right: Val.Value) ->
         return _subtract(left, lk, rk)
     if isinstance(operator, cst.Modulo) and lk == "confirmed":
         return Val.Num("rem")
-    if isinstance(operator, cst.FloorDivide) and lk in ("confirmed", "computed", "early-token"):
-        return Val.Num({"confirmed": "cblk", "computed": "kblk", "early-token": "early"}[lk])
+    if isinstance(operator, cst.FloorDivide) and lk in ("confirmed", "computed", "early-token", "neg-confirmed"):
+        return Val.Num(
+            {"confirmed": "cblk", "computed": "kblk", "early-token": "early", "neg-confirmed": "neg-cceil"}[lk]
+        )
     if isinstance(operator, cst.Multiply) and "cblk" in (lk, rk):
         return Val.Num("confirmed")
     if isinstance(operator, cst.Multiply) and "kblk" in (lk, rk):
