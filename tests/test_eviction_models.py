@@ -545,6 +545,53 @@ OBJECT_PAIRS += [
 ]
 
 
+WINDOW = """
+class Window:
+    def __init__(self, kv, reqs, evict):
+        self.kv, self.reqs, self.evict = kv, reqs, evict
+
+    def __enter__(self):
+        if self.evict:
+            self.kv.evict_blocks(tail_ids(self.kv, self.reqs))
+        return self.reqs
+
+    def __exit__(self, *exc):
+        return False
+
+
+class Evicting(Window):
+    def __init__(self, kv, reqs):
+        super().__init__(kv, reqs, True)
+
+    def __enter__(self):
+        self.kv.evict_blocks(tail_ids(self.kv, self.reqs))
+        return self.reqs
+
+
+class Plain(Window):
+    def __enter__(self):
+        return self.reqs
+"""
+OBJECT_PAIRS += [
+    (
+        "object-as-a-context-manager",
+        WINDOW,
+        f"with Evicting(kv, reqs) as batch:\n    {ABORT}",
+        f"with Plain(kv, reqs, False) as batch:\n    {ABORT}",
+        ["FT007"],
+    ),
+    (
+        "deque-of-the-running-queue-drained",
+        "from collections import deque\n",
+        "pending = deque(sched.running)\nwhile pending:\n    req = pending.pop()\n"
+        "    if req.num_in_flight_tokens == 0:\n        continue\n    tail = tail_ids(kv, [req])\n"
+        f"    if tail:\n        kv.evict_blocks(tail)\n{ABORT}",
+        f"pending = deque(sched.running)\nwhile pending:\n    req = pending.pop()\n{ABORT}",
+        ["FT007"],
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
     attrs = PROPERTY if name.startswith("property") else ""

@@ -197,6 +197,18 @@ MODELLED: tuple[Construct, ...] = (
         "object-of-a-project-class",
     ),
     Construct(
+        "`with Window(...) as batch:` where `Window` is a project class",
+        "modelled",
+        "its `__enter__` on entry (its value bound to `batch`), its `__exit__` after the body",
+        "object-as-a-context-manager",
+    ),
+    Construct(
+        "`collections.deque(scheduler.running)` drained with `while pending: req = pending.pop()`",
+        "modelled",
+        "a copy of the running queue, as `list(...)`",
+        "deque-of-the-running-queue-drained",
+    ),
+    Construct(
         "a call of a function the walk is already inside (recursion)",
         "unknown",
         "a function that may evict may evict for any request: covering; otherwise no effect",

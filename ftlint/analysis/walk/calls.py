@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ftlint.index.project import ClassInfo, Function, ModuleInfo
 
 _PASSTHROUGH = frozenset(
-    {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter"}
+    {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter", "deque"}
 )
 _BUILTINS = frozenset(
     {

@@ -36,6 +36,8 @@ from ftlint.syntax import ir
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from ftlint.index.project import Function
+
 Statement = cst.BaseStatement | cst.SimpleStatementSuite
 
 
@@ -108,11 +110,11 @@ class ControlFlow(Calls):
         """`with cm(...) as x:`; a project `@contextmanager` of a shape `shapes.yield_split`
         knows runs its code before the `yield` on entry and the rest on exit, after the body
         (evictions in its `finally` come after the body's frees)."""
-        exits: list[tuple[str, ContextSplit, cst.Call]] = []
+        exits: list[tuple[str, ContextSplit, cst.Call] | tuple[Function, cst.BaseExpression]] = []
         for item in node.items:
             split = self._context_manager(item.item)
             if split is None or not isinstance(item.item, cst.Call):
-                results = self.ev_all(item.item, states)
+                results = self._enter_object(item.item, self.ev_all(item.item, states), exits)
             else:
                 tag = f"<ctx{id(item)}>"
                 exits.append((tag, split, item.item))
@@ -120,10 +122,43 @@ class ControlFlow(Calls):
             asname = item.asname
             states = [self.assign(asname.name, v, s) if asname is not None else s for v, s in results]
         flow = self.suite(node.body, states)
-        for tag, split, call in reversed(exits):
-            flow.normal = self._exit(split, tag, call, flow.normal)
-            flow.ret = self._exit(split, tag, call, flow.ret)
+        for leaving in reversed(exits):
+            if len(leaving) == 3:
+                tag, split, call = leaving
+                flow.normal = self._exit(split, tag, call, flow.normal)
+                flow.ret = self._exit(split, tag, call, flow.ret)
+            else:
+                leave, expr = leaving
+                flow.normal = self._exit_object(leave, expr, flow.normal)
+                flow.ret = self._exit_object(leave, expr, flow.ret)
         return flow
+
+    def _enter_object(
+        self,
+        expr: cst.BaseExpression,
+        results: Results,
+        exits: list[tuple[str, ContextSplit, cst.Call] | tuple[Function, cst.BaseExpression]],
+    ) -> Results:
+        """`with Window(sched) as batch:` where `Window` is a project class: its `__enter__` runs
+        on entry (its value is `batch`), its `__exit__` after the body (`exits`)."""
+        out: Results = []
+        leaves: list[Function] = []
+        for value, state in results:
+            enter = self.interp.project.method(value.cls, "__enter__") if isinstance(value, Val.Instance) else None
+            if enter is None or not isinstance(value, Val.Instance):
+                out.append((value, state))
+                continue
+            leave = self.interp.project.method(value.cls, "__exit__")
+            if leave is not None and leave not in leaves:
+                leaves.append(leave)
+            out.extend(self.call_value(Val.FunctionRef(enter, True), [], {}, expr, state))
+        exits.extend((leave, expr) for leave in leaves)
+        return out
+
+    def _exit_object(self, leave: Function, expr: cst.BaseExpression, states: list[State]) -> list[State]:
+        """A project class's `__exit__` after a `with` body left normally (no exception)."""
+        ref = Val.FunctionRef(leave, True)
+        return [after for state in states for _, after in self.call_value(ref, [Val.NONE] * 3, {}, expr, state)]
 
     def _context_manager(self, expr: cst.BaseExpression) -> ContextSplit | None:
         if not isinstance(expr, cst.Call):
