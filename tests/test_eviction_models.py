@@ -518,15 +518,7 @@ OBJECT_PAIRS = [
 ]
 
 
-CEIL_LOOP = """\
-ids = set()
-for req in sched.running:
-    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
-    for mgr in kv.coordinator.single_type_managers:
-        blocks = mgr.req_to_blocks[req.request_id]
-        ids |= {{b.block_id for b in blocks[{first}:]}}
-kv.evict_blocks(ids)
-"""
+CEIL_LOOP = LOOP.replace("confirmed // mgr.block_size", "{first}").replace("{stop}", "")
 OBJECT_PAIRS += [
     (
         "ceiling-division-boundary",
