@@ -672,3 +672,28 @@ def test_the_scan_reads_a_file_whole_whatever_its_size(tmp_path, filler):
     (tmp_path / "mine.py").write_text(lines + SUBCLASS_FREEING_EARLY.format(cls="Sentinel"))
     result = lint_paths([Path("sentinel.py"), Path("mine.py")], load_config(tmp_path), known_codes(), cwd=tmp_path)
     assert [(f.path, f.code) for f in result.findings] == [("mine.py", "FT007")]
+
+
+def test_a_lint_run_never_imports_libcst_matchers(tmp_path):
+    """`libcst.matchers` costs about a quarter second to import (a class per node type; the
+    analysis once imported it for one test, and every one-file run paid it): a run through the
+    handler walk, every analysis module, must leave it unimported (ftlint.syntax.matchers stands
+    in for it)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "handler.py").write_text(
+        "from vllm.v1.request import RequestStatus\n\n\n"
+        "class Sentinel:\n"
+        "    def on_fault(self, exc):\n"
+        "        sched = self.engine.scheduler\n"
+        "        dirty = self.engine.collect()\n"
+        "        if dirty:\n"
+        "            sched.kv_cache_manager.evict_blocks(dirty)\n"
+        "        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)\n"
+    )
+    code = (
+        "import sys, ftlint.cli as cli\n"
+        "cli._dispatch(['check', '--no-cache', '--format', 'json', '.'])\n"
+        "print('libcst' in sys.modules, 'libcst.matchers' in sys.modules, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.stderr.strip().splitlines()[-1] == "True False", proc.stderr

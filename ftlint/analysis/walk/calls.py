@@ -370,7 +370,9 @@ class Calls(Expressions):
         that may evict is taken as covering every request); None for another callee."""
         dotted = ir.dotted_name(node.func)
         info = self.fn.module
-        cls = self.interp.project.resolve_class(info, dotted) if dotted is not None and info is not None else None
+        if dotted is None or info is None or not dotted.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
+            return None  # a class is named in CamelCase: `logger.warning()` is not looked up (it loads modules)
+        cls = self.interp.project.resolve_class(info, dotted)
         if cls is None:
             return None
         init = self.interp.project.method(cls, "__init__")
