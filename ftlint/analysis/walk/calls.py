@@ -19,7 +19,7 @@ from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
 from ftlint.analysis.walk.expressions import Expressions
 from ftlint.analysis.walk.shapes import Body, defaults, module_tree
-from ftlint.analysis.walk.state import Flow, Results, Site, State, merge_results
+from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, merge_results
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
@@ -378,7 +378,7 @@ class Calls(Expressions):
         init = self.interp.project.method(cls, "__init__")
         if init is not None and self._may_evict_fn(init):
             self.interp.note(f"{self.fn.qualname}: `{dotted}.__init__` may evict; taken as covering every request")
-            state = state.replace(evicted=state.evicted | {("*", "ok")})
+            state = covered(state)
         return [(Val.Instance(cls), state)]
 
     def _opaque_call(self, node: cst.Call, state: State, callee: Val.Value) -> State:
@@ -410,7 +410,7 @@ class Calls(Expressions):
             f"{self.fn.qualname}: `{code}()` is not resolved and may reach a project function that evicts; "
             "taken as covering every request"
         )
-        return state.replace(evicted=state.evicted | {("*", "ok")})
+        return covered(state)
 
     def _computed(self, name: str, state: State) -> bool:
         """Whether a called name holds a callable computed at run time: a local, a parameter or
@@ -446,12 +446,12 @@ class Calls(Expressions):
     def _project_evicts(self) -> bool:
         """Whether a module of the project (not vLLM's own source) names an eviction primitive:
         then a callable the walk cannot name may be one that evicts."""
+        modules = self._project_modules()
         cache = self.interp.evicting_names
-        if ("*", 0) not in cache:
-            cache["*", 0] = any(
-                primitive in info.text for info in self._project_modules() for primitive in V.EVICT_BY_BLOCK
-            )
-        return cache["*", 0]
+        key = ("*", len(modules))  # as _evicting_method: a module loaded since may name one
+        if key not in cache:
+            cache[key] = any(primitive in info.text for info in modules for primitive in V.EVICT_BY_BLOCK)
+        return cache[key]
 
     def _project_modules(self) -> list[ModuleInfo]:
         """The loaded modules of the project's own helpers: under its root, and not vLLM's own
@@ -491,7 +491,7 @@ class Calls(Expressions):
             self.interp.note(
                 f"{self.fn.qualname}: `{ir.code_of(node)}` is given a callable that may evict; taken as covering every request"
             )
-            return state.replace(evicted=state.evicted | {("*", "ok")})
+            return covered(state)
         given = [a for a in _nested_ids(args) if not a.stale and a.start != "empty"]
         if not given:
             return state
@@ -537,7 +537,7 @@ class Calls(Expressions):
             self.interp.note(
                 f"{self.fn.qualname}: `{fn.qualname}` is recursive and may evict; taken as covering every request"
             )
-            return state.replace(evicted=state.evicted | {("*", "ok")})
+            return covered(state)
         self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is recursive; taken as no effect")
         return state
 
@@ -593,7 +593,7 @@ class Calls(Expressions):
         self.interp.note(f"{self.fn.qualname}: `{fn.qualname}` is {MAX_CALL_DEPTH} calls deep; summarised, not walked")
         summary = self.interp.fault_paths.summary(fn)
         if summary is not None and summary.may_evict:
-            state = state.replace(evicted=state.evicted | {("*", "ok")})
+            state = covered(state)
         if summary is not None and summary.may_free:
             state = self.free("*", node, state)
         return state

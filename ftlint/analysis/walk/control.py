@@ -19,6 +19,7 @@ from ftlint.analysis.walk.state import (
     Results,
     State,
     clear_skips,
+    covered,
     dedupe,
     fill_accumulators,
     mark,
@@ -143,8 +144,10 @@ class ControlFlow(Calls):
         out: Results = []
         leaves: list[Function] = []
         for value, state in results:
-            enter = self.interp.project.method(value.cls, "__enter__") if isinstance(value, Val.Instance) else None
-            if enter is None or not isinstance(value, Val.Instance):
+            if (
+                not isinstance(value, Val.Instance)
+                or (enter := self.interp.project.method(value.cls, "__enter__")) is None
+            ):
                 out.append((value, state))
                 continue
             leave = self.interp.project.method(value.cls, "__exit__")
@@ -219,7 +222,7 @@ class ControlFlow(Calls):
                 if truth is not True:
                     passed = self._guard(current.test, s, False)
                     if value is None and _evicts_what_it_tests(current):  # `if dirty: evict(dirty)`
-                        passed = passed.replace(evicted=passed.evicted | {("*", "ok")})
+                        passed = covered(passed)
                     skipped.append(mark(passed, gate, False))
             dropping = bool(taken) and self.drops_by_length(current.test, taken[0])
             if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
@@ -272,7 +275,7 @@ class ControlFlow(Calls):
         name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
         value = state.env.get(name) if name else None
         if isinstance(value, Val.Running) and holds == negated:  # `if not reqs:` (a copy of the running queue)
-            return state.replace(evicted=state.evicted | {("*", "ok")})  # none runs: no tail to evict
+            return covered(state)  # none runs: no tail to evict
         if not isinstance(value, Val.Ids) or value.stale or holds != negated:
             return state
         return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
@@ -615,7 +618,7 @@ def _eviction_attempted(before: list[State], after: list[State]) -> list[State]:
     known = frozenset(k for s in before for k, _ in s.evicted)
     if not after or not all({k for k, _ in s.evicted if not k.startswith("#")} - known for s in after):
         return before
-    return [s.replace(evicted=s.evicted | {("*", "ok")}) for s in before]
+    return [covered(s) for s in before]
 
 
 def _empty_ids_test(test: cst.BaseExpression, state: State) -> bool:

@@ -11,7 +11,7 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.facts import BroadEviction, EvictionCalled, Extent, PrefixCacheResetCalled, ReadAfterFree, TailGap
 from ftlint.analysis.walk.base import WalkBase
-from ftlint.analysis.walk.state import Site, State, may_cover, not_at_zero, skipped
+from ftlint.analysis.walk.state import Site, State, covered, may_cover, not_at_zero, skipped
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
@@ -145,7 +145,7 @@ class Effects(WalkBase):
 
     def evict(self, value: Val.Value, node: cst.CSTNode, state: State) -> State:
         if not isinstance(value, Val.Ids):
-            return state.replace(evicted=state.evicted | {("*", "ok")})
+            return covered(state)
         if value.start == "empty" and skipped(state):
             # nothing collected because a loop skipped the request (`if req.num_in_flight_tokens
             # > 0: continue`): the empty set evicts nothing (elsewhere an empty set the walk saw
@@ -178,7 +178,7 @@ class Effects(WalkBase):
             site = self.site(node)
             self.add(BroadEviction(site.fn, node, "pool", name, False, self.gen.in_flight))
             # It succeeds: no dirty tail is left to blame on a missing eviction.
-            return Val.NONE, state.replace(evicted=state.evicted | {("*", "ok")})
+            return Val.NONE, covered(state)
         # Otherwise running requests still hold blocks: it fails and drops no hash.
         return Val.NONE, state
 

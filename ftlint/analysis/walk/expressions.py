@@ -97,10 +97,11 @@ class Expressions(Effects):
                 return [(state.env[dotted], state)]
             out: Results = []
             for base, after in self.ev(node.value, state):
-                value = self.attribute(base, node.attr.value, node)
                 if isinstance(base, Val.Instance):  # an object of a project class: its methods
                     method = self.interp.project.method(base.cls, node.attr.value)
-                    value = Val.FunctionRef(method, True) if method is not None else None
+                    value: Val.Value = Val.FunctionRef(method, True) if method is not None else None
+                else:
+                    value = self.attribute(base, node.attr.value, node)
                 if (
                     isinstance(value, Val.FunctionRef)
                     and value.fn.is_property

@@ -201,6 +201,12 @@ def gates(state: State) -> frozenset[str]:
     return frozenset(q for k, q in state.evicted if k == "#gate")
 
 
+def covered(state: State) -> State:
+    """`state` where every request's dirty tail counts as evicted: an eviction of every tail,
+    or one the walk cannot rule out (an unknown value never produces a finding)."""
+    return state.replace(evicted=state.evicted | {("*", "ok")})
+
+
 def may_cover(evicted: str, freed: str) -> bool:
     """Whether an eviction for request key `evicted` may be for the requests freed under
     `freed`: the same request, every request, or one the walk cannot tell apart (a
