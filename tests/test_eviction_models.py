@@ -445,6 +445,7 @@ class Janitor:
         kv.evict_blocks(tail_ids(kv, reqs))
 """
 EVICTING = "\ndef evict_tails(kv, reqs):\n    kv.evict_blocks(tail_ids(kv, reqs))\n"
+MODE = "def mode(self):\n    return self.engine.mode\n"
 PROPERTY = """
 @property
 def scheduler(self):
@@ -584,9 +585,299 @@ OBJECT_PAIRS += [
 ]
 
 
+# Records and helpers production-style handlers use (thirteenth session): a `slice` object
+# as the index, `itertools.chain.from_iterable` over the groups, a dataclass made by its
+# classmethod (`cls(...)`) whose fields hold the boundary, a property of it testing whether
+# the request has a dirty tail at all.
+SPAN = """
+import dataclasses
+import itertools
+
+
+@dataclasses.dataclass(frozen=True)
+class Span:
+    request_id: str
+    start: int
+    end: int
+
+    @classmethod
+    def of(cls, req):
+        return cls(req.request_id, req.num_computed_tokens - req.num_in_flight_tokens, req.num_computed_tokens)
+
+    @classmethod
+    def stale(cls, req):
+        return cls(req.request_id, end=req.num_computed_tokens, start=req.num_computed_tokens)
+
+    @property
+    def empty(self):
+        return self.start >= self.end
+"""
+SPAN_LOOP = """\
+for req in reqs:
+    span = Span.{make}(req)
+    if {skip}:
+        continue
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[span.request_id]
+        kv.evict_blocks({{b.block_id for b in blocks[span.start // mgr.block_size:]}})
+"""
+CHAIN = (
+    "ids = {{b.block_id for b in itertools.chain.from_iterable(\n"
+    "    mgr.req_to_blocks[r.request_id]{part} for r in reqs for mgr in kv.coordinator.single_type_managers)}}\n"
+    "kv.evict_blocks(ids)\n"
+)
+OBJECT_PAIRS += [
+    (
+        "slice-object-as-the-index",
+        "",
+        LOOP.replace("blocks[confirmed // mgr.block_size:]", "blocks[slice(confirmed // mgr.block_size, None)]").format(
+            stop=""
+        )
+        + ABORT,
+        LOOP.replace(
+            "blocks[confirmed // mgr.block_size:]", "blocks[slice(-(-confirmed // mgr.block_size), None)]"
+        ).format(stop="")
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "itertools-chain-from-iterable",
+        "import itertools\n",
+        "first = (reqs[0].num_computed_tokens - reqs[0].num_in_flight_tokens) // 16\n"
+        + CHAIN.format(part="[first:]").replace("for r in reqs", "for r in reqs[:1]")
+        + "\n".join(["kv.evict_blocks(tail_ids(kv, reqs))", ABORT]),
+        CHAIN.format(part="") + ABORT,
+        ["FT004"],
+    ),
+    (
+        "record-made-by-its-classmethod",
+        SPAN,
+        SPAN_LOOP.format(make="of", skip="False") + ABORT,
+        SPAN_LOOP.format(make="stale", skip="False") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "record-property-testing-for-a-dirty-tail",
+        SPAN,
+        SPAN_LOOP.format(make="of", skip="span.empty") + ABORT,
+        SPAN_LOOP.format(make="of", skip="not span.empty") + ABORT,
+        ["FT007"],
+    ),
+]
+
+
+# Dispatch and block reads production-style handlers use (thirteenth session, second part):
+# a method table keyed by enum members, strategy objects picked at run time, `divmod` and
+# `itertools.islice`, `range(first, last)`, a module-level pipeline of functions (also
+# imported), `get_block_ids_for_computed_tokens`, removing from the running queue while
+# iterating it. (name, module-level code, body evicting through the construct, its twin
+# that does not, the twin's codes)
+STRATEGIES = """
+import enum
+
+
+class Mode(enum.Enum):
+    ABORT = 1
+    RESUME = 2
+
+
+class Evicting:
+    def apply(self, kv, reqs):
+        kv.evict_blocks(tail_ids(kv, reqs))
+
+
+class Idle:
+    def apply(self, kv, reqs):
+        return len(reqs)
+"""
+PIPELINE = """
+def evict_stage(kv, reqs):
+    kv.evict_blocks(tail_ids(kv, reqs))
+
+
+def log_stage(kv, reqs):
+    return len(reqs)
+
+
+PIPELINE = [evict_stage, log_stage]
+IDLE: list = [log_stage]
+"""
+RANGE_LOOP = """\
+for req in reqs:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[req.request_id]
+        first = {first}
+        last = -(-req.num_computed_tokens // mgr.block_size)
+        kv.evict_blocks({{blocks[i].block_id for i in range(first, last)}})
+"""
+OBJECT_PAIRS += [
+    (
+        "method-table-keyed-by-enum-members",
+        STRATEGIES,
+        "{Mode.ABORT: Evicting(), Mode.RESUME: Evicting()}[self.mode()].apply(kv, reqs)\n" + ABORT,
+        "{Mode.ABORT: Evicting(), Mode.RESUME: Idle()}[self.mode()].apply(kv, reqs)\n" + ABORT,
+        ["FT007"],
+    ),
+    (
+        "divmod-of-the-boundary",
+        "",
+        LOOP.replace("blocks[confirmed // mgr.block_size:]", "blocks[divmod(confirmed, mgr.block_size)[0]:]").format(
+            stop=""
+        )
+        + ABORT,
+        LOOP.replace(
+            "blocks[confirmed // mgr.block_size:]", "blocks[divmod(req.num_computed_tokens, mgr.block_size)[0]:]"
+        ).format(stop="")
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "itertools-islice-from-the-boundary",
+        "import itertools\n",
+        LOOP.replace(
+            "blocks[confirmed // mgr.block_size:]", "itertools.islice(blocks, confirmed // mgr.block_size, None)"
+        ).format(stop="")
+        + ABORT,
+        LOOP.replace(
+            "blocks[confirmed // mgr.block_size:]",
+            "itertools.islice(blocks, req.num_computed_tokens // mgr.block_size, None)",
+        ).format(stop="")
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "range-from-the-boundary",
+        "",
+        RANGE_LOOP.format(first="confirmed // mgr.block_size") + ABORT,
+        RANGE_LOOP.format(first="-(-confirmed // mgr.block_size)") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "module-level-pipeline-of-functions",
+        PIPELINE,
+        "for stage in PIPELINE:\n    stage(kv, reqs)\n" + ABORT,
+        "for stage in IDLE:\n    stage(kv, reqs)\n" + ABORT,
+        ["FT007"],
+    ),
+    (
+        "block-ids-for-the-computed-tokens",
+        "",
+        "kv.evict_blocks(tail_ids(kv, reqs))\n" + ABORT,
+        "for req in reqs:\n"
+        "    ids = set().union(*kv.get_block_ids_for_computed_tokens(req.request_id, req.num_computed_tokens))\n"
+        "    kv.evict_blocks(ids)\n" + ABORT,
+        ["FT004"],
+    ),
+    (
+        "removing-from-the-running-queue-while-iterating-it",
+        "",
+        "for req in list(sched.running):\n    kv.evict_blocks(tail_ids(kv, [req]))\n    sched.running.remove(req)\n"
+        "    sched._preempt_request(req, 0.0)\n    req.num_in_flight_tokens = req.num_stale_output_tokens = 0",
+        "for req in sched.running:\n    kv.evict_blocks(tail_ids(kv, [req]))\n    sched.running.remove(req)\n"
+        "    sched._preempt_request(req, 0.0)\n    req.num_in_flight_tokens = req.num_stale_output_tokens = 0",
+        ["FT007"],
+    ),
+]
+
+OBJECT_PAIRS += [
+    (
+        "in-flight-set-to-0-first",
+        "",
+        "for req in reqs:\n    kv.evict_blocks(tail_ids(kv, [req]))\n    req.num_in_flight_tokens = 0\n" + ABORT,
+        "for req in reqs:\n    req.num_in_flight_tokens = 0\n    kv.evict_blocks(tail_ids(kv, [req]))\n" + ABORT,
+        ["FT007"],
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
-    attrs = PROPERTY if name.startswith("property") else ""
+    attrs = PROPERTY if name.startswith("property") else MODE if name.startswith("method-table") else ""
     assert _codes(tmp_path / "good", good, top=top, attrs=attrs) == []
     bad_top = "" if name == "callable-computed-at-run-time" else top  # no project function evicts there
     assert _codes(tmp_path / "bad", bad, top=bad_top, attrs=attrs) == codes
+
+
+STEPS = """\
+from vllm.v1.request import RequestStatus
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+        self.resume = False
+        self.steps = [{steps}]
+
+    def _evict(self):
+        kv = self.engine.scheduler.kv_cache_manager
+        for req in self.engine.scheduler.running:
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            for mgr in kv.coordinator.single_type_managers:
+                blocks = mgr.req_to_blocks[req.request_id]
+                kv.evict_blocks({{b.block_id for b in blocks[confirmed // mgr.block_size:]}})
+
+    def _abort(self):
+        self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    def on_fault(self, exc):
+        if self.resume:
+            {resume}
+        for step in self.steps:
+            step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("steps", "resume", "codes"),
+    [
+        ("self._evict, self._abort", "return", []),
+        ("self._abort", "return", ["FT007"]),
+        # a flag `__init__` sets may be flipped from outside (a switch): both paths are walked
+        ("self._evict, self._abort", "self._abort(); return", ["FT007"]),
+    ],
+    ids=["evict-then-abort", "abort-only", "init-flag-is-a-switch"],
+)
+def test_callables_listed_in_init_run_in_order(tmp_path, steps, resume, codes):
+    """`self.steps = [self._evict, self._abort]` in `__init__`, run by `for step in self.steps:
+    step()`: each in turn, in order (the free reported in the method that frees). A flag set
+    there is not taken as its value: the path where it is flipped is walked too."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "handler.py").write_text(STEPS.format(steps=steps, resume=resume))
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted(f.code for f in result.findings if f.code in ("FT004", "FT006", "FT007")) == codes
+
+
+SCRUBBER = """\
+class Scrubber:
+    def __init__(self, kv):
+        self.kv = kv
+
+    def scrub(self, req):
+        ids = {{b.block_id for mgr in self.kv.coordinator.single_type_managers
+               for b in mgr.req_to_blocks[req.request_id]{part}}}
+        self.kv.evict_blocks(ids)
+"""
+
+
+@pytest.mark.parametrize(
+    ("part", "codes"),
+    [("[(req.num_computed_tokens - req.num_in_flight_tokens) // mgr.block_size:]", []), ("", ["FT004"])],
+    ids=["tail", "every-block"],
+)
+def test_method_of_an_object_made_in_the_handler_is_in_the_fault_path(tmp_path, part, codes):
+    """`scrubber = Scrubber(kv)` then `scrubber.scrub(req)`: `Scrubber.scrub`, in another
+    module, is fault-path code (its broad eviction is reported there)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "scrubber.py").write_text(SCRUBBER.format(part=part))
+    (tmp_path / "handler.py").write_text(
+        "from scrubber import Scrubber\n\n\nclass FaultHandler:\n    def on_fault(self, exc):\n"
+        "        kv = self.engine.scheduler.kv_cache_manager\n        scrubber = Scrubber(kv)\n"
+        "        for req in self.engine.scheduler.running:\n            scrubber.scrub(req)\n"
+    )
+    result = lint_paths([Path(".")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted((Path(f.path).name, f.code) for f in result.findings if f.code == "FT004") == [
+        ("scrubber.py", c) for c in codes
+    ]

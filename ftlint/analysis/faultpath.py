@@ -224,12 +224,17 @@ class FaultPaths:
                 yield target[0]
             elif effect.callee is not None and effect.callee[0] == "self":
                 yield from self.project.class_lambda_callees(fn, effect.callee[1])
+            elif effect.callee is not None and effect.callee[0] == "dotted":
+                method = self._method_of_local(fn, effect.callee[1])
+                if method is not None:
+                    yield method
             for ref in effect.alternatives:
                 alternative = self._resolve(fn, ref)
                 if alternative is not None:
                     yield alternative[0]
         if seq is fn.ir:
             yield from self._referenced(fn)
+            yield from self._attribute_refs(fn)
 
     def _referenced(self, fn: Function) -> Iterator[Function]:
         """Project functions `fn` may run without calling them by name (besides a method
@@ -254,6 +259,49 @@ class FaultPaths:
                 if index >= len(in_lambdas) and fn.class_info is not None and fn.is_method:
                     self._wrapped[id(nested)] = fn.class_info
                 yield nested
+
+    def _method_of_local(self, fn: Function, dotted: str) -> Function | None:
+        """`x.m()` where `fn` binds `x = Cls(...)` to an object of a project class: `Cls.m`."""
+        head, _, method = dotted.partition(".")
+        if not method or "." in method:
+            return None
+        made = fn.tree_facts.get(_MADE_LOCALS)
+        if made is None:
+            finder = _MadeLocals()
+            fn.node.body.visit(finder)
+            made = fn.tree_facts[_MADE_LOCALS] = finder.made
+        cls_name = cast("dict[str, str]", made).get(head)
+        cls = self.project.resolve_class(fn.module, cls_name) if cls_name else None
+        return self.project.method(cls, method) if cls is not None else None
+
+    def _attribute_refs(self, fn: Function) -> Iterator[Function]:
+        """The project functions named in the value `__init__` gives an attribute `fn` reads
+        (`self.steps = [self._evict, self._abort]` read by `for step in self.steps: step()`):
+        the walk calls them through it (walk.shapes.init_assignment)."""
+        cls = fn.class_info
+        if cls is None or not fn.is_method:
+            return
+        read = fn.tree_facts.get(_SELF_ATTRS)
+        if read is None:
+            finder = _SelfAttributes()
+            fn.node.body.visit(finder)
+            read = fn.tree_facts[_SELF_ATTRS] = tuple(sorted(finder.found))
+        from ftlint.analysis.walk.shapes import init_assignment
+
+        chain = self.project.class_chain(cls)
+        for attr in cast("tuple[str, ...]", read):
+            if self.project.method(cls, attr) is not None:
+                continue
+            found = init_assignment(chain, attr)
+            if found is None:
+                continue
+            init, value = found
+            finder = _SelfAttributes(named=True)
+            value.visit(finder)
+            for ref in finder.refs:
+                target = self._resolve(init, ref)
+                if target is not None:
+                    yield target[0]
 
     def _resolve(self, fn: Function, ref: tuple[str, str] | None) -> tuple[Function, bool] | None:
         """What a call in `fn` reaches; `self.m` in a decorator's wrapper around a method
@@ -633,7 +681,60 @@ def _cap(states: frozenset) -> frozenset:
 #: tree (Function.tree_facts): the language server's workspace builds the scope again after
 #: every edit, from functions whose trees the edit left as they were
 _VALUE_REFS = "faultpath.value_refs"
+#: the `self.x` attributes a function reads (_attribute_refs), kept the same way
+_SELF_ATTRS = "faultpath.self_attributes"
+#: the locals a function binds to an object of a class it names (_method_of_local)
+_MADE_LOCALS = "faultpath.made_locals"
 _Refs = tuple[tuple[str, str] | None, ...]
+
+
+class _MadeLocals(cst.CSTVisitor):
+    """The locals a function binds once, to `Cls(...)` of a CamelCase name: {local: "Cls"}."""
+
+    def __init__(self) -> None:
+        self.made: dict[str, str] = {}
+        self._seen: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if not isinstance(target.target, cst.Name):
+                continue
+            name = target.target.value
+            called = ir.dotted_name(node.value.func) if isinstance(node.value, cst.Call) else None
+            camel = called is not None and called.rsplit(".", 1)[-1].lstrip("_")[:1].isupper()
+            if name in self._seen or not camel:
+                self.made.pop(name, None)  # bound twice, or to something else: not known
+            else:
+                self.made[name] = cast(str, called)
+            self._seen.add(name)
+
+
+class _SelfAttributes(cst.CSTVisitor):
+    """The `self.x` attributes a function body reads (nested definitions left out); with
+    `named`, the callee refs of the names and attributes of an expression."""
+
+    def __init__(self, *, named: bool = False) -> None:
+        self.found: set[str] = set()
+        self.refs: list[tuple[str, str]] = []
+        self.named = named
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            self.found.add(node.attr.value)
+        ref = ir.callee_ref(node) if self.named else None
+        if ref is not None:
+            self.refs.append(ref)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        ref = ir.callee_ref(node) if self.named else None
+        if ref is not None:
+            self.refs.append(ref)
 
 
 class _ValueRefs(cst.CSTVisitor):

@@ -253,6 +253,84 @@ MODELLED: tuple[Construct, ...] = (
         "cdiv-boundary",
     ),
     Construct(
+        "a `slice(start, stop)` object used as the index of a block list",
+        "modelled",
+        "the slice it stands for: where the eviction starts is read from `start`",
+        "slice-object-as-the-index",
+    ),
+    Construct(
+        "`itertools.chain(...)`, `itertools.chain.from_iterable(...)` over block lists",
+        "modelled",
+        "the blocks of every list it chains (a broad list makes the eviction broad)",
+        "itertools-chain-from-iterable",
+    ),
+    Construct(
+        "a `@dataclass` or `NamedTuple` made in the walk (also `cls(...)` in its classmethod)",
+        "modelled",
+        "its fields hold what the call gave them; its methods and properties see them through `self`",
+        "record-made-by-its-classmethod",
+    ),
+    Construct(
+        "a comparison of a request's token counts: `confirmed >= computed`, `in_flight == 0` (or their negation)",
+        "modelled",
+        "a test of whether the request has a dirty tail: skipping the requests for which it says none is fine, "
+        "skipping those for which it says one is not",
+        "record-property-testing-for-a-dirty-tail",
+    ),
+    Construct(
+        "an attribute `__init__` alone sets to callables, a table or list of them, or a project object "
+        "(`self.steps = [self._evict, self._abort]`)",
+        "modelled",
+        "that value; a loop over a literal list of callables runs each in turn, in order, and the methods it names "
+        "are in the fault-path scope. A flag or number set there is not taken as its value (it may be flipped "
+        "from outside)",
+        "test_callables_listed_in_init_run_in_order",
+    ),
+    Construct(
+        "a dict of callables or objects keyed by what the walk cannot compute (`{Mode.ABORT: self._abort, ...}`), "
+        "indexed",
+        "modelled",
+        "any of its entries: each is a path; a method called on the entry picked runs that object's method",
+        "method-table-keyed-by-enum-members",
+    ),
+    Construct(
+        "`divmod(a, b)`, `itertools.islice(blocks, start, stop)`, `range(first, last)` over a block list",
+        "modelled",
+        "`a // b` (and a remainder); the slice `blocks[start:stop]`; the positions from `first` (a stop it cannot "
+        "read is taken as the end)",
+        "range-from-the-boundary",
+    ),
+    Construct(
+        "a module-level list of functions (`PIPELINE = [forget, evict, requeue]`), also imported, looped over",
+        "modelled",
+        "each function in turn, in order",
+        "module-level-pipeline-of-functions",
+    ),
+    Construct(
+        "`kv_cache_manager.get_block_ids_for_computed_tokens(request_id, request.num_computed_tokens)`",
+        "modelled",
+        "all the blocks holding the computed tokens: evicting them is broad (another token count: unknown)",
+        "block-ids-for-the-computed-tokens",
+    ),
+    Construct(
+        "`scheduler.running.remove(req)` (or `pop`) inside a loop over `scheduler.running` itself (not over a copy)",
+        "modelled",
+        "the list shifts under the loop: the request after each one removed is skipped, its tail not evicted",
+        "removing-from-the-running-queue-while-iterating-it",
+    ),
+    Construct(
+        "`req.num_in_flight_tokens = 0` before the boundary is computed from it",
+        "modelled",
+        "the boundary is then `num_computed_tokens`: an eviction from it starts late",
+        "in-flight-set-to-0-first",
+    ),
+    Construct(
+        "`x = Cls(...)` in a fault-path function, then `x.method()`",
+        "modelled",
+        "`Cls.method` (also in another module) is fault-path code: its own findings are reported there",
+        "test_method_of_an_object_made_in_the_handler_is_in_the_fault_path",
+    ),
+    Construct(
         "a call the walk cannot resolve, given block ids",
         "unknown",
         "may evict them (also inside a tuple or dict it is given): their tails count as covered",

@@ -126,6 +126,15 @@ class Range:
 
 
 @dataclass(frozen=True, slots=True)
+class SliceOf:
+    """`slice(start, stop)`: an object that slices where it is used as an index."""
+
+    lower: Value
+    upper: Value
+    has_lower: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Length:
     of: Value
 
@@ -144,14 +153,18 @@ class FunctionRef:
 
     fn: Function
     via_instance: bool
+    #: the record it is a method of (its `self`), when the walk knows its fields
+    receiver: Instance | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Instance:
     """An object of a project class made in the walk (`TailEvictor(kv)`): its methods are
-    the class's; what its own attributes hold is not tracked (unknown)."""
+    the class's; `fields`: a record's fields as its constructor filled them (a dataclass's,
+    a NamedTuple's), other attributes as its `__init__` sets them (walk.shapes)."""
 
     cls: ClassInfo
+    fields: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +264,14 @@ class Bool:
 
 
 @dataclass(frozen=True, slots=True)
+class TailTest:
+    """A comparison of a request's token counts that holds exactly when it has no dirty
+    tail (`clean`: `confirmed >= computed`, `in_flight == 0`) or exactly when it has one."""
+
+    clean: bool
+
+
+@dataclass(frozen=True, slots=True)
 class NoneValue:
     pass
 
@@ -290,6 +311,7 @@ Value: TypeAlias = (
     | Index
     | Enumerated
     | Range
+    | SliceOf
     | Length
     | Primitive
     | FunctionRef
@@ -307,6 +329,7 @@ Value: TypeAlias = (
     | Str
     | Strs
     | Bool
+    | TailTest
     | NoneValue
     | Param
     | Frame
@@ -314,6 +337,8 @@ Value: TypeAlias = (
     | None
 )
 
+#: the key prefix of a table entry whose key the walk cannot compute (`{Mode.ABORT: ...}`)
+UNKNOWN_KEY = "\x00key"
 RUNNING = Running()
 NONE = NoneValue()
 TRUE = Bool(True)
@@ -407,6 +432,22 @@ def start_from_index(kind: str | None) -> str:
 
 def is_callable(value: Value) -> bool:
     return isinstance(value, CALLABLE)
+
+
+#: (left kind, right kind) -> {comparison: whether it holds exactly for a clean request}
+_TAIL_TESTS: dict[tuple[str, str], dict[str, bool]] = {
+    ("inflight", "zero"): {"==": True, "<=": True, ">": False, "!=": False},
+    ("zero", "inflight"): {"==": True, ">=": True, "<": False, "!=": False},
+    ("confirmed", "computed"): {">=": True, "==": True, "<": False, "!=": False},
+    ("computed", "confirmed"): {"<=": True, "==": True, ">": False, "!=": False},
+}
+
+
+def tail_test(left: Value, operator: str, right: Value) -> TailTest | None:
+    """`left <operator> right` as a test of a request's dirty tail, or None."""
+    kinds = (num_kind(left) or "", num_kind(right) or "")
+    clean = _TAIL_TESTS.get(kinds, {}).get(operator)
+    return TailTest(clean) if clean is not None else None
 
 
 def truth(value: Value) -> bool | None:

@@ -53,6 +53,9 @@ REQ_TO_BLOCKS = "req_to_blocks"
 TAIL_BOUNDARY = (NUM_COMPUTED_TOKENS, NUM_IN_FLIGHT_TOKENS)
 BLOCK_LIST_CALLS = frozenset({"get_blocks", "get_block_ids"})
 BLOCK_LIST_ATTRS = frozenset({"block_ids"})
+#: KVCacheManager.get_block_ids_for_computed_tokens(request_id, n): per group, the block ids
+#: holding the request's tokens [0, n)
+BLOCK_IDS_FOR_TOKENS = "get_block_ids_for_computed_tokens"
 BLOCK_ID_ATTR = "block_id"  # KVCacheBlock.block_id
 #: vllm/utils/math_utils.py `cdiv(a, b)`: division rounding up (a block count from a token count)
 CEIL_DIVIDE = "cdiv"

@@ -126,6 +126,9 @@ class WalkBase:
         self.foreign: set[int] = set()  # id() of such lambdas
         self.names: dict[tuple[object, ...], Val.Value] = {}  # names resolved per frame
         self.decrements: dict[int, Decrement] = {}  # by id() of the counter written
+        # id() of the loops during which the live running queue lost an item
+        # (`scheduler.running.remove(req)`): a loop over that queue then skips requests
+        self.running_mutated: set[int] = set()
 
     @property
     def fn(self) -> Function:

@@ -17,8 +17,8 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
-from ftlint.analysis.walk.expressions import Expressions
-from ftlint.analysis.walk.shapes import Body, defaults, module_tree
+from ftlint.analysis.walk.expressions import Expressions, arithmetic
+from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_fields
 from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, merge_results
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
@@ -46,9 +46,19 @@ _BUILTINS = frozenset(
         "min",
         "methodcaller",
         "vars",
+        "slice",
+        "islice",
+        "divmod",
         V.CEIL_DIVIDE,
     }
 )
+#: itertools' functions that pass their elements through, as the walk reads them
+_ITERTOOLS = {
+    "itertools.islice": "islice",
+    "itertools.chain": "chain",
+    "itertools.chain.from_iterable": "from_iterable",
+    "chain.from_iterable": "from_iterable",
+}
 #: `copy.copy(request)`: another object, on which resets miss the request
 _COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _ADDING = frozenset(
@@ -122,16 +132,22 @@ class Calls(Expressions):
     ) -> Results:
         if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == V.SCHEDULER_WAITING:
             state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
+        if isinstance(receiver, Val.Either) and all(isinstance(o, Val.Instance) for o in receiver.options):
+            # `strategy.apply(...)` with the strategy picked at run time: any of them
+            return [
+                result
+                for option in receiver.options
+                for result in self.method_call(func, method, option, args, keywords, node, state)
+            ]
         if isinstance(receiver, Val.Instance):
             found = self.interp.project.method(receiver.cls, method)
             if found is not None:
-                return self.inline(found, True, args, keywords, node, state)
+                return self.inline(found, True, args, keywords, node, state, receiver)
         tracked = self._tracked_method(func, method, receiver, args, keywords, node, state)
         if tracked is not None:
             return [tracked]
-        if method in V.BLOCK_LIST_CALLS:
-            key = Val.key_of(args[0]) if args else None
-            return [(self.read_blocks(key, "all"), state)]
+        if method in V.BLOCK_LIST_CALLS or method == V.BLOCK_IDS_FOR_TOKENS:
+            return [(self._block_list(method, args), state)]
         if (
             method in V.EFFECTS
             or (method == V.KV_MANAGER_FREE[1] and ir.called_name(func.value) == V.KV_MANAGER_FREE[0])
@@ -140,6 +156,8 @@ class Calls(Expressions):
         dotted = ir.dotted_name(func)
         if dotted in ("functools.partial", "operator.methodcaller"):
             return [self.builtin(method, args, keywords, node, state)]
+        if dotted in _ITERTOOLS:  # `itertools.chain.from_iterable(per_group)`: the same blocks
+            return [self.builtin(_ITERTOOLS[dotted], args, keywords, node, state)]
         if dotted in _COPIES:
             key = Val.key_of(args[0]) if args else None
             # another object (resets on it miss the request) with the same request id and
@@ -155,6 +173,16 @@ class Calls(Expressions):
         if callee is None:
             return self.unresolved(node, state, [*args, *keywords.values()])
         return self.call_value(callee, args, keywords, node, state)
+
+    def _block_list(self, method: str, args: Args) -> Val.Value:
+        """`kv.get_block_ids(request_id)` (a request's block ids, per group), and
+        `get_block_ids_for_computed_tokens(request_id, n)`: the blocks holding tokens [0, n),
+        with n the computed tokens every block (broad); another n: unknown."""
+        key = Val.key_of(args[0]) if args else None
+        if method in V.BLOCK_LIST_CALLS:
+            return self.read_blocks(key, "all")
+        whole = len(args) >= 2 and Val.num_kind(args[1]) == "computed"
+        return self.read_blocks(key, "all") if whole else None
 
     def _run_method(self, node: cst.Call, args: Args, keywords: Keywords, state: State) -> Results:
         """vLLM's `run_method(obj, method, args, kwargs)` (V.RUN_METHOD): `obj.method(*args,
@@ -183,6 +211,8 @@ class Calls(Expressions):
     ) -> Effect | None:
         """A method of a value the walk tracks; None for another receiver."""
         if isinstance(receiver, Val.Running):
+            if method in ("remove", "pop") and ir.dotted_name(func.value) and live_running(func.value):
+                self.running_mutated.update(self.loop_nodes)
             if method == "pop":
                 return self.new_request(node), state
             return (Val.RUNNING if method == "copy" else None), state
@@ -280,6 +310,10 @@ class Calls(Expressions):
             return self.attribute(args[0], attr, cst.Attribute(value=node.args[0].value, attr=cst.Name(attr))), state
         if name == "next" and args and isinstance(args[0], Val.Running):
             return self.new_request(node), state
+        if name == "islice" and len(args) >= 2:  # islice(blocks, start, stop) / islice(blocks, stop)
+            if len(args) >= 3:
+                return self._slice(args[0], not isinstance(args[1], Val.NoneValue), args[1], args[2]), state
+            return self._slice(args[0], False, Val.NONE, args[1]), state
         return value_builtin(name, args, keywords), state
 
     def call_value(self, callee: Val.Value, args: Args, keywords: Keywords, node: cst.CSTNode, state: State) -> Results:
@@ -290,13 +324,13 @@ class Calls(Expressions):
             merged.update(keywords)
             return self.call_value(callee.callee, list(callee.args) + list(args), merged, node, state)
         if isinstance(callee, Val.FunctionRef):
-            return self.inline(callee.fn, callee.via_instance, args, keywords, node, state)
+            return self.inline(callee.fn, callee.via_instance, args, keywords, node, state, callee.receiver)
         if isinstance(callee, Val.Lambda):
             return self.call_lambda(callee, args, keywords, node, state)
         if isinstance(callee, Val.Instance):
             dunder = self.interp.project.method(callee.cls, "__call__")
             if dunder is not None:
-                return self.inline(dunder, True, args, keywords, node, state)
+                return self.inline(dunder, True, args, keywords, node, state, callee)
         if isinstance(callee, Val.MethodCaller) and callee.name in V.EFFECTS and args:
             # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
             return [self.primitive(callee.name, list(callee.args), dict(callee.keywords), node, state)]
@@ -356,7 +390,7 @@ class Calls(Expressions):
                 if found is not None:
                     return found
             else:  # a named callee outside the project, or one computed at run time
-                made = self._constructed(node, state)
+                made = self._constructed(node, state, args)
                 if made is not None:
                     return made
                 state = self._opaque_call(node, state, callee)
@@ -365,21 +399,25 @@ class Calls(Expressions):
             state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
         return [(None, self._may_evict(node, state, args))]
 
-    def _constructed(self, node: cst.Call, state: State) -> Results | None:
-        """`Cls(...)` of a project class: an Instance of it (its `__init__` is not walked: one
-        that may evict is taken as covering every request); None for another callee."""
+    def _constructed(self, node: cst.Call, state: State, args: Sequence[Val.Value]) -> Results | None:
+        """`Cls(...)` of a project class (`cls(...)` in its classmethod): an Instance of it,
+        a record's fields as the call fills them (its `__init__` is not walked: one that may
+        evict is taken as covering every request); None for another callee."""
         dotted = ir.dotted_name(node.func)
         info = self.fn.module
-        if dotted is None or info is None or not dotted.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
+        if dotted == "cls" and self.fn.is_classmethod and state.env.get("cls") is None:
+            cls = self.selves[-1] if self.selves else self.fn.class_info
+        elif dotted is None or info is None or not dotted.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
             return None  # a class is named in CamelCase: `logger.warning()` is not looked up (it loads modules)
-        cls = self.interp.project.resolve_class(info, dotted)
+        else:
+            cls = self.interp.project.resolve_class(info, dotted)
         if cls is None:
             return None
         init = self.interp.project.method(cls, "__init__")
         if init is not None and self._may_evict_fn(init):
             self.interp.note(f"{self.fn.qualname}: `{dotted}.__init__` may evict; taken as covering every request")
             state = covered(state)
-        return [(Val.Instance(cls), state)]
+        return [(Val.Instance(cls, _filled(record_fields(cls), node, args)), state)]
 
     def _opaque_call(self, node: cst.Call, state: State, callee: Val.Value) -> State:
         """A call the walk cannot follow: no effect, unless what it calls may be a project
@@ -548,8 +586,11 @@ class Calls(Expressions):
             for result in self.inline(fn, True, args, keywords, node, s)
         ]
 
-    def frame_env(self, fn: Function, via_instance: bool, args: Args, keywords: Keywords) -> dict[str, Val.Value]:
-        """The names of a called project function: its parameters, as the call fills them."""
+    def frame_env(
+        self, fn: Function, via_instance: bool, args: Args, keywords: Keywords, receiver: Val.Value = None
+    ) -> dict[str, Val.Value]:
+        """The names of a called project function: its parameters, as the call fills them
+        (`self`: the record it is called on, when the walk knows its fields)."""
         params = fn.caller_params(via_instance)
         env: dict[str, Val.Value] = {}
         known = defaults(fn)
@@ -557,11 +598,18 @@ class Calls(Expressions):
             env[param] = args[index] if index < len(args) else keywords.get(param, known.get(param))
         env.update(_star_params(fn, params, args, keywords))
         if fn.is_method and via_instance and fn.params:
-            env[fn.params[0]] = None
+            env[fn.params[0]] = receiver if isinstance(receiver, Val.Instance) and receiver.fields else None
         return env
 
     def inline(
-        self, fn: Function, via_instance: bool, args: Args, keywords: Keywords, node: cst.CSTNode, state: State
+        self,
+        fn: Function,
+        via_instance: bool,
+        args: Args,
+        keywords: Keywords,
+        node: cst.CSTNode,
+        state: State,
+        receiver: Val.Value = None,
     ) -> Results:
         """A project function called in this state: its paths, in the caller's terms."""
         if any(frame is fn for frame, _ in self.stack):
@@ -570,7 +618,7 @@ class Calls(Expressions):
             return [(None, self._summarised(fn, node, state))]
         if self.is_handler:
             self.interp.reached_fns.add(fn)
-        env = self.frame_env(fn, via_instance, args, keywords)
+        env = self.frame_env(fn, via_instance, args, keywords, receiver)
         self.stack.append((fn, self.site(node)))
         self.selves.append(self.self_class_of(fn, via_instance))
         try:
@@ -600,6 +648,26 @@ class Calls(Expressions):
 
 
 _RUN_METHOD_PARAMS = ("obj", "method", "args", "kwargs")
+
+
+def live_running(node: cst.BaseExpression) -> bool:
+    """`scheduler.running` itself (an attribute), not a copy or a local."""
+    return isinstance(node, cst.Attribute) and node.attr.value == V.SCHEDULER_RUNNING
+
+
+def _filled(
+    fields: tuple[str, ...] | None, node: cst.Call, values: Sequence[Val.Value]
+) -> tuple[tuple[str, Val.Value], ...]:
+    """A record's fields as a constructor call fills them (positional, then keywords: the
+    order `unresolved` is given them); none known when the call spreads `*args`/`**kw`."""
+    if not fields or any(a.star for a in node.args) or len(values) != len(node.args):
+        return ()
+    positional = [a for a in node.args if a.keyword is None]
+    named = [a.keyword.value for a in node.args if a.keyword is not None]
+    names = [*fields[: len(positional)], *named]
+    if len(positional) > len(fields) or len(set(names)) != len(names):
+        return ()
+    return tuple((n, v) for n, v in zip(names, values, strict=True) if n in fields and v is not None)
 
 
 def _spread(value: Val.Value) -> Args | None:
@@ -647,11 +715,31 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
         if len(args) == 1:
             return Val.Range("whole", args[0])
         return Val.Range(Val.start_from_index(Val.num_kind(args[0])), args[1]) if len(args) >= 2 else None
+    if name in ("slice", "chain"):
+        return _sliced_or_chained(name, args)
+    if name == "divmod" and len(args) == 2:  # (a // b, a % b)
+        return Val.Seq((arithmetic(cst.FloorDivide(), args[0], args[1]), Val.OTHER))
     if name in _PASSTHROUGH:
         if not args:
             return Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None
         return args[0] if isinstance(args[0], (Val.Ids, Val.Running)) else None
     return None
+
+
+def _sliced_or_chained(name: str, args: Args) -> Val.Value:
+    """`slice(start, stop)`: a SliceOf; `itertools.chain(a, b)`: the block ids of every part."""
+    if name == "slice":  # slice(stop) / slice(start, stop[, step])
+        if not args:
+            return None
+        lower, upper = (args[0], args[1]) if len(args) >= 2 else (Val.NONE, args[0])
+        return Val.SliceOf(lower, upper, len(args) >= 2 and not isinstance(args[0], Val.NoneValue))
+    parts = [a for a in args if isinstance(a, Val.Ids)]
+    if not parts or len(parts) != len(args):
+        return None
+    value = parts[0]
+    for other in parts[1:]:
+        value = Val.join_ids(value, other)
+    return value
 
 
 def _extremum(name: str, args: Args) -> Val.Value:

@@ -12,7 +12,7 @@ import libcst as cst
 
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import Decrement
-from ftlint.analysis.walk.calls import Calls
+from ftlint.analysis.walk.calls import Calls, live_running
 from ftlint.analysis.walk.shapes import Body, ContextSplit, breaks_always, context_split, counters_read, decrements
 from ftlint.analysis.walk.state import (
     Flow,
@@ -32,6 +32,8 @@ from ftlint.analysis.walk.state import (
 )
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
+
+_UNROLLED = 8  # items of a literal sequence of callables a loop runs one by one
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -214,6 +216,7 @@ class ControlFlow(Calls):
         current: cst.If | cst.Else | None = node
         while isinstance(current, cst.If):  # an elif chain, iterated
             taken, skipped = [], []
+            self.current = states[0] if states else self.current  # the names bound before the test
             gate = self._gate(current.test)
             for value, s in self.ev_all(current.test, states):
                 truth = Val.truth(value)
@@ -323,6 +326,8 @@ class ControlFlow(Calls):
             return True
         if state is not None and _empty_ids_test(test, state):  # `if not ids: continue`: nothing to evict
             return True
+        if state is not None and self.ev_pure(test, state) == Val.TailTest(True):  # `if span.empty:`
+            return True
         return state is not None and any(
             Val.num_kind(value) in ("confirmed", "inflight", "computed", "cblk") and name in text
             for name, value in state.env.items()
@@ -418,6 +423,12 @@ class ControlFlow(Calls):
         flow = Flow()
         over_requests = False  # `for req in [req]`: a skip in it skips a request
         for iterable, state in self.ev_all(node.iter, states):
+            if isinstance(iterable, Val.Seq) and _callables(iterable):
+                # `for step in (self._evict, self._abort): step()`: each in turn
+                unrolled = self._unrolled(node, iterable.items, state)
+                flow.add(unrolled, normal=False)
+                flow.normal += unrolled.normal
+                continue
             element = self.element(iterable, node, node.target, [node.body])
             over_requests |= _holds_request(element)
 
@@ -430,6 +441,11 @@ class ControlFlow(Calls):
         born = self.loops.pop()
         self.loop_nodes.pop()
         depth = len(self.loops)
+        if id(node) in self.running_mutated and live_running(node.iter):
+            # `for req in scheduler.running: ... scheduler.running.remove(req)`: the list shifts
+            # under the loop, which skips the request after each one removed
+            mark = skip(id(node))
+            flow.normal = [s.replace(evicted=s.evicted | {mark}) for s in flow.normal]
         if not born and not over_requests:
             flow.normal, flow.brk = clear_skips(flow.normal, id(node)), clear_skips(flow.brk, id(node))
         if not born:
@@ -447,6 +463,20 @@ class ControlFlow(Calls):
         out.brk, out.cont = after.brk, after.cont
         out.normal = dedupe(out.normal)
         return out
+
+    def _unrolled(self, node: cst.For, items: tuple[Val.Value, ...], state: State) -> Flow:
+        """The body once per item of a literal sequence, in order (its `normal` exits are the
+        paths that ran every item; a `break` leaves with the state it had)."""
+        flow = Flow()
+        current = [state]
+        for item in items:
+            body = self.suite(node.body, [self.assign(node.target, item, s) for s in current])
+            flow.brk += body.brk
+            flow.ret += body.ret
+            flow.exc += body.exc
+            current = dedupe(body.normal + body.cont)
+        flow.normal += current
+        return flow
 
     def _while(self, node: cst.While, states: list[State]) -> Flow:
         states = tag_entries(states, len(self.loops))
@@ -560,6 +590,11 @@ class ControlFlow(Calls):
             state = not_at_zero(state, key, attr) if key is not None else state
         name = ir.dotted_name(target)
         return state.bind(name, value) if name else state
+
+
+def _callables(iterable: Val.Seq) -> bool:
+    """A literal tuple or list of callables, short enough to run item by item."""
+    return 0 < len(iterable.items) <= _UNROLLED and all(Val.is_callable(item) for item in iterable.items)
 
 
 def _in_flight_positive(test: cst.BaseExpression) -> bool:

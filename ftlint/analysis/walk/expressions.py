@@ -5,22 +5,30 @@ comprehensions, and the loop element of each kind of iterable."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_STEPS
 from ftlint.analysis.walk.effects import Args, Effects, Keywords
-from ftlint.analysis.walk.shapes import comparisons, module_constant, string, target_names
+from ftlint.analysis.walk.shapes import (
+    comparisons,
+    init_assignment,
+    module_constant,
+    module_name_list,
+    string,
+    target_names,
+)
 from ftlint.analysis.walk.state import MAX_STATES, Abandon, Results, State, merge, merge_results, promote
 from ftlint.core import vocabulary as V
+from ftlint.index.project import Function
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ftlint.index.project import Function
+    from ftlint.index.project import ClassInfo
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 #: attributes whose value does not depend on the object they are read on
@@ -31,6 +39,14 @@ _ATTRIBUTES: dict[str, Val.Value] = {
     V.NUM_COMPUTED_TOKENS: Val.Num("computed"),
     V.NUM_IN_FLIGHT_TOKENS: Val.Num("inflight"),
     V.MANAGER_BLOCK_SIZE: Val.Num("bs"),
+}
+_COMPARISONS: dict[type, str] = {
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
 }
 #: where a slice of a whole block list ends, by the kind of its upper bound
 _SLICE_ENDS = {
@@ -61,7 +77,8 @@ class Expressions(Effects):
     def ev_pure(self, node: cst.BaseExpression, state: State) -> Val.Value:
         """A value without its effects (headers of index filters, assignment bases)."""
         results = self.ev(node, state)
-        return results[0][0] if len(results) == 1 else None
+        values = {value for value, _ in results}
+        return values.pop() if len(values) == 1 else None  # the same on every path, or unknown
 
     def ev_all(self, node: cst.BaseExpression, states: list[State]) -> Results:
         out = []
@@ -99,7 +116,14 @@ class Expressions(Effects):
             for base, after in self.ev(node.value, state):
                 if isinstance(base, Val.Instance):  # an object of a project class: its methods
                     method = self.interp.project.method(base.cls, node.attr.value)
-                    value: Val.Value = Val.FunctionRef(method, True) if method is not None else None
+                    fields = dict(base.fields)
+                    value: Val.Value = (
+                        Val.FunctionRef(method, True, base if base.fields else None)
+                        if method is not None
+                        else fields[node.attr.value]
+                        if node.attr.value in fields
+                        else self.init_attribute(base.cls, node.attr.value)
+                    )
                 else:
                     value = self.attribute(base, node.attr.value, node)
                 if (
@@ -131,9 +155,25 @@ class Expressions(Effects):
             return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
         if isinstance(node, cst.UnaryOperation):
             minus = isinstance(node.operator, cst.Minus)
-            return [(Val.negated(v) if minus else None, s) for v, s in self.ev(node.expression, state)]
+            negate = isinstance(node.operator, cst.Not)
+            return [
+                (
+                    Val.negated(v)
+                    if minus
+                    else Val.TailTest(not v.clean)
+                    if negate and isinstance(v, Val.TailTest)
+                    else None,
+                    s,
+                )
+                for v, s in self.ev(node.expression, state)
+            ]
         nodes = [node.left, *(c.comparator for c in node.comparisons)]
-        return [(None, s) for _, s in self.ev_seq(nodes, state)]
+        operator = _COMPARISONS.get(type(node.comparisons[0].operator)) if len(node.comparisons) == 1 else None
+        return [
+            (Val.tail_test(left, operator, right) if operator else None, s)
+            for (left, *rest), s in self.ev_seq(nodes, state)
+            for right in rest[:1]
+        ]
 
     def _compound(self, node: cst.BaseExpression, state: State) -> Results:
         if isinstance(node, cst.IfExp):
@@ -185,6 +225,11 @@ class Expressions(Effects):
             constants = [c for c in map(Val.constant, key_values) if c is not None]
             if len(constants) == len(key_values) == len(item_values):
                 out.append((Val.Table(tuple(zip(constants, item_values, strict=True))), s))
+            elif len(key_values) == len(item_values) and item_values and all(map(_dispatches, item_values)):
+                # `{Mode.ABORT: self._abort, ...}`: keyed by what the walk cannot compute (enum
+                # members); any entry may be picked
+                unknown = [f"{Val.UNKNOWN_KEY}{i}" for i in range(len(item_values))]
+                out.append((Val.Table(tuple(zip(unknown, item_values, strict=True))), s))
             else:
                 out.append((None, s))
         return out
@@ -204,12 +249,32 @@ class Expressions(Effects):
         key = (id(self.fn), name)
         if key not in self.names:
             target = self.interp.project.resolve_call(self.fn, ("name", name))
-            self.names[key] = Val.FunctionRef(*target) if target else module_constant(self.fn.module, name)
+            found = Val.FunctionRef(*target) if target else module_constant(self.fn.module, name)
+            self.names[key] = found if found is not None else self._module_functions(name)
         return self.names[key]
+
+    def _module_functions(self, name: str) -> Val.Value:
+        """`NAME = [f, g, h]` at module level (here or where `name` is imported from), each a
+        function of that module: the list of them; None otherwise."""
+        project, info, local = self.interp.project, self.fn.module, name
+        ref = info.imports.get(name)
+        if ref is not None and ref.name is not None:
+            file = project.find_module_file(ref.module, info.path, ref.level)
+            source = project.module_at(file) if file is not None else None
+            if source is None:
+                return None
+            info, local = source, ref.name
+        names = module_name_list(info, local)
+        functions = [project.lookup(info, n) for n in names or ()]
+        if not functions or not all(isinstance(f, Function) for f in functions):
+            return None
+        return Val.Seq(tuple(Val.FunctionRef(cast(Function, f), False) for f in functions))
 
     def attribute(self, base: Val.Value, attr: str, node: cst.Attribute) -> Val.Value:
         if attr == "__dict__":
             return Val.Fields(base)
+        if attr == V.NUM_IN_FLIGHT_TOKENS and self._zeroed(base, attr):
+            return Val.ZERO  # `req.num_in_flight_tokens = 0` earlier on this path: the boundary is lost
         fixed = _ATTRIBUTES.get(attr)
         if fixed is not None:
             return fixed
@@ -225,6 +290,12 @@ class Expressions(Effects):
             return base if attr in (V.BLOCK_ID_ATTR, "blocks") else None
         return self._named_attribute(attr, node)
 
+    def _zeroed(self, base: Val.Value, attr: str) -> bool:
+        """Whether the path set this counter of this request to 0 (and not again since)."""
+        key = Val.key_of(base)
+        current = self.current
+        return key is not None and current is not None and any(z[:2] == (key, attr) for z in current.at_zero)
+
     def _named_attribute(self, attr: str, node: cst.Attribute) -> Val.Value:
         """An attribute known by its name and its owner's: the pool's hash maps, a
         primitive, a method of `self`."""
@@ -238,9 +309,33 @@ class Expressions(Effects):
             key = (id(self.fn), id(self.selves[-1] if self.selves else None), "self." + attr)
             if key not in self.names:
                 target = self.resolve(("self", attr))
-                self.names[key] = Val.FunctionRef(*target) if target else None
+                cls = self.selves[-1] if self.selves else self.fn.class_info
+                own = self.init_attribute(cls, attr) if cls is not None and node.value.value == "self" else None
+                self.names[key] = Val.FunctionRef(*target) if target else own
             return self.names[key]
         return None
+
+    def init_attribute(self, cls: ClassInfo, attr: str) -> Val.Value:
+        """`self.attr` of an instance of `cls` when its `__init__` alone sets it, once, to a
+        value the walk can compute there (`self.steps = [self._evict, self._abort]`, a table of
+        bound methods, a helper object): that value; None otherwise."""
+        found = init_assignment(self.interp.project.class_chain(cls), attr)
+        if found is None:
+            return None
+        init, value = found
+        env: dict[str, Val.Value] = {p: None for p in init.params}
+        current = self.current
+        self.stack.append((init, None))
+        self.selves.append(cls)
+        try:
+            found_value = self.ev_pure(value, State(env))
+        finally:
+            self.selves.pop()
+            self.stack.pop()
+            self.current = current
+        # what dispatches (callables, tables and lists of them, helper objects); a flag or a
+        # number may be set from outside the class (a switch a deployment flips): unknown
+        return found_value if _dispatches(found_value) else None
 
     def read_blocks(self, key: str | None, groups: str) -> Val.Ids:
         freed = self.current.freed_keys() if self.current is not None else set()
@@ -269,7 +364,7 @@ class Expressions(Effects):
             if isinstance(element, cst.Slice):
                 parts = [element.lower, element.upper, element.step]
                 for (lower, upper, _), s2 in self.ev_seq([p or cst.Name("None") for p in parts], s):
-                    out.append((self._slice(base, element.lower, lower, upper), s2))
+                    out.append((self._slice(base, element.lower is not None, lower, upper), s2))
                 continue
             if not isinstance(element, cst.Index):
                 out.append((base if isinstance(base, Val.Ids) else None, s))
@@ -279,9 +374,7 @@ class Expressions(Effects):
                 out.append((self._index(base, element.value, index), s2))
         return out
 
-    def _slice(
-        self, base: Val.Value, lower_node: cst.BaseExpression | None, lower: Val.Value, upper: Val.Value
-    ) -> Val.Value:
+    def _slice(self, base: Val.Value, has_lower: bool, lower: Val.Value, upper: Val.Value) -> Val.Value:
         if isinstance(base, Val.Running):
             return Val.RUNNING
         if not isinstance(base, Val.Ids) or base.start != "whole":
@@ -289,11 +382,13 @@ class Expressions(Effects):
         end = _SLICE_ENDS.get(Val.num_kind(upper) or "")
         if end is not None:
             return Val.with_start(base, end)
-        if lower_node is None:
+        if not has_lower:
             return base
         return Val.with_start(base, Val.start_from_index(Val.num_kind(lower)))
 
     def _index(self, base: Val.Value, index_node: cst.BaseExpression, index: Val.Value) -> Val.Value:
+        if isinstance(index, Val.SliceOf):  # `blocks[tail]` with `tail = slice(start, None)`
+            return self._slice(base, index.has_lower, index.lower, index.upper)
         if base is None or (isinstance(base, Val.Ids) and isinstance(index, Val.Ids)):
             return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]`: its block
         if isinstance(base, Val.BlockMap):
@@ -304,6 +399,9 @@ class Expressions(Effects):
             return Val.Req(f"at:{id(index_node)}")
         if isinstance(base, Val.Table):
             return _entry(base, index)
+        if isinstance(base, Val.Seq) and isinstance(index_node, cst.Integer):  # `divmod(a, b)[0]`
+            at = int(index_node.value, 0)
+            return base.items[at] if at < len(base.items) else None
         if isinstance(base, Val.Keyed):
             return base.values
         if isinstance(base, Val.Ids):
@@ -426,6 +524,8 @@ class Expressions(Effects):
             return Val.Index(stop.of, start)
         if isinstance(stop, Val.Length) and isinstance(stop.of, Val.Managers):
             return Val.Index(stop.of, "whole")
+        if start in ("tail", "late", "early"):  # `range(first, last)`: from where it starts
+            return Val.Index(None, start)
         return Val.OTHER
 
     def index_filter(self, name: str, scope: Sequence[cst.CSTNode]) -> str | None:
@@ -457,11 +557,12 @@ def _entry(table: Val.Table, index: Val.Value) -> Val.Value:
     callables (calling a non-callable entry such as `"skip": None` raises); each is a path,
     as `if flag:` forks."""
     constant = Val.constant(index)
-    if constant is not None:
+    unknown_keys = any(isinstance(k, str) and k.startswith(Val.UNKNOWN_KEY) for k, _ in table.items)
+    if constant is not None and not unknown_keys:
         return dict(table.items).get(constant)
     options: list[Val.Value] = []
     for _, value in table.items:
-        if Val.is_callable(value) and value not in options:
+        if _dispatches(value) and value not in options:
             options.append(value)
     return options[0] if len(options) == 1 else Val.Either(tuple(options)) if options else None
 
@@ -536,6 +637,15 @@ def _subtract(left: Val.Value, lk: str | None, rk: str | None) -> Val.Value:
     if rk == "zero":
         return left
     return Val.OTHER if lk is not None or rk is not None else None
+
+
+def _dispatches(value: Val.Value) -> bool:
+    """A callable or a project object, or a table or list of them: what a dispatch picks."""
+    if isinstance(value, Val.Seq):
+        return bool(value.items) and all(_dispatches(item) for item in value.items)
+    if isinstance(value, Val.Table):
+        return bool(value.items) and all(_dispatches(item) for _, item in value.items)
+    return Val.is_callable(value) or isinstance(value, Val.Instance)
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

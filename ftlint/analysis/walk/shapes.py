@@ -7,8 +7,9 @@ spelled, a counter's decrement, literal defaults and module constants.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -17,9 +18,9 @@ from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
-    from ftlint.index.project import Function, ModuleInfo
+    from ftlint.index.project import ClassInfo, Function, ModuleInfo
 
 
 class _CounterReads(cst.CSTVisitor):
@@ -121,6 +122,128 @@ def breaks_always(body: cst.BaseSuite) -> bool:
         isinstance(line, cst.SimpleStatementLine) and any(isinstance(small, cst.Break) for small in line.body)
         for line in statements
     )
+
+
+_MUTATORS = (
+    "append|extend|insert|update|pop|popitem|remove|clear|setdefault|add|discard|sort|reverse|__setitem__|__ior__"
+)
+#: constructors and makers an attribute's value may call (`KVJanitor(...)`, `partial(...)`):
+#: they compute a value and have no effect the walk needs
+_VALUE_CALLS = frozenset({"partial", "functools.partial", "methodcaller", "operator.methodcaller", "dict", "list"})
+
+
+def init_assignment(chain: Sequence[ClassInfo], attr: str) -> tuple[Function, cst.BaseExpression] | None:
+    """`self.attr = value` as the one write of `attr` in the modules of a class and its bases
+    (`chain`), a top-level statement of one of their `__init__`s: (that `__init__`, value).
+    None when `attr` is written elsewhere or more than once, changed in place (`append`,
+    an item set, `setattr(self, ...)`), or the value calls what is not a constructor."""
+    inits = [c.methods["__init__"] for c in chain if "__init__" in c.methods]
+    if not inits:
+        return None
+    writes = 0
+    for info in {id(c.module): c.module for c in chain}.values():
+        counts, changed = _self_writes(info)
+        if attr in changed:
+            return None
+        writes += counts.get(attr, 0)
+    if writes != 1:
+        return None
+    for init in inits:
+        for line in init.node.body.body:
+            for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+                target = small.target if isinstance(small, cst.AnnAssign) else target
+                value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+                if (
+                    isinstance(target, cst.Attribute)
+                    and ir.dotted_name(target) == f"self.{attr}"
+                    and value is not None
+                    and _plain(value)
+                ):
+                    return init, value
+    return None
+
+
+_WRITE = re.compile(r"\bself\.(\w+)\s*(?::[^=\n]*)?=(?!=)")
+_CHANGE = re.compile(
+    r"\bself\.(\w+)\s*(?:[-+*/|&^%@]|//|<<|>>|\*\*)=|\bself\.(\w+)\s*\[[^\]\n]*\]\s*=(?!=)"
+    rf"|\bself\.(\w+)\.(?:{_MUTATORS})\(|\bdel\s+self\.(\w+)\b"
+)
+_WRITES: dict[int, tuple[ModuleInfo, dict[str, int], frozenset[str]]] = {}
+
+
+def _self_writes(info: ModuleInfo) -> tuple[dict[str, int], frozenset[str]]:
+    """How often each `self.x` is assigned in a module's text, and the `self.x` changed in
+    place (every attribute when the module does `setattr(self, ...)`); read once per text."""
+    known = _WRITES.get(id(info))
+    if known is None or known[0] is not info:
+        counts: dict[str, int] = {}
+        for match in _WRITE.finditer(info.text):
+            counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+        changed = {name for match in _CHANGE.finditer(info.text) for name in match.groups() if name}
+        if re.search(r"\bsetattr\(\s*self\b", info.text):
+            changed |= set(counts)
+        known = _WRITES[id(info)] = (info, counts, frozenset(changed))
+    return known[1], known[2]
+
+
+def record_fields(cls: ClassInfo) -> tuple[str, ...] | None:
+    """The fields of a `@dataclass` or `NamedTuple` class, in the order its constructor
+    takes them (annotated class-level names, `ClassVar`s left out); None for another class."""
+    if "dataclass" not in cls.module.text and "NamedTuple" not in cls.module.text:
+        return None  # no tree to parse for it (an outlined module keeps no class bodies)
+    known = _RECORDS.get(id(cls))
+    if known is None or known[0] is not cls:
+        known = _RECORDS[id(cls)] = (cls, _record_fields(cls))
+    return known[1]
+
+
+_RECORDS: dict[int, tuple[ClassInfo, tuple[str, ...] | None]] = {}
+
+
+def _record_fields(cls: ClassInfo) -> tuple[str, ...] | None:
+    tree = module_tree(cls.module)
+    found = [top for top in tree.body if isinstance(top, cst.ClassDef) and top.name.value == cls.name] if tree else []
+    if not found:
+        return None
+    node = found[0]
+    bases = [(ir.dotted_name(b.value) or "").rsplit(".", 1)[-1] for b in node.bases]
+    made = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in node.decorators]
+    dataclass = any((ir.dotted_name(d) or "").rsplit(".", 1)[-1] == "dataclass" for d in made)
+    # a dataclass deriving from another takes its base's fields first: not modelled
+    if not (bases == ["NamedTuple"] or (dataclass and set(bases) <= {"object"})):
+        return None
+    fields: list[str] = []
+    for line in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            if (
+                isinstance(small, cst.AnnAssign)
+                and isinstance(small.target, cst.Name)
+                and "ClassVar" not in ir.code_of(small.annotation.annotation)
+            ):
+                fields.append(small.target.value)
+    return tuple(fields)
+
+
+def _plain(value: cst.BaseExpression) -> bool:
+    """A value whose calls only make values: constructors (CamelCase), `partial`, ..."""
+    for node in _walk(value):
+        if isinstance(node, cst.Lambda):
+            return False  # its body, called elsewhere, would be placed in the caller's file
+        if isinstance(node, cst.Call):
+            name = ir.dotted_name(node.func) or ""
+            last = name.rsplit(".", 1)[-1].lstrip("_")
+            if not (name in _VALUE_CALLS or last[:1].isupper()):
+                return False
+    return True
+
+
+def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
 
 
 def target_names(target: cst.BaseExpression | None) -> list[str]:
@@ -245,6 +368,15 @@ def module_constant(info: ModuleInfo, name: str) -> Val.Value:
     return table[1].get(name)
 
 
+def module_name_list(info: ModuleInfo, name: str) -> tuple[str, ...] | None:
+    """A module-level `NAME = [a, b, c]` of bare names (functions, say): the names."""
+    found = module_constant(info, _NAMES + name)
+    return tuple(cast(Val.Str, item).text for item in found.items) if isinstance(found, Val.Seq) else None
+
+
+_NAMES = "\x00names:"  # the key a list of bare names is kept under in a module's constants
+
+
 def _constants(text: str, whole: str) -> dict[str, Val.Value]:
     found: dict[str, Val.Value] = {}
     tree = None
@@ -255,18 +387,26 @@ def _constants(text: str, whole: str) -> dict[str, Val.Value]:
         except (SyntaxError, ValueError):
             continue
     for statement in tree.body if tree is not None else ():
-        if not (
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
+            name, value = statement.target.id, statement.value
+        elif (
             isinstance(statement, ast.Assign)
             and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name)
         ):
+            name, value = statement.targets[0].id, statement.value
+        else:
+            continue
+        if isinstance(value, (ast.List, ast.Tuple)) and value.elts and all(isinstance(e, ast.Name) for e in value.elts):
+            names = tuple(cast(ast.Name, e).id for e in value.elts)
+            found[_NAMES + name] = Val.Seq(tuple(Val.Str(n) for n in names))
             continue
         try:
-            constant = ast.literal_eval(statement.value)
+            constant = ast.literal_eval(value)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
         if isinstance(constant, (tuple, list)) and constant and all(isinstance(x, str) for x in constant):
-            found[statement.targets[0].id] = Val.Seq(tuple(Val.Str(x) for x in constant))
+            found[name] = Val.Seq(tuple(Val.Str(x) for x in constant))
         elif isinstance(constant, str):
-            found[statement.targets[0].id] = Val.Str(constant)
+            found[name] = Val.Str(constant)
     return found
