@@ -791,6 +791,69 @@ OBJECT_PAIRS += [
 ]
 
 
+# Requests named by their ids (thirteenth session, third part): ids kept in tuples, dicts of
+# boundaries keyed by request id (a comprehension, or filled in the loop through
+# `scheduler.requests[rid]`), `zip` over the groups, `defaultdict(set)` of ids per group.
+MARKS = (
+    "marks = [(r.request_id, r.num_computed_tokens - r.num_in_flight_tokens) for r in reqs]\n"
+    "for rid, confirmed in marks:\n"
+    "    for mgr in kv.coordinator.single_type_managers:\n"
+    "        kv.evict_blocks({b.block_id for b in mgr.req_to_blocks.get(rid, [])[confirmed // mgr.block_size:]})\n"
+)
+BY_ID = (
+    "bounds = {r.request_id: r.num_computed_tokens - r.num_in_flight_tokens for r in reqs}\n"
+    "for rid, confirmed in bounds.items():\n"
+    "    for mgr, ids in zip(kv.coordinator.single_type_managers, kv.get_block_ids(rid)):\n"
+    "        kv.evict_blocks(set(ids[confirmed // mgr.block_size:]))\n"
+)
+FILLED = (
+    "bounds = {}\n"
+    "for rid in [r.request_id for r in sched.running]:\n"
+    "    req = sched.requests[rid]\n"
+    "    bounds[rid] = req.num_computed_tokens - req.num_in_flight_tokens\n" + BY_ID.split("\n", 1)[1]
+)
+PER_GROUP = (
+    "by_group = collections.defaultdict(set)\n"
+    "for req in reqs:\n"
+    "    confirmed = req.num_computed_tokens - req.num_in_flight_tokens\n"
+    "    for gid, mgr in enumerate(kv.coordinator.single_type_managers):\n"
+    "        by_group[gid] |= {{b.block_id for b in mgr.req_to_blocks[req.request_id]{part}}}\n"
+    "kv.evict_blocks(set(itertools.chain.from_iterable(by_group.values())))\n"
+)
+ZIPPED = (
+    "for req in reqs:\n"
+    "    confirmed = req.num_computed_tokens - req.num_in_flight_tokens\n"
+    "    for mgr, size in zip(kv.coordinator.single_type_managers, {sizes}):\n"
+    "        kv.evict_blocks({{b.block_id for b in mgr.req_to_blocks[req.request_id][confirmed // size:]}})\n"
+)
+_ITEMS = "for rid, confirmed in bounds.items():"  # where FILLED reads its dict back
+OBJECT_PAIRS += [
+    ("request-ids-kept-in-tuples", "", MARKS + ABORT, ABORT + "\n" + MARKS, ["FT006", "FT007"]),
+    ("boundaries-by-request-id-in-a-dict", "", BY_ID + ABORT, ABORT + "\n" + BY_ID, ["FT006", "FT007"]),
+    (
+        "boundaries-filled-per-request-id",
+        "",
+        FILLED + ABORT,
+        FILLED.replace(_ITEMS, ABORT + "\n" + _ITEMS),
+        ["FT006", "FT007"],
+    ),
+    (
+        "zip-of-the-groups",
+        "",
+        ZIPPED.format(sizes="[m.block_size for m in kv.coordinator.single_type_managers]") + ABORT,
+        ZIPPED.format(sizes="(sched.block_size,)") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "defaultdict-of-ids-per-group",
+        "import collections\nimport itertools\n",
+        PER_GROUP.format(part="[confirmed // mgr.block_size:]") + ABORT,
+        PER_GROUP.format(part="") + ABORT,
+        ["FT004"],
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
     attrs = PROPERTY if name.startswith("property") else MODE if name.startswith("method-table") else ""

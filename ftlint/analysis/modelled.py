@@ -331,6 +331,20 @@ MODELLED: tuple[Construct, ...] = (
         "test_method_of_an_object_made_in_the_handler_is_in_the_fault_path",
     ),
     Construct(
+        "request ids kept in tuples or dicts (`[(r.request_id, boundary) for r in reqs]`, `{r.request_id: boundary "
+        "...}`, `bounds[rid] = ...` in the loop), read back by id (`req_to_blocks.get(rid)`, `get_block_ids(rid)`, "
+        "`scheduler.requests[rid]`)",
+        "modelled",
+        "each entry stands for its request: blocks read through its id after the request was freed are none",
+        "boundaries-filled-per-request-id",
+    ),
+    Construct(
+        "`zip(managers, per_group)`, `collections.defaultdict(set)` filled with `by_group[gid] |= ids`",
+        "modelled",
+        "the tuple of each part's element (zipped with a one-item tuple: the first group only); a dict of those ids",
+        "zip-of-the-groups",
+    ),
+    Construct(
         "a call the walk cannot resolve, given block ids",
         "unknown",
         "may evict them (also inside a tuple or dict it is given): their tails count as covered",

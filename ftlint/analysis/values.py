@@ -118,6 +118,13 @@ class Enumerated:
 
 
 @dataclass(frozen=True, slots=True)
+class Zipped:
+    """`zip(a, b, ...)`: its element is the tuple of theirs."""
+
+    parts: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Range:
     """`range(start, stop)`: where it starts (START_ORDER), what it stops at."""
 
@@ -240,6 +247,14 @@ class Each:
 
 
 @dataclass(frozen=True, slots=True)
+class PerRequest:
+    """A dict a comprehension made with one entry per request (`{r.request_id: boundary for
+    r in reqs}`): `entry` is the (key, value) made for each."""
+
+    entry: Each
+
+
+@dataclass(frozen=True, slots=True)
 class Fields:
     """`vars(obj)` / `obj.__dict__`."""
 
@@ -310,6 +325,7 @@ Value: TypeAlias = (
     | Pool
     | Index
     | Enumerated
+    | Zipped
     | Range
     | SliceOf
     | Length
@@ -325,6 +341,7 @@ Value: TypeAlias = (
     | TableItems
     | Seq
     | Each
+    | PerRequest
     | Fields
     | Str
     | Strs
@@ -491,7 +508,7 @@ def negated(value: Value) -> Value:
 
 def mentions(value: Value, keys: list[str] | tuple[str, ...]) -> bool:
     """Whether a (tuple) value holds a request, or its block ids, of one of these keys."""
-    if isinstance(value, (Req, Ids)):
+    if isinstance(value, (Req, Ids, Rid)):
         return value.key in keys
     if isinstance(value, Seq):
         return any(mentions(part, keys) for part in value.items)
@@ -502,6 +519,8 @@ def rekey(value: Value, old: str, new: str) -> Value:
     """`value` with request `old` (and its block ids) replaced by request `new`."""
     if isinstance(value, Req) and value.key == old:
         return Req(new, value.original)
+    if isinstance(value, Rid) and value.key == old:
+        return Rid(new)
     if isinstance(value, Ids) and value.key == old:
         return with_key(value, new)
     if isinstance(value, Seq):

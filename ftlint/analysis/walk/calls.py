@@ -49,12 +49,15 @@ _BUILTINS = frozenset(
         "slice",
         "islice",
         "divmod",
+        "defaultdict",
         V.CEIL_DIVIDE,
     }
 )
-#: itertools' functions that pass their elements through, as the walk reads them
-_ITERTOOLS = {
+#: standard-library makers read as the builtins of the same name (itertools' pass their
+#: elements through; `defaultdict(set)` is an empty dict)
+_STDLIB_VALUES = {
     "itertools.islice": "islice",
+    "collections.defaultdict": "defaultdict",
     "itertools.chain": "chain",
     "itertools.chain.from_iterable": "from_iterable",
     "chain.from_iterable": "from_iterable",
@@ -156,8 +159,8 @@ class Calls(Expressions):
         dotted = ir.dotted_name(func)
         if dotted in ("functools.partial", "operator.methodcaller"):
             return [self.builtin(method, args, keywords, node, state)]
-        if dotted in _ITERTOOLS:  # `itertools.chain.from_iterable(per_group)`: the same blocks
-            return [self.builtin(_ITERTOOLS[dotted], args, keywords, node, state)]
+        if dotted in _STDLIB_VALUES:  # `itertools.chain.from_iterable(per_group)`: the same blocks
+            return [self.builtin(_STDLIB_VALUES[dotted], args, keywords, node, state)]
         if dotted in _COPIES:
             key = Val.key_of(args[0]) if args else None
             # another object (resets on it miss the request) with the same request id and
@@ -229,6 +232,12 @@ class Calls(Expressions):
             return dict(receiver.items).get(args[0].text), state
         if isinstance(receiver, Val.Table) and method == "items":
             return Val.TableItems(receiver.items), state
+        if isinstance(receiver, Val.PerRequest):
+            entry, pair = receiver.entry, receiver.entry.template
+            parts: dict[str, Val.Value] = (
+                {"items": pair, "keys": pair.items[0], "values": pair.items[1]} if isinstance(pair, Val.Seq) else {}
+            )
+            return (Val.Each(parts[method], entry.born) if method in parts else None), state
         if isinstance(receiver, Val.Keyed):
             reads = method in ("get", "pop", "setdefault", "__getitem__", "values")
             return (receiver.values if reads else None), state
@@ -715,10 +724,8 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
         if len(args) == 1:
             return Val.Range("whole", args[0])
         return Val.Range(Val.start_from_index(Val.num_kind(args[0])), args[1]) if len(args) >= 2 else None
-    if name in ("slice", "chain"):
-        return _sliced_or_chained(name, args)
-    if name == "divmod" and len(args) == 2:  # (a // b, a % b)
-        return Val.Seq((arithmetic(cst.FloorDivide(), args[0], args[1]), Val.OTHER))
+    if name in ("slice", "chain", "zip", "defaultdict", "divmod"):
+        return _made_by(name, args)
     if name in _PASSTHROUGH:
         if not args:
             return Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None
@@ -726,8 +733,15 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
     return None
 
 
-def _sliced_or_chained(name: str, args: Args) -> Val.Value:
-    """`slice(start, stop)`: a SliceOf; `itertools.chain(a, b)`: the block ids of every part."""
+def _made_by(name: str, args: Args) -> Val.Value:
+    """`slice(start, stop)`: a SliceOf; `itertools.chain(a, b)`: the block ids of every part;
+    `zip(a, b)`: Zipped; `defaultdict(set)`: an empty dict; `divmod(a, b)`: (a // b, a % b)."""
+    if name == "zip":
+        return Val.Zipped(tuple(args)) if args else None
+    if name == "defaultdict":
+        return Val.Table(())
+    if name == "divmod":
+        return Val.Seq((arithmetic(cst.FloorDivide(), args[0], args[1]), Val.OTHER)) if len(args) == 2 else None
     if name == "slice":  # slice(stop) / slice(start, stop[, step])
         if not args:
             return None

@@ -382,6 +382,8 @@ class ControlFlow(Calls):
                 state = self._decrement(aug, state)
             else:
                 state = not_at_zero(state, Val.key_of(self.ev_pure(aug.value, state)), aug.attr.value)
+        if isinstance(aug, cst.Subscript) and isinstance(value, Val.Ids):
+            return self._aug_item(aug, value, state)
         if name is not None:
             old = state.env.get(name)
             if isinstance(old, Val.Ids) and isinstance(value, Val.Ids):
@@ -389,6 +391,19 @@ class ControlFlow(Calls):
             elif not isinstance(old, Val.Ids):
                 state = state.bind(name, Val.OTHER if isinstance(old, Val.Num) else None)
         return state
+
+    def _aug_item(self, target: cst.Subscript, value: Val.Ids, state: State) -> State:
+        """`by_group[gid] |= ids` into a dict that was empty (`defaultdict(set)`) or is filled so:
+        a Keyed dict whose values are the ids any key holds."""
+        name = ir.dotted_name(target.value)
+        old = state.env.get(name) if name else None
+        if name is None:
+            return state
+        if isinstance(old, Val.Table) and not old.items:
+            return state.bind(name, Val.Keyed(value))
+        if isinstance(old, Val.Keyed) and isinstance(old.values, Val.Ids):
+            return state.bind(name, Val.Keyed(Val.join_ids(old.values, value)))
+        return state.bind(name, None) if isinstance(old, (Val.Table, Val.Keyed)) else state
 
     def _decrement(self, target: cst.BaseExpression, state: State) -> State:
         """`req.counter -= n` (n not 0), `req.counter = req.counter - n`: recorded with whether
@@ -568,6 +583,10 @@ class ControlFlow(Calls):
         if isinstance(old, Val.Table) and isinstance(key, Val.Str):
             items = (*(kv for kv in old.items if kv[0] != key.text), (key.text, value))
             return state.bind(name, Val.Table(items))
+        born = tuple(k for loop in self.loops for k in loop)
+        if isinstance(old, Val.Table) and not old.items and born and Val.mentions(key, born) and not _holds_ids(value):
+            # `by_id[req.request_id] = boundary` in the loop over the requests: an entry per request
+            return state.bind(name, Val.PerRequest(Val.Each(Val.Seq((key, value)), born)))
         if isinstance(old, Val.Keyed):
             return state.bind(name, Val.Keyed(Val.join(old.values, value)))
         if not old.items and Val.constant(key) is None:
@@ -595,6 +614,10 @@ class ControlFlow(Calls):
 def _callables(iterable: Val.Seq) -> bool:
     """A literal tuple or list of callables, short enough to run item by item."""
     return 0 < len(iterable.items) <= _UNROLLED and all(Val.is_callable(item) for item in iterable.items)
+
+
+def _holds_ids(value: Val.Value) -> bool:
+    return isinstance(value, Val.Ids) or (isinstance(value, Val.Seq) and any(map(_holds_ids, value.items)))
 
 
 def _in_flight_positive(test: cst.BaseExpression) -> bool:

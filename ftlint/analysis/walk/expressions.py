@@ -86,6 +86,11 @@ class Expressions(Effects):
             out.extend(self.ev(node, state))
         return merge_results(out)
 
+    def ev_seq_all(
+        self, nodes: Sequence[cst.BaseExpression], states: list[State]
+    ) -> list[tuple[tuple[Val.Value, ...], State]]:
+        return [result for state in states for result in self.ev_seq(nodes, state)]
+
     def ev_seq(self, nodes: Sequence[cst.BaseExpression], state: State) -> list[tuple[tuple[Val.Value, ...], State]]:
         """Evaluate nodes left to right: [(values, state)]."""
         results: list[tuple[tuple[Val.Value, ...], State]] = [((), state)]
@@ -371,6 +376,14 @@ class Expressions(Effects):
                 continue
             for index, s2 in self.ev(element.value, s):
                 self.current = s2
+                if (
+                    isinstance(index, Val.Rid)
+                    and index.key is not None
+                    and isinstance(node.value, cst.Attribute)
+                    and node.value.attr.value == V.SCHEDULER_REQUESTS
+                ):
+                    out.append((Val.Req(index.key), s2))  # `scheduler.requests[request_id]`: that request
+                    continue
                 out.append((self._index(base, element.value, index), s2))
         return out
 
@@ -442,12 +455,22 @@ class Expressions(Effects):
                     s = self.ev(condition.test, s)[-1][1]
                 nxt.append(s)
             states = nxt
-        made = self.ev_all(node.value if isinstance(node, cst.DictComp) else node.elt, states)
+        made: Results
+        if isinstance(node, cst.DictComp):  # each entry as a (key, value) pair
+            made = [(Val.Seq(pair), s) for pair, s in self.ev_seq_all([node.key, node.value], states)]
+        else:
+            made = self.ev_all(node.elt, states)
         born = self.loops.pop()
         self.loop_nodes.pop()
         out: Results = []
         for value, s in made:
             result = _made(value, born, dropped, one_item)
+            if isinstance(node, cst.DictComp) and isinstance(value, Val.Seq):
+                # what its values make (block ids: the dict reads as them), else a dict with an
+                # entry per request (`{r.request_id: boundary for r in reqs}`)
+                result = _made(value.items[1], born, dropped, one_item) or (
+                    Val.PerRequest(result) if isinstance(result, Val.Each) else None
+                )
             s = promote([s], born, len(self.loops))[0]
             out.append((result, s.replace(env=env_before)))
         return out
@@ -485,6 +508,9 @@ class Expressions(Effects):
             return Val.Req(f"q:{id(node)}")
         if isinstance(iterable, Val.Running):
             return self.new_request(node)
+        if isinstance(iterable, Val.PerRequest):  # `for rid in by_request:`: its keys
+            key = iterable.entry.template.items[0] if isinstance(iterable.entry.template, Val.Seq) else None
+            return self.element(Val.Each(key, iterable.entry.born), node, target, scope)
         if isinstance(iterable, Val.Each):  # the element made for each request, for this loop's request
             fresh = self.new_request(node).key
             template = iterable.template
@@ -497,7 +523,23 @@ class Expressions(Effects):
             return Val.Manager("all")
         if isinstance(iterable, (Val.Enumerated, Val.Range)):
             return self._position(iterable, node, target, scope)
+        if isinstance(iterable, Val.Zipped):
+            return self._zipped(iterable, node, scope)
         return _item(iterable)
+
+    def _zipped(self, iterable: Val.Zipped, node: cst.CSTNode, scope: Sequence[cst.CSTNode]) -> Val.Value:
+        """`for mgr, blocks in zip(managers, per_group)`: the tuple of each part's element; zipped
+        with a literal tuple of one item (`zip(managers, (block_size,))`), only the first group."""
+        short = any(isinstance(p, Val.Seq) and len(p.items) == 1 for p in iterable.parts)
+        items: list[Val.Value] = []
+        for part in iterable.parts:
+            if part is None:
+                return None  # an iterable it cannot see into: its elements are unknown
+            item = self.element(part, node, None, scope)
+            if short and isinstance(item, Val.Manager):
+                item = Val.Manager("first")
+            items.append(item)
+        return Val.Seq(tuple(items))
 
     def _position(
         self,
@@ -592,6 +634,8 @@ def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool) -> V
         return result
     if isinstance(value, Val.Req):
         return Val.RUNNING
+    if isinstance(value, Val.Rid) and value.key in born:  # `[r.request_id for r in reqs]`
+        return Val.Each(value, tuple(born))
     if isinstance(value, Val.Seq) and born and Val.mentions(value, born):
         # `[(r, r.num_computed_tokens - ...) for r in reqs]`: each element is this tuple,
         # made for one request of the loop
