@@ -854,6 +854,121 @@ OBJECT_PAIRS += [
 ]
 
 
+# Independent sets written this session in other backgrounds' styles (fourth part): an index
+# over the running queue, a generator called as a statement, a block past the boundary, a
+# getter mapped over blocks, a range check chained, records made in a comprehension, a dict
+# of an entry per request tested empty, the last block only.
+EVICT_GEN = """
+def evict_gen(kv, reqs):
+    for r in reqs:
+        kv.evict_blocks(tail_ids(kv, [r]))
+        yield r
+"""
+SPANS = """
+import typing
+
+
+class Span(typing.NamedTuple):
+    request_id: str
+    first: int
+"""
+SPAN_COMP = (
+    "spans = [Span(r.request_id, {boundary} // 16) for r in reqs]\n"
+    "for s in spans:\n"
+    "    for mgr in kv.coordinator.single_type_managers:\n"
+    "        kv.evict_blocks({{b.block_id for b in mgr.req_to_blocks[s.request_id][s.first:]}})\n"
+)
+EMPTY_BOUNDS = """
+def evict_tails(kv, reqs, engine):
+    bounds = {r.request_id: r.num_computed_tokens - r.num_in_flight_tokens for r in reqs}
+    if TEST:
+        return
+    kv.evict_blocks(tail_ids(kv, reqs))
+"""
+INDEXED = "i = 0\nwhile i < len(sched.running):\n    req = sched.running[{at}]\n    kv.evict_blocks(tail_ids(kv, [req]))\n    i += 1\n"
+RANGED = "for i in range({stop}):\n    kv.evict_blocks(tail_ids(kv, [sched.running[i]]))\n"
+OBJECT_PAIRS += [
+    ("index-over-the-running-queue", "", INDEXED.format(at="i") + ABORT, INDEXED.format(at="0") + ABORT, ["FT007"]),
+    (
+        "range-over-the-running-queue",
+        "",
+        RANGED.format(stop="len(sched.running)") + ABORT,
+        RANGED.format(stop="len(sched.running) - 1") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "generator-called-as-a-statement",
+        EVICT_GEN,
+        "for _ in evict_gen(kv, reqs):\n    pass\n" + ABORT,
+        "evict_gen(kv, reqs)\n" + ABORT,
+        ["FT007"],
+    ),
+    (
+        "one-block-past-the-boundary",
+        "",
+        LOOP.format(stop="") + ABORT,
+        LOOP.replace("blocks[confirmed // mgr.block_size:]", "blocks[confirmed // mgr.block_size + 1:]").format(stop="")
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "getter-mapped-over-filtered-blocks",
+        "import operator\n",
+        LOOP.replace(
+            "{{b.block_id for b in blocks[confirmed // mgr.block_size:]}}",
+            'set(map(operator.attrgetter("block_id"), filter(lambda b: not b.is_null, blocks[confirmed // mgr.block_size:])))',
+        ).format(stop="")
+        + ABORT,
+        LOOP.replace(
+            "{{b.block_id for b in blocks[confirmed // mgr.block_size:]}}",
+            'set(map(operator.attrgetter("block_id"), filter(lambda b: not b.is_null, blocks)))',
+        ).format(stop="")
+        + ABORT,
+        ["FT004"],
+    ),
+    (
+        "range-check-chained-on-block-ids",
+        "",
+        LOOP.replace(
+            "b.block_id for b in blocks[confirmed // mgr.block_size:]",
+            "i for i in [b.block_id for b in blocks[confirmed // mgr.block_size:]] if i >= 0",
+        ).format(stop="")
+        + ABORT,
+        LOOP.replace(
+            "b.block_id for b in blocks[confirmed // mgr.block_size:]",
+            "i for i in [b.block_id for b in blocks[confirmed // mgr.block_size:]] if 0 <= i < len(blocks)",
+        ).format(stop="")
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "records-made-in-a-comprehension",
+        SPANS,
+        SPAN_COMP.format(boundary="(r.num_computed_tokens - r.num_in_flight_tokens)") + ABORT,
+        SPAN_COMP.format(boundary="r.num_computed_tokens") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "dict-of-an-entry-per-request-tested-empty",
+        EMPTY_BOUNDS.replace("TEST", "not bounds")
+        + EMPTY_BOUNDS.replace("TEST", "engine.flag").replace("evict_tails", "evict_unless"),
+        "evict_tails(kv, reqs, self.engine)\n" + ABORT,
+        "evict_unless(kv, reqs, self.engine)\n" + ABORT,
+        ["FT007"],
+    ),
+    (
+        "last-block-only",
+        "",
+        LOOP.format(stop="") + ABORT,
+        LOOP.replace("{{b.block_id for b in blocks[confirmed // mgr.block_size:]}}", "{{blocks[-1].block_id}}").format(
+            stop=""
+        )
+        + ABORT,
+        ["FT007"],
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
     attrs = PROPERTY if name.startswith("property") else MODE if name.startswith("method-table") else ""
@@ -924,23 +1039,129 @@ class Scrubber:
 """
 
 
+MADE_HERE = (
+    "from scrubber import Scrubber\n\n\nclass FaultHandler:\n    def on_fault(self, exc):\n"
+    "        kv = self.engine.scheduler.kv_cache_manager\n        scrubber = Scrubber(kv)\n"
+    "        for req in self.engine.scheduler.running:\n            scrubber.scrub(req)\n"
+)
+MADE_IN_INIT = (
+    "from scrubber import Scrubber\n\n\nclass FaultHandler:\n    def __init__(self, engine):\n"
+    "        self.engine = engine\n        self.scrubber = Scrubber(engine.scheduler.kv_cache_manager)\n\n"
+    "    def on_fault(self, exc):\n        for req in self.engine.scheduler.running:\n"
+    "            self.scrubber.scrub(req)\n"
+)
+
+
+@pytest.mark.parametrize("handler", [MADE_HERE, MADE_IN_INIT], ids=["local", "made-in-init"])
 @pytest.mark.parametrize(
     ("part", "codes"),
     [("[(req.num_computed_tokens - req.num_in_flight_tokens) // mgr.block_size:]", []), ("", ["FT004"])],
     ids=["tail", "every-block"],
 )
-def test_method_of_an_object_made_in_the_handler_is_in_the_fault_path(tmp_path, part, codes):
-    """`scrubber = Scrubber(kv)` then `scrubber.scrub(req)`: `Scrubber.scrub`, in another
-    module, is fault-path code (its broad eviction is reported there)."""
+def test_method_of_an_object_made_in_the_handler_is_in_the_fault_path(tmp_path, part, codes, handler):
+    """`scrubber = Scrubber(kv)` then `scrubber.scrub(req)` (or `self.scrubber`, made in
+    `__init__`): `Scrubber.scrub`, in another module, is fault-path code (its broad eviction
+    is reported there)."""
     (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
     (tmp_path / "scrubber.py").write_text(SCRUBBER.format(part=part))
-    (tmp_path / "handler.py").write_text(
-        "from scrubber import Scrubber\n\n\nclass FaultHandler:\n    def on_fault(self, exc):\n"
-        "        kv = self.engine.scheduler.kv_cache_manager\n        scrubber = Scrubber(kv)\n"
-        "        for req in self.engine.scheduler.running:\n            scrubber.scrub(req)\n"
-    )
+    (tmp_path / "handler.py").write_text(handler)
     result = lint_paths([Path(".")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
     assert not result.internal_errors, result.internal_errors
     assert sorted((Path(f.path).name, f.code) for f in result.findings if f.code == "FT004") == [
         ("scrubber.py", c) for c in codes
     ]
+
+
+RESUME_COUNTERS = """\
+import time
+
+
+def reset(req):
+    req.num_in_flight_tokens = 0
+    req.num_stale_output_tokens = 0
+
+
+def note(req):
+    return req.request_id
+
+
+def zero_all(reqs):
+    if reqs:
+        reqs[0].num_in_flight_tokens = 0
+        reqs[0].num_stale_output_tokens = 0
+        zero_all(reqs[1:])
+
+
+def count_all(reqs):
+    if reqs:
+        note(reqs[0])
+        count_all(reqs[1:])
+
+
+class FaultHandler:
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        reqs = list(sched.running)
+        sched.running = []
+        for req in reqs:
+            sched._preempt_request(req, time.monotonic())
+        {after}
+"""
+
+
+@pytest.mark.parametrize(
+    ("after", "codes"),
+    [
+        ("list(map(reset, reqs))", []),
+        ("list(map(note, reqs))", ["FT008"]),
+        ("zero_all(reqs)", []),
+        ("count_all(reqs)", ["FT008"]),
+    ],
+    ids=["helper-mapped-resets", "helper-mapped-does-not", "recursion-resets", "recursion-does-not"],
+)
+def test_counters_reset_by_a_helper_the_walk_does_not_follow_per_request(tmp_path, after, codes):
+    """A helper that sets the counters to 0, mapped over the requests (`map(reset, reqs)`) or
+    recursing over them, may reset every request's: no FT008; one that sets none, FT008."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "handler.py").write_text(RESUME_COUNTERS.format(after=after))
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted({f.code for f in result.findings if f.code == "FT008"}) == codes
+
+
+RECORDS = """\
+import dataclasses
+
+
+@dataclasses.dataclass
+class Span:
+    request_id: str
+    block_ids: tuple
+
+
+class FaultHandler:
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        spans = []
+        for req in sched.running:
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            for mgr in kv.coordinator.single_type_managers:
+                blocks = mgr.req_to_blocks[req.request_id]
+                spans.append(Span(req.request_id, tuple(b.block_id for b in blocks[{start}:])))
+        kv.evict_blocks({{i for s in {source} for i in s.block_ids}})
+        sched.finish_requests(None, "aborted")
+"""
+
+
+@pytest.mark.parametrize("source", ["spans", "self.engine.registry"])
+@pytest.mark.parametrize("start", ["confirmed // mgr.block_size", "0"], ids=["tail", "whole"])
+def test_a_list_of_records_is_not_a_list_of_block_ids(tmp_path, start, source):
+    """Records appended to a list (`spans.append(Span(...))`) make it a list of records, and
+    an item of a collection the walk cannot see into is no known request: their `block_ids`
+    are no request's block list, never broad (what they hold is unknown)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "handler.py").write_text(RECORDS.format(start=start, source=source))
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted({f.code for f in result.findings if f.code in ("FT004", "FT007")}) == []

@@ -261,8 +261,11 @@ class FaultPaths:
                 yield nested
 
     def _method_of_local(self, fn: Function, dotted: str) -> Function | None:
-        """`x.m()` where `fn` binds `x = Cls(...)` to an object of a project class: `Cls.m`."""
+        """`x.m()` where `fn` binds `x = Cls(...)` to an object of a project class, or
+        `self.x.m()` where `__init__` does: `Cls.m`."""
         head, _, method = dotted.partition(".")
+        if head == "self" and method.count(".") == 1 and fn.class_info is not None:
+            return self._method_of_attribute(fn.class_info, *method.split("."))
         if not method or "." in method:
             return None
         made = fn.tree_facts.get(_MADE_LOCALS)
@@ -273,6 +276,15 @@ class FaultPaths:
         cls_name = cast("dict[str, str]", made).get(head)
         cls = self.project.resolve_class(fn.module, cls_name) if cls_name else None
         return self.project.method(cls, method) if cls is not None else None
+
+    def _method_of_attribute(self, cls: ClassInfo, attr: str, method: str) -> Function | None:
+        from ftlint.analysis.walk.shapes import init_assignment
+
+        found = init_assignment(self.project.class_chain(cls), attr)
+        value = found[1] if found is not None else None
+        made = ir.dotted_name(value.func) if isinstance(value, cst.Call) else None
+        owner = self.project.resolve_class(found[0].module, made) if found is not None and made else None
+        return self.project.method(owner, method) if owner is not None else None
 
     def _attribute_refs(self, fn: Function) -> Iterator[Function]:
         """The project functions named in the value `__init__` gives an attribute `fn` reads

@@ -345,6 +345,51 @@ MODELLED: tuple[Construct, ...] = (
         "zip-of-the-groups",
     ),
     Construct(
+        "`scheduler.running[i]`, `i` over every position of the queue (a `range` to its length, a `while` "
+        "counter; `[0]`: one request)",
+        "modelled",
+        "each running request in turn; a range that stops short leaves some out (unknown)",
+        "range-over-the-running-queue",
+    ),
+    Construct(
+        "a generator function of the project called as a statement of its own",
+        "modelled",
+        "nothing runs: its body waits for an iteration that never comes",
+        "generator-called-as-a-statement",
+    ),
+    Construct(
+        "`confirmed // block_size + 1`; `blocks[-1]`",
+        "modelled",
+        "a block past the one the dirty tail begins in; the last block only: an eviction from there starts late",
+        "one-block-past-the-boundary",
+    ),
+    Construct(
+        "`map(getter, blocks)`, `filter(predicate, blocks)`; `0 <= block_id < len(blocks)`",
+        "modelled",
+        "the same blocks; the chained range check against the request's own list filters out dirty blocks",
+        "getter-mapped-over-filtered-blocks",
+    ),
+    Construct(
+        "records made in a comprehension over the requests; a dict of an entry per request tested empty "
+        "(`if not by_id: return`)",
+        "modelled",
+        "each record for its request; the empty dict means no request runs (nothing to evict, no counter left set)",
+        "records-made-in-a-comprehension",
+    ),
+    Construct(
+        "a project helper that sets counters to 0, given to a call the walk cannot follow (`map(reset, reqs)`) or "
+        "recursing over the requests",
+        "unknown",
+        "may reset the counters of any request: no finding about them",
+        "test_counters_reset_by_a_helper_the_walk_does_not_follow_per_request",
+    ),
+    Construct(
+        "an item of a collection the walk cannot see into, or a list records were appended to",
+        "unknown",
+        "no known request and no block ids: its `block_ids` are never a broad eviction",
+        "test_a_list_of_records_is_not_a_list_of_block_ids",
+    ),
+    Construct(
         "a call the walk cannot resolve, given block ids",
         "unknown",
         "may evict them (also inside a tuple or dict it is given): their tails count as covered",

@@ -512,6 +512,8 @@ def mentions(value: Value, keys: list[str] | tuple[str, ...]) -> bool:
         return value.key in keys
     if isinstance(value, Seq):
         return any(mentions(part, keys) for part in value.items)
+    if isinstance(value, Instance):  # a record holding a request's id or boundary
+        return any(mentions(part, keys) for _, part in value.fields)
     return False
 
 
@@ -525,6 +527,8 @@ def rekey(value: Value, old: str, new: str) -> Value:
         return with_key(value, new)
     if isinstance(value, Seq):
         return Seq(tuple(rekey(part, old, new) for part in value.items))
+    if isinstance(value, Instance):
+        return Instance(value.cls, tuple((name, rekey(part, old, new)) for name, part in value.fields))
     return value
 
 

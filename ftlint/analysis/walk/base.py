@@ -111,6 +111,7 @@ class WalkBase:
         self.stack: list[tuple[Function, Site | None]] = []  # (Function, Site of the call into it)
         self.loops: list[list[str]] = []  # request keys born in each enclosing loop
         self.loop_nodes: list[int] = []  # id() of each enclosing loop's node (its skips' marker)
+        self.while_loops: set[int] = set()  # id() of the `while` loops among them
         # The state of the expression being evaluated (read by index filters and block reads).
         self.current: State | None = None
         # Preempts that mark the request's stale output to be dropped (drop_stale_output=True,

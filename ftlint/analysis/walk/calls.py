@@ -18,7 +18,7 @@ from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
 from ftlint.analysis.walk.expressions import Expressions, arithmetic
-from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_fields
+from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_fields, zeroed_counters
 from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, merge_results
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
@@ -67,6 +67,8 @@ _COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _ADDING = frozenset(
     {"add", "update", "extend", "append", "insert", "appendleft", "__ior__", "union", "difference_update"}
 )
+#: values a collection of block ids does not hold: added, it holds something else
+_NOT_IDS = (Val.Instance, Val.Seq, Val.Req, Val.Table, Val.Str, Val.Each, Val.Keyed, Val.PerRequest)
 #: a request put back in the waiting queue by hand (`scheduler.waiting.prepend_request(req)`)
 _REQUEUE = frozenset({"add_request", "prepend_request", "append", "appendleft", "insert"})
 _BLOCK_MAPS = ("cached_block_hash_to_block", "cached_block_hashes_by_block")
@@ -114,6 +116,14 @@ class Calls(Expressions):
             for args, keywords, s in self.arguments(node, state):
                 out.extend(self._run_method(node, args, keywords, s))
             return out
+        if (
+            isinstance(func, cst.Name)
+            and func.value == "map"
+            and "map" not in state.env
+            and _maps_blocks(node, self, state)
+        ):
+            # `map(attrgetter("block_id"), blocks)`: the same blocks (their ids)
+            return [(args[1], s) for args, _, s in self.arguments(node, state)]
         if isinstance(func, cst.Name) and func.value not in state.env and func.value in _BUILTINS | _PASSTHROUGH:
             return [
                 self.builtin(func.value, args, keywords, node, s) for args, keywords, s in self.arguments(node, state)
@@ -255,6 +265,10 @@ class Calls(Expressions):
             return None, self.evict(receiver, node, state)
         if method in _ADDING:
             name = ir.dotted_name(func.value)
+            items = args[1:] if method == "insert" else args
+            if name is not None and any(isinstance(a, _NOT_IDS) for a in items):
+                # `spans.append(TailSpan(...))`: a list of other things than block ids
+                return None, state.bind(name, None)
             added = [a for a in args if isinstance(a, Val.Ids)]
             if state.env.get("<dropping>") is not None:
                 added = [Val.with_start(a, "dropped") for a in added]
@@ -403,6 +417,9 @@ class Calls(Expressions):
                 if made is not None:
                     return made
                 state = self._opaque_call(node, state, callee)
+        for given in args:  # `list(map(reset_counters, reqs))`: a helper that zeroes counters runs there
+            if isinstance(given, Val.FunctionRef) and zeroed_counters(given.fn):
+                state = self.may_reset(None, state, f"`{given.fn.qualname}` is given to a call it cannot follow")
         passed = {Val.key_of(a) for a in args} - {None}
         if passed:  # a request given to a call the walk cannot follow: its counters may be set there
             state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
@@ -577,8 +594,15 @@ class Calls(Expressions):
 
     def _recursive(self, fn: Function, state: State) -> State:
         """A call of a function the walk is inside of (its paths are not followed again): one
-        that may evict may evict for any request (an unknown value never produces a
-        finding); otherwise no effect."""
+        that may evict may evict for any request, one that sets a counter to 0 may set it for
+        any request (an unknown value never produces a finding); otherwise no effect."""
+        zeroes = zeroed_counters(fn)
+        if zeroes:
+            self.interp.note(
+                f"{self.fn.qualname}: `{fn.qualname}` is recursive and zeroes counters; taken as for every request"
+            )
+            state = state.replace(zeroed=state.zeroed | {("*", f) for f in zeroes})
+            state = self.may_reset(None, state, f"`{fn.qualname}` is recursive and zeroes counters")
         summary = self.interp.fault_paths.summary(fn)
         if summary is not None and summary.may_evict:
             self.interp.note(
@@ -659,6 +683,16 @@ class Calls(Expressions):
 _RUN_METHOD_PARAMS = ("obj", "method", "args", "kwargs")
 
 
+def _maps_blocks(node: cst.Call, calls: Calls, state: State) -> bool:
+    """`map(f, blocks)` over block ids with `f` no project callable (a getter, a lambda): what
+    it maps are those blocks (`map(evictor, reqs)` is a call of the project's code)."""
+    if len(node.args) != 2 or any(a.star or a.keyword for a in node.args):
+        return False
+    mapper = calls.ev_pure(node.args[0].value, state)
+    items = calls.ev_pure(node.args[1].value, state)
+    return isinstance(items, Val.Ids) and not isinstance(mapper, (Val.FunctionRef, Val.Instance, Val.Partial))
+
+
 def live_running(node: cst.BaseExpression) -> bool:
     """`scheduler.running` itself (an attribute), not a copy or a local."""
     return isinstance(node, cst.Attribute) and node.attr.value == V.SCHEDULER_RUNNING
@@ -729,7 +763,8 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
     if name in _PASSTHROUGH:
         if not args:
             return Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None
-        return args[0] if isinstance(args[0], (Val.Ids, Val.Running)) else None
+        source = args[1] if name == "filter" and len(args) > 1 else args[0]  # filter(predicate, items)
+        return source if isinstance(source, (Val.Ids, Val.Running)) else None
     return None
 
 

@@ -13,7 +13,15 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import Decrement
 from ftlint.analysis.walk.calls import Calls, live_running
-from ftlint.analysis.walk.shapes import Body, ContextSplit, breaks_always, context_split, counters_read, decrements
+from ftlint.analysis.walk.shapes import (
+    Body,
+    ContextSplit,
+    breaks_always,
+    context_split,
+    counters_read,
+    decrements,
+    is_generator,
+)
 from ftlint.analysis.walk.state import (
     Flow,
     Results,
@@ -277,8 +285,12 @@ class ControlFlow(Calls):
             return self._in_flight_zero(inner, state)
         name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
         value = state.env.get(name) if name else None
-        if isinstance(value, Val.Running) and holds == negated:  # `if not reqs:` (a copy of the running queue)
-            return covered(state)  # none runs: no tail to evict
+        if name is not None and name not in state.env and isinstance(inner, cst.Attribute):
+            value = self.ev_pure(inner, state)  # `if not sched.running:`
+        if isinstance(value, (Val.Running, Val.PerRequest)) and holds == negated:
+            # `if not reqs:` (a copy of the running queue), `if not by_id:` (a dict of an entry per request):
+            # none runs, no tail to evict and no request preempted from it
+            return covered(state).replace(pending=frozenset())
         if not isinstance(value, Val.Ids) or value.stale or holds != negated:
             return state
         return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
@@ -360,10 +372,20 @@ class ControlFlow(Calls):
                 normal=[self._aug_assign(node, value, state) for value, state in self.ev_all(node.value, states)]
             )
         if isinstance(node, cst.Expr):
+            if isinstance(node.value, cst.Call) and self._unconsumed_generator(node.value, states):
+                # `self._evict_tails(reqs)` of a generator function: nothing runs until it is iterated
+                return Flow(normal=[s for _, s in self.ev_seq_all([a.value for a in node.value.args], states)])
             return Flow(normal=[s for _, s in self.ev_all(node.value, states)])
         if isinstance(node, cst.Assert):
             return Flow(normal=[s for _, s in self.ev_all(node.test, states)])
         return Flow(normal=states)
+
+    def _unconsumed_generator(self, call: cst.Call, states: list[State]) -> bool:
+        """A call, as a statement of its own, of a project function that is a generator."""
+        if not states:
+            return False
+        callee = self.ev_pure(call.func, states[0])
+        return isinstance(callee, Val.FunctionRef) and is_generator(callee.fn)
 
     def _assign_all(self, node: cst.Assign, value: Val.Value, state: State) -> State:
         for target in node.targets:
@@ -497,6 +519,7 @@ class ControlFlow(Calls):
         states = tag_entries(states, len(self.loops))
         self.loops.append([])
         self.loop_nodes.append(id(node))
+        self.while_loops.add(id(node))
         entered = [s for _, s in self.ev_all(node.test, states)]
         body = self._loop_body(node.body, entered, lambda s: s)
         born = self.loops.pop()

@@ -152,10 +152,16 @@ class Expressions(Effects):
         self, node: cst.BinaryOperation | cst.BooleanOperation | cst.UnaryOperation | cst.Comparison, state: State
     ) -> Results:
         if isinstance(node, cst.BinaryOperation):
+            later = isinstance(node.operator, cst.Add) and _positive(node.right)
             return [
-                (arithmetic(node.operator, left, right), s)
+                (
+                    Val.Num("kblk")
+                    if later and Val.num_kind(left) == "cblk"
+                    else arithmetic(node.operator, left, right),
+                    s,
+                )
                 for (left, right), s in self.ev_seq([node.left, node.right], state)
-            ]
+            ]  # `first + 1`: a block past the one the dirty tail begins in
         if isinstance(node, cst.BooleanOperation):
             return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
         if isinstance(node, cst.UnaryOperation):
@@ -233,7 +239,7 @@ class Expressions(Effects):
             elif len(key_values) == len(item_values) and item_values and all(map(_dispatches, item_values)):
                 # `{Mode.ABORT: self._abort, ...}`: keyed by what the walk cannot compute (enum
                 # members); any entry may be picked
-                unknown = [f"{Val.UNKNOWN_KEY}{i}" for i in range(len(item_values))]
+                unknown = [f"{Val.UNKNOWN_KEY}{n}" for n, _ in enumerate(item_values)]
                 out.append((Val.Table(tuple(zip(unknown, item_values, strict=True))), s))
             else:
                 out.append((None, s))
@@ -289,7 +295,7 @@ class Expressions(Effects):
             return Val.BlockMap(base.groups if isinstance(base, Val.Manager) else "all")
         if attr == V.REQUEST_ID and Val.key_of(base) is not None:
             return Val.Rid(Val.identity(base))
-        if attr in V.BLOCK_LIST_ATTRS and Val.key_of(base) is not None:
+        if attr in V.BLOCK_LIST_ATTRS and Val.key_of(base) is not None and not _unknown_item(base):
             return self.read_blocks(Val.identity(base), "all")
         if isinstance(base, Val.Ids):
             return base if attr in (V.BLOCK_ID_ATTR, "blocks") else None
@@ -409,6 +415,11 @@ class Expressions(Effects):
         if isinstance(base, Val.Managers):
             return Val.Manager("first" if isinstance(index_node, cst.Integer) else "all")
         if isinstance(base, Val.Running):
+            every = isinstance(index, Val.Index) and isinstance(index.of, Val.Running) and index.start == "whole"
+            in_while = bool(self.loop_nodes) and self.loop_nodes[-1] in self.while_loops
+            if every or (in_while and isinstance(index_node, cst.Name)):
+                # `running[i]`, i over every position of the queue (a range to its length, a while counter)
+                return self.new_request(index_node)
             return Val.Req(f"at:{id(index_node)}")
         if isinstance(base, Val.Table):
             return _entry(base, index)
@@ -424,6 +435,8 @@ class Expressions(Effects):
                 return (
                     Val.Ids(base.key, base.start, "first", base.stale, base.origin) if index_node.value == "0" else base
                 )
+            if _last_item(index_node) and base.start == "whole":
+                return Val.with_start(base, "late")  # `blocks[-1]`: the last block, not the tail's first
             return Val.with_start(base, "unknown")
         return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]` for each id
 
@@ -481,18 +494,22 @@ class Expressions(Effects):
         tail's among them). Against the pool's length it drops nothing (a defensive check)."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self.drops_by_length(test.left, state) or self.drops_by_length(test.right, state)
-        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        if not isinstance(test, cst.Comparison):
             return False
-        left, (pair,) = test.left, test.comparisons
-        if not isinstance(pair.operator, (cst.LessThan, cst.LessThanEqual)):
-            return False
-        right = pair.comparator
-        if not (isinstance(left, cst.Attribute) and left.attr.value == V.BLOCK_ID_ATTR):
-            return False
-        if not (isinstance(right, cst.Call) and ir.called_name(right.func) == "len" and len(right.args) == 1):
-            return False
-        blocks = self.ev_pure(right.args[0].value, state)
-        return isinstance(blocks, Val.Ids) and blocks.key not in (None, "*")
+        operands = [test.left, *(pair.comparator for pair in test.comparisons)]
+        for index, pair in enumerate(test.comparisons):  # also `0 <= bid < len(blocks)`
+            left, right = operands[index], operands[index + 1]
+            if not isinstance(pair.operator, (cst.LessThan, cst.LessThanEqual)):
+                continue
+            if not (isinstance(right, cst.Call) and ir.called_name(right.func) == "len" and len(right.args) == 1):
+                continue
+            is_id = isinstance(left, cst.Attribute) and left.attr.value == V.BLOCK_ID_ATTR
+            if not (is_id or isinstance(self.ev_pure(left, state), Val.Ids)):  # a block id
+                continue
+            blocks = self.ev_pure(right.args[0].value, state)
+            if isinstance(blocks, Val.Ids) and blocks.key not in (None, "*"):
+                return True
+        return False
 
     def element(
         self,
@@ -564,7 +581,7 @@ class Expressions(Effects):
         start = iterable.start if filtered is None else filtered
         if isinstance(stop, Val.Length) and isinstance(stop.of, Val.Ids):
             return Val.Index(stop.of, start)
-        if isinstance(stop, Val.Length) and isinstance(stop.of, Val.Managers):
+        if isinstance(stop, Val.Length) and isinstance(stop.of, (Val.Managers, Val.Running)):
             return Val.Index(stop.of, "whole")
         if start in ("tail", "late", "early"):  # `range(first, last)`: from where it starts
             return Val.Index(None, start)
@@ -636,7 +653,7 @@ def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool) -> V
         return Val.RUNNING
     if isinstance(value, Val.Rid) and value.key in born:  # `[r.request_id for r in reqs]`
         return Val.Each(value, tuple(born))
-    if isinstance(value, Val.Seq) and born and Val.mentions(value, born):
+    if isinstance(value, (Val.Seq, Val.Instance)) and born and Val.mentions(value, born):
         # `[(r, r.num_computed_tokens - ...) for r in reqs]`: each element is this tuple,
         # made for one request of the loop
         return Val.Each(value, tuple(born))
@@ -681,6 +698,26 @@ def _subtract(left: Val.Value, lk: str | None, rk: str | None) -> Val.Value:
     if rk == "zero":
         return left
     return Val.OTHER if lk is not None or rk is not None else None
+
+
+def _positive(node: cst.BaseExpression) -> bool:
+    """A positive integer literal."""
+    return isinstance(node, cst.Integer) and node.evaluated_value > 0
+
+
+def _unknown_item(value: Val.Value) -> bool:
+    """An item of a collection the walk cannot see into: maybe a request, maybe not."""
+    return isinstance(value, Val.Req) and value.key.startswith("q:")
+
+
+def _last_item(node: cst.BaseExpression) -> bool:
+    """`-1` as an index."""
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+        and node.expression.value == "1"
+    )
 
 
 def _dispatches(value: Val.Value) -> bool:

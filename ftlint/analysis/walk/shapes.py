@@ -115,6 +115,41 @@ def context_split(fn: Function, via_instance: bool) -> ContextSplit | None:
     return ContextSplit(fn, via_instance, *parts) if parts is not None else None
 
 
+def is_generator(fn: Function) -> bool:
+    """Whether `fn` is a generator function: a `yield` in its own body (not in a nested
+    function or lambda), not a `@contextmanager` (its callers enter it with `with`)."""
+    known = fn.tree_facts.get(_GENERATOR)
+    if known is None:
+        node = fn.node
+        names = {ir.dotted_name(d.decorator) or "" for d in node.decorators}
+        yields = any(isinstance(n, (cst.Yield)) for n in _own_nodes(node.body))
+        known = fn.tree_facts[_GENERATOR] = yields and not any(n.endswith("contextmanager") for n in names)
+    return bool(known)
+
+
+_GENERATOR = "shapes.is_generator"
+
+
+def zeroed_counters(fn: Function) -> frozenset[str]:
+    """The counter fields `fn`'s own code sets to 0 (`req.num_in_flight_tokens = 0`)."""
+    found = set()
+    for node in _own_nodes(fn.node.body):
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Integer) and node.value.value == "0":
+            for target in node.targets:
+                if isinstance(target.target, cst.Attribute) and target.target.attr.value in V.ALL_COUNTER_FIELDS:
+                    found.add(target.target.attr.value)
+    return frozenset(found)
+
+
+def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes of a function body, nested functions, classes and lambdas left out."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in node.children if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+
+
 def breaks_always(body: cst.BaseSuite) -> bool:
     """A loop body whose own statement list ends the loop with `break` on every pass."""
     statements = body.body if isinstance(body, cst.IndentedBlock) else ()
