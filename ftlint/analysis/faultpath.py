@@ -10,6 +10,7 @@ look inside a helper that is not itself reported on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,6 +152,7 @@ class FaultPaths:
         # whose `self.method` is the most-derived override.
         self.inherited_handlers: list[tuple[Function, ClassInfo]] = []
         self.in_scope: set[Function] = set()
+        self._attribute_methods: dict[tuple[int, str, str], Function | None] = {}  # _method_of_attribute
         self.whole_modules: set[ModuleInfo] = set()
         self._summaries: dict[Function, Summary | None] = {}
         self._analyses: dict[Function, Analysis] = {}
@@ -270,16 +272,22 @@ class FaultPaths:
             return None
         made = fn.tree_facts.get(_MADE_LOCALS)
         if made is None:
-            finder = _MadeLocals()
-            fn.node.body.visit(finder)
-            made = fn.tree_facts[_MADE_LOCALS] = finder.made
+            made = fn.tree_facts[_MADE_LOCALS] = _made_locals(fn.node.body)
         cls_name = cast("dict[str, str]", made).get(head)
         cls = self.project.resolve_class(fn.module, cls_name) if cls_name else None
         return self.project.method(cls, method) if cls is not None else None
 
     def _method_of_attribute(self, cls: ClassInfo, attr: str, method: str) -> Function | None:
-        from ftlint.analysis.walk.shapes import init_assignment
+        key = (id(cls), attr, method)
+        if key not in self._attribute_methods:
+            self._attribute_methods[key] = self._attribute_method(cls, attr, method)
+        return self._attribute_methods[key]
 
+    def _attribute_method(self, cls: ClassInfo, attr: str, method: str) -> Function | None:
+        from ftlint.analysis.walk.shapes import init_assignment, written_once
+
+        if not written_once(cls.module, attr, constructed=True):
+            return None  # (read from the module's text: no base class is resolved for most attributes)
         found = init_assignment(self.project.class_chain(cls), attr)
         value = found[1] if found is not None else None
         made = ir.dotted_name(value.func) if isinstance(value, cst.Call) else None
@@ -294,21 +302,22 @@ class FaultPaths:
         if cls is None or not fn.is_method:
             return
         read = fn.tree_facts.get(_SELF_ATTRS)
-        if read is None:
-            finder = _SelfAttributes()
-            fn.node.body.visit(finder)
-            read = fn.tree_facts[_SELF_ATTRS] = tuple(sorted(finder.found))
-        from ftlint.analysis.walk.shapes import init_assignment
+        if read is None:  # read off its text (the module's when it was parsed whole): no tree is visited
+            segment = fn.tree()
+            text = segment.text if segment is not None else fn.module.text
+            read = fn.tree_facts[_SELF_ATTRS] = tuple(sorted(set(_SELF_ATTRIBUTE.findall(text))))
+        from ftlint.analysis.walk.shapes import init_assignment, written_once
 
-        chain = self.project.class_chain(cls)
+        chain: list[ClassInfo] | None = None
         for attr in cast("tuple[str, ...]", read):
-            if self.project.method(cls, attr) is not None:
+            if not written_once(cls.module, attr) or self.project.method(cls, attr) is not None:
                 continue
+            chain = chain if chain is not None else self.project.class_chain(cls)
             found = init_assignment(chain, attr)
             if found is None:
                 continue
             init, value = found
-            finder = _SelfAttributes(named=True)
+            finder = _ValueNames()
             value.visit(finder)
             for ref in finder.refs:
                 target = self._resolve(init, ref)
@@ -700,53 +709,66 @@ _MADE_LOCALS = "faultpath.made_locals"
 _Refs = tuple[tuple[str, str] | None, ...]
 
 
-class _MadeLocals(cst.CSTVisitor):
-    """The locals a function binds once, to `Cls(...)` of a CamelCase name: {local: "Cls"}."""
+_BLOCKS = (
+    cst.BaseSuite,
+    cst.BaseStatement,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Else,
+    cst.Finally,
+    cst.MatchCase,
+)
+
+
+def _made_locals(body: cst.BaseSuite) -> dict[str, str]:
+    """The locals a function binds once, to `Cls(...)` of a CamelCase name: {local: "Cls"}
+    (its statements only, nested definitions left out: no expression is visited)."""
+    made: dict[str, str] = {}
+    seen: set[str] = set()
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if not isinstance(small, cst.Assign):
+                    continue
+                called = ir.dotted_name(small.value.func) if isinstance(small.value, cst.Call) else None
+                camel = called is not None and called.rsplit(".", 1)[-1].lstrip("_")[:1].isupper()
+                for target in small.targets:
+                    if not isinstance(target.target, cst.Name):
+                        continue
+                    name = target.target.value
+                    if name in seen or not camel:
+                        made.pop(name, None)  # bound twice, or to something else: not known
+                    else:
+                        made[name] = cast(str, called)
+                    seen.add(name)
+            continue
+        stack.extend(child for child in node.children if isinstance(child, _BLOCKS))
+    return made
+
+
+class _ValueNames(cst.CSTVisitor):
+    """The callee refs of the names and attributes of an expression (an attribute's value
+    `__init__` sets: `[self._evict, self._abort]`)."""
 
     def __init__(self) -> None:
-        self.made: dict[str, str] = {}
-        self._seen: set[str] = set()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if not isinstance(target.target, cst.Name):
-                continue
-            name = target.target.value
-            called = ir.dotted_name(node.value.func) if isinstance(node.value, cst.Call) else None
-            camel = called is not None and called.rsplit(".", 1)[-1].lstrip("_")[:1].isupper()
-            if name in self._seen or not camel:
-                self.made.pop(name, None)  # bound twice, or to something else: not known
-            else:
-                self.made[name] = cast(str, called)
-            self._seen.add(name)
-
-
-class _SelfAttributes(cst.CSTVisitor):
-    """The `self.x` attributes a function body reads (nested definitions left out); with
-    `named`, the callee refs of the names and attributes of an expression."""
-
-    def __init__(self, *, named: bool = False) -> None:
-        self.found: set[str] = set()
         self.refs: list[tuple[str, str]] = []
-        self.named = named
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name) and node.value.value == "self":
-            self.found.add(node.attr.value)
-        ref = ir.callee_ref(node) if self.named else None
+        ref = ir.callee_ref(node)
         if ref is not None:
             self.refs.append(ref)
 
     def visit_Name(self, node: cst.Name) -> None:
-        ref = ir.callee_ref(node) if self.named else None
+        ref = ir.callee_ref(node)
         if ref is not None:
             self.refs.append(ref)
+
+
+_SELF_ATTRIBUTE = re.compile(r"\bself\.(\w+)")
 
 
 class _ValueRefs(cst.CSTVisitor):

@@ -119,6 +119,9 @@ def is_generator(fn: Function) -> bool:
     """Whether `fn` is a generator function: a `yield` in its own body (not in a nested
     function or lambda), not a `@contextmanager` (its callers enter it with `with`)."""
     known = fn.tree_facts.get(_GENERATOR)
+    segment = fn.tree() if known is None else None
+    if known is None and "yield" not in (segment.text if segment is not None else fn.module.text):
+        known = fn.tree_facts[_GENERATOR] = False  # its text has no `yield`: no tree is walked
     if known is None:
         node = fn.node
         names = {ir.dotted_name(d.decorator) or "" for d in node.decorators}
@@ -199,6 +202,15 @@ def init_assignment(chain: Sequence[ClassInfo], attr: str) -> tuple[Function, cs
     return None
 
 
+def written_once(info: ModuleInfo, attr: str, *, constructed: bool = False) -> bool:
+    """Whether the module assigns `self.attr` exactly once and never changes it in place
+    (`constructed`: to `Cls(...)`, a CamelCase call): a cheap first test for init_assignment."""
+    counts, changed = _self_writes(info)
+    if counts.get(attr) != 1 or attr in changed:
+        return False
+    return not constructed or re.search(rf"\bself\.{re.escape(attr)}\s*(?::[^=\n]*)?=\s*_*[A-Z]", info.text) is not None
+
+
 _WRITE = re.compile(r"\bself\.(\w+)\s*(?::[^=\n]*)?=(?!=)")
 _CHANGE = re.compile(
     r"\bself\.(\w+)\s*(?:[-+*/|&^%@]|//|<<|>>|\*\*)=|\bself\.(\w+)\s*\[[^\]\n]*\]\s*=(?!=)"
@@ -225,8 +237,13 @@ def _self_writes(info: ModuleInfo) -> tuple[dict[str, int], frozenset[str]]:
 def record_fields(cls: ClassInfo) -> tuple[str, ...] | None:
     """The fields of a `@dataclass` or `NamedTuple` class, in the order its constructor
     takes them (annotated class-level names, `ClassVar`s left out); None for another class."""
-    if "dataclass" not in cls.module.text and "NamedTuple" not in cls.module.text:
-        return None  # no tree to parse for it (an outlined module keeps no class bodies)
+    text = cls.module.text
+    name = re.escape(cls.name)
+    if not (
+        re.search(rf"@[\w.]*dataclass\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*class {name}\b", text)
+        or re.search(rf"class {name}\([\w.]*NamedTuple\)", text)
+    ):
+        return None  # read off the text first: no module is parsed for most classes
     known = _RECORDS.get(id(cls))
     if known is None or known[0] is not cls:
         known = _RECORDS[id(cls)] = (cls, _record_fields(cls))
@@ -237,27 +254,34 @@ _RECORDS: dict[int, tuple[ClassInfo, tuple[str, ...] | None]] = {}
 
 
 def _record_fields(cls: ClassInfo) -> tuple[str, ...] | None:
-    tree = module_tree(cls.module)
-    found = [top for top in tree.body if isinstance(top, cst.ClassDef) and top.name.value == cls.name] if tree else []
-    if not found:
+    # Python's own parser, not LibCST's (the module may be big, outlined, and parsed for this
+    # alone): a fifth of the time
+    try:
+        tree = ast.parse(cls.module.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    node = found[0]
-    bases = [(ir.dotted_name(b.value) or "").rsplit(".", 1)[-1] for b in node.bases]
-    made = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in node.decorators]
-    dataclass = any((ir.dotted_name(d) or "").rsplit(".", 1)[-1] == "dataclass" for d in made)
+    node = next((t for t in tree.body if isinstance(t, ast.ClassDef) and t.name == cls.name), None)
+    if node is None:
+        return None
+    bases = [_last_name(b) for b in node.bases]
+    made = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
+    dataclass = any(_last_name(d) == "dataclass" for d in made)
     # a dataclass deriving from another takes its base's fields first: not modelled
     if not (bases == ["NamedTuple"] or (dataclass and set(bases) <= {"object"})):
         return None
-    fields: list[str] = []
-    for line in node.body.body if isinstance(node.body, cst.IndentedBlock) else ():
-        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
-            if (
-                isinstance(small, cst.AnnAssign)
-                and isinstance(small.target, cst.Name)
-                and "ClassVar" not in ir.code_of(small.annotation.annotation)
-            ):
-                fields.append(small.target.value)
-    return tuple(fields)
+    return tuple(
+        line.target.id
+        for line in node.body
+        if isinstance(line, ast.AnnAssign)
+        and isinstance(line.target, ast.Name)
+        and "ClassVar" not in ast.unparse(line.annotation)
+    )
+
+
+def _last_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _plain(value: cst.BaseExpression) -> bool:
