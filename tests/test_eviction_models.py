@@ -968,6 +968,21 @@ OBJECT_PAIRS += [
     ),
 ]
 
+OBJECT_PAIRS += [
+    (
+        "itemgetter-of-the-first-group",
+        "import operator\n\n_first = operator.itemgetter(0)\n_second = operator.itemgetter(1)\n",
+        "for req in reqs:\n    confirmed = req.num_computed_tokens - req.num_in_flight_tokens\n"
+        "    for mgr, ids in zip(kv.coordinator.single_type_managers, kv.get_block_ids(req.request_id)):\n"
+        "        kv.evict_blocks(set(ids[confirmed // mgr.block_size:]))\n"
+        "    _second(kv.get_block_ids(req.request_id))\n" + ABORT,
+        "for req in reqs:\n    confirmed = req.num_computed_tokens - req.num_in_flight_tokens\n"
+        "    ids = _first(kv.get_block_ids(req.request_id))\n"
+        "    kv.evict_blocks(set(ids[confirmed // _first(kv.coordinator.single_type_managers).block_size:]))\n" + ABORT,
+        ["FT007"],
+    ),
+]
+
 
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):

@@ -390,6 +390,12 @@ MODELLED: tuple[Construct, ...] = (
         "test_a_list_of_records_is_not_a_list_of_block_ids",
     ),
     Construct(
+        "`operator.itemgetter(0)` (also bound at module level), called on per-group block ids or the managers",
+        "modelled",
+        "the ids of group 0 alone (another index: its item, not known)",
+        "itemgetter-of-the-first-group",
+    ),
+    Construct(
         "a call the walk cannot resolve, given block ids",
         "unknown",
         "may evict them (also inside a tuple or dict it is given): their tails count as covered",

@@ -193,6 +193,13 @@ class MethodCaller:
 
 
 @dataclass(frozen=True, slots=True)
+class ItemOf:
+    """`operator.itemgetter(index)`: called on a value, its item at `index`."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
 class Lambda:
     """A lambda and the names bound where it was made (its closure)."""
 
@@ -334,6 +341,7 @@ Value: TypeAlias = (
     | Instance
     | Partial
     | MethodCaller
+    | ItemOf
     | Lambda
     | Either
     | Table
@@ -365,7 +373,7 @@ OTHER = Num("other")
 MANAGERS = Managers()
 POOL = Pool()
 #: the values a call may be made on
-CALLABLE = (FunctionRef, Primitive, Partial, Lambda, MethodCaller, Either)
+CALLABLE = (FunctionRef, Primitive, Partial, Lambda, MethodCaller, ItemOf, Either)
 
 
 def ids(key: str | None, start: str, groups: str = "all", stale: bool = False, origin: Function | None = None) -> Ids:

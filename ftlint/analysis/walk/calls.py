@@ -47,6 +47,7 @@ _BUILTINS = frozenset(
         "methodcaller",
         "vars",
         "slice",
+        "itemgetter",
         "islice",
         "divmod",
         "defaultdict",
@@ -58,6 +59,7 @@ _BUILTINS = frozenset(
 _STDLIB_VALUES = {
     "itertools.islice": "islice",
     "collections.defaultdict": "defaultdict",
+    "operator.itemgetter": "itemgetter",
     "itertools.chain": "chain",
     "itertools.chain.from_iterable": "from_iterable",
     "chain.from_iterable": "from_iterable",
@@ -354,6 +356,8 @@ class Calls(Expressions):
             dunder = self.interp.project.method(callee.cls, "__call__")
             if dunder is not None:
                 return self.inline(dunder, True, args, keywords, node, state, callee)
+        if isinstance(callee, Val.ItemOf) and len(args) == 1:  # `first = itemgetter(0)`; `first(per_group)`
+            return [(self._index(args[0], cst.Integer(str(callee.index)), Val.OTHER), state)]
         if isinstance(callee, Val.MethodCaller) and callee.name in V.EFFECTS and args:
             # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
             return [self.primitive(callee.name, list(callee.args), dict(callee.keywords), node, state)]
@@ -758,6 +762,8 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
         if len(args) == 1:
             return Val.Range("whole", args[0])
         return Val.Range(Val.start_from_index(Val.num_kind(args[0])), args[1]) if len(args) >= 2 else None
+    if name == "itemgetter":  # only `itemgetter(0)` is read: a literal the walk keeps (0)
+        return Val.ItemOf(0) if len(args) == 1 and args[0] == Val.ZERO else None
     if name in ("slice", "chain", "zip", "defaultdict", "divmod"):
         return _made_by(name, args)
     if name in _PASSTHROUGH:

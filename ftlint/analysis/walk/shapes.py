@@ -456,6 +456,15 @@ def _constants(text: str, whole: str) -> dict[str, Val.Value]:
             name, value = statement.targets[0].id, statement.value
         else:
             continue
+        if (
+            isinstance(value, ast.Call)
+            and _last_name(value.func) == "itemgetter"
+            and len(value.args) == 1
+            and isinstance(value.args[0], ast.Constant)
+            and type(value.args[0].value) is int
+        ):
+            found[name] = Val.ItemOf(value.args[0].value)  # `_first = itemgetter(0)` at module level
+            continue
         if isinstance(value, (ast.List, ast.Tuple)) and value.elts and all(isinstance(e, ast.Name) for e in value.elts):
             names = tuple(cast(ast.Name, e).id for e in value.elts)
             found[_NAMES + name] = Val.Seq(tuple(Val.Str(n) for n in names))
