@@ -16,6 +16,7 @@ from ftlint.analysis.walk.calls import Calls, live_running
 from ftlint.analysis.walk.shapes import (
     Body,
     ContextSplit,
+    all_nodes,
     breaks_always,
     context_split,
     counters_read,
@@ -44,7 +45,7 @@ from ftlint.syntax import ir
 _UNROLLED = 8  # items of a literal sequence of callables a loop runs one by one
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Sequence
 
     from ftlint.index.project import Function
 
@@ -722,15 +723,6 @@ def _evicts_what_it_tests(node: cst.If) -> bool:
     return any(
         isinstance(call, cst.Call)
         and ir.called_name(call.func) in V.EVICT_BY_BLOCK
-        and any(isinstance(n, cst.Name) and n.value == name for arg in call.args for n in _nodes(arg.value))
-        for call in _nodes(node.body)
+        and any(isinstance(n, cst.Name) and n.value == name for arg in call.args for n in all_nodes(arg.value))
+        for call in all_nodes(node.body)
     )
-
-
-def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """`root` and every node below it (libcst.matchers costs a quarter second to import)."""
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)

@@ -286,7 +286,7 @@ def _last_name(node: ast.expr) -> str:
 
 def _plain(value: cst.BaseExpression) -> bool:
     """A value whose calls only make values: constructors (CamelCase), `partial`, ..."""
-    for node in _walk(value):
+    for node in all_nodes(value):
         if isinstance(node, cst.Lambda):
             return False  # its body, called elsewhere, would be placed in the caller's file
         if isinstance(node, cst.Call):
@@ -297,7 +297,8 @@ def _plain(value: cst.BaseExpression) -> bool:
     return True
 
 
-def _walk(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def all_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`root` and every node below it (libcst.matchers costs a quarter second to import)."""
     stack = [root]
     while stack:
         node = stack.pop()
