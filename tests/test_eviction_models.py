@@ -984,11 +984,127 @@ OBJECT_PAIRS += [
 ]
 
 
+PHASES = """
+import enum
+
+
+class Phase(enum.Enum):
+    EVICT = enum.auto()
+    ABORT = enum.auto()
+    DONE = enum.auto()
+"""
+MACHINE = """\
+phase = {first}
+while phase is not Phase.DONE:
+    if phase is Phase.EVICT:
+        kv.evict_blocks(tail_ids(kv, reqs))
+        phase = Phase.ABORT
+    elif phase is Phase.ABORT:
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+        phase = Phase.DONE
+"""
+WHOLE_EVICTOR = """
+class WholeEvictor:
+    def __init__(self, kv):
+        self.kv = kv
+
+    def evict(self, reqs):
+        self.kv.evict_blocks({start})
+"""
+INDEXED = """\
+ids = set()
+for req in reqs:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks[req.request_id]
+        j = {first}
+        while j < len(blocks):
+            ids.add(blocks[j].block_id)
+            j += 1
+kv.evict_blocks(ids)
+"""
+STOPPING = """\
+for req in reqs:
+    kv.evict_blocks(tail_ids(kv, [req]))
+    if isinstance(exc, TimeoutError):
+        {stop}
+"""
+OBJECT_PAIRS += [
+    (
+        "flag-testing-the-ids-evicted",
+        "",
+        f"ids = set(self.engine.dirty_ids(kv, reqs))\nok = len(ids) > 0\nif ok:\n    kv.evict_blocks(ids)\n{ABORT}",
+        f"ids = set(self.engine.dirty_ids(kv, reqs))\nok = isinstance(exc, TimeoutError)\nif ok:\n"
+        f"    kv.evict_blocks(ids)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "length-test-of-an-attribute-evicted",
+        "",
+        f"self.dirty = set(self.engine.dirty_ids(kv, reqs))\nif len(self.dirty) != 0:\n"
+        f"    kv.evict_blocks(self.dirty)\n{ABORT}",
+        f"self.dirty = set(self.engine.dirty_ids(kv, reqs))\nif len(self.dirty) != 0 and self.engine.busy:\n"
+        f"    kv.evict_blocks(self.dirty)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "enum-state-machine",
+        PHASES,
+        MACHINE.format(first="Phase.EVICT"),
+        MACHINE.format(first="Phase.ABORT"),
+        ["FT007"],
+    ),
+    (
+        "enum-state-picked-by-a-flag",
+        PHASES,
+        MACHINE.format(first="Phase.EVICT if isinstance(exc, TimeoutError) else Phase.EVICT"),
+        MACHINE.format(first="Phase.EVICT if isinstance(exc, TimeoutError) else Phase.ABORT"),
+        ["FT007"],
+    ),
+    (
+        "object-made-and-used-at-once",
+        WHOLE_EVICTOR.format(start="tail_ids(self.kv, reqs)"),
+        f"WholeEvictor(kv).evict(reqs)\n{ABORT}",
+        f"WholeEvictor(kv).evict(reqs)\n{ABORT}",
+        ["FT004"],
+    ),
+    (
+        "while-index-over-a-block-list",
+        "",
+        INDEXED.format(first="confirmed // mgr.block_size") + ABORT,
+        INDEXED.format(first="0") + ABORT,
+        ["FT004"],
+    ),
+    (
+        "module-level-number-in-the-boundary",
+        "MARGIN = 0\n",
+        LOOP.format(stop="").replace("confirmed // mgr.block_size", "confirmed // mgr.block_size - MARGIN") + ABORT,
+        LOOP.format(stop="").replace("confirmed // mgr.block_size", "confirmed // mgr.block_size - MARGIN") + ABORT,
+        ["FT004"],
+    ),
+    (
+        "break-out-of-the-request-loop",
+        "",
+        STOPPING.format(stop="continue") + ABORT,
+        STOPPING.format(stop="break") + ABORT,
+        ["FT007"],
+    ),
+]
+
+
+#: the cases whose twin differs in the code above the handler, not in its body
+_BAD_TOPS = {
+    "object-made-and-used-at-once": WHOLE_EVICTOR.format(start="{b.block_id for r in reqs for b in r.get_blocks()}"),
+    "module-level-number-in-the-boundary": "MARGIN = 1\n",
+}
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
     attrs = PROPERTY if name.startswith("property") else MODE if name.startswith("method-table") else ""
     assert _codes(tmp_path / "good", good, top=top, attrs=attrs) == []
     bad_top = "" if name == "callable-computed-at-run-time" else top  # no project function evicts there
+    bad_top = _BAD_TOPS.get(name, bad_top)
     assert _codes(tmp_path / "bad", bad, top=bad_top, attrs=attrs) == codes
 
 

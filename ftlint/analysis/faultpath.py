@@ -171,7 +171,7 @@ class FaultPaths:
             if whole:
                 self.whole_modules.add(info)
             for fn in info.functions:
-                if fn not in self.handler_set and self.is_handler(fn):
+                if fn not in self.handler_set and self.is_handler(fn) and not self._handler_callback(fn):
                     self.handlers.append(fn)
                     self.handler_set.add(fn)
                     frontier.append(fn)
@@ -210,6 +210,26 @@ class FaultPaths:
             self.in_scope.add(fn)
             frontier.extend(callee for callee in self._called(fn, fn.ir) if callee not in self.in_scope)
 
+    def _handler_callback(self, fn: Function) -> bool:
+        """A nested function named like a handler, made by a factory that a handler class of
+        its module calls (`bus.connect(make_aborter(engine))` in the class of `on_fault`): one
+        listener among others that handler runs, in an order set at registration; the
+        handler's own walk judges it, not a walk of it alone."""
+        factory = fn.parent
+        if factory is None or factory.parent is not None:
+            return False
+        for cls in fn.module.classes.values():
+            methods = list(cls.methods.values())
+            if not any(self.is_handler(m) for m in methods):
+                continue
+            for method in methods:
+                for effect in ir.iter_effects(method.ir):
+                    if effect.kind == "call" and effect.callee is not None and effect.callee[1] == factory.name:
+                        target = self._resolve(method, effect.callee)
+                        if target is not None and target[0] is factory:
+                            return True
+        return False
+
     def _called(self, fn: Function, seq: ir.Seq) -> Iterator[Function]:
         """The project functions the calls in `seq` (code of `fn`) may run: each resolved
         callee, and both alternatives of a conditional one (either may run)."""
@@ -228,6 +248,10 @@ class FaultPaths:
                 yield from self.project.class_lambda_callees(fn, effect.callee[1])
             elif effect.callee is not None and effect.callee[0] == "dotted":
                 method = self._method_of_local(fn, effect.callee[1])
+                if method is not None:
+                    yield method
+            elif effect.callee is None:
+                method = self._method_of_made(fn, effect.node)
                 if method is not None:
                     yield method
             for ref in effect.alternatives:
@@ -276,6 +300,17 @@ class FaultPaths:
         cls_name = cast("dict[str, str]", made).get(head)
         cls = self.project.resolve_class(fn.module, cls_name) if cls_name else None
         return self.project.method(cls, method) if cls is not None else None
+
+    def _method_of_made(self, fn: Function, node: cst.CSTNode) -> Function | None:
+        """`Cls(...).m()`, an object made and used at once: `Cls.m`."""
+        func = node.func if isinstance(node, cst.Call) else None
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call)):
+            return None
+        name = ir.dotted_name(func.value.func)
+        if name is None or not name.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
+            return None
+        cls = self.project.resolve_class(fn.module, name)
+        return self.project.method(cls, func.attr.value) if cls is not None else None
 
     def _method_of_attribute(self, cls: ClassInfo, attr: str, method: str) -> Function | None:
         key = (id(cls), attr, method)

@@ -402,6 +402,56 @@ MODELLED: tuple[Construct, ...] = (
         "unknown-call-given-ids",
     ),
     Construct(
+        "`ok = len(ids) > 0; if ok: evict(ids)`, `if len(ctx.ids) != 0:` (also `>= 1`, `bool(...)`)",
+        "modelled",
+        "a test of whether the evicted ids are empty: the path that skips had nothing to drop",
+        "flag-testing-the-ids-evicted",
+    ),
+    Construct(
+        "`if len(self.dirty) != 0: kv.evict_blocks(self.dirty)`",
+        "modelled",
+        "the same emptiness test, on an attribute",
+        "length-test-of-an-attribute-evicted",
+    ),
+    Construct(
+        "a member of a project enum (`Phase.SCAN`), compared with `is`/`==`",
+        "modelled",
+        "decided between two members; a `while` loop whose test is decided runs step by step "
+        "(a state machine), at most 12 steps",
+        "enum-state-machine",
+    ),
+    Construct(
+        "`Phase.A if flag else Phase.B` as the next state",
+        "modelled",
+        "either state, each on its own path",
+        "enum-state-picked-by-a-flag",
+    ),
+    Construct(
+        "`Cls(...).method(...)`, an object made and used at once",
+        "modelled",
+        "the method is fault-path code (its findings are reported where they are)",
+        "object-made-and-used-at-once",
+    ),
+    Construct(
+        "`j = first; while j < len(blocks): ... blocks[j] ...; j += 1`",
+        "modelled",
+        "each position from `first` to the end of the list, as a `for` over a range would be",
+        "while-index-over-a-block-list",
+    ),
+    Construct(
+        "a module-level integer (`MARGIN = 1`) in a boundary",
+        "modelled",
+        "its literal value (zero or not)",
+        "module-level-number-in-the-boundary",
+    ),
+    Construct(
+        "`break` in a loop over the requests (also under an `if`, also a `while i < n` counter loop)",
+        "modelled",
+        "the requests after the current one are not handled; a `continue` as the last statement "
+        "of the body skips nothing",
+        "break-out-of-the-request-loop",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

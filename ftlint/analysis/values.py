@@ -286,6 +286,14 @@ class Bool:
 
 
 @dataclass(frozen=True, slots=True)
+class Member:
+    """`Phase.SCAN`: a member of a project enum (`enum_qualname.name`); two are the same
+    object exactly when their names are equal."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class TailTest:
     """A comparison of a request's token counts that holds exactly when it has no dirty
     tail (`clean`: `confirmed >= computed`, `in_flight == 0`) or exactly when it has one."""
@@ -354,6 +362,7 @@ Value: TypeAlias = (
     | Str
     | Strs
     | Bool
+    | Member
     | TailTest
     | NoneValue
     | Param

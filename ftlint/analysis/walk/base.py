@@ -112,6 +112,8 @@ class WalkBase:
         self.loops: list[list[str]] = []  # request keys born in each enclosing loop
         self.loop_nodes: list[int] = []  # id() of each enclosing loop's node (its skips' marker)
         self.while_loops: set[int] = set()  # id() of the `while` loops among them
+        #: id() of the last statement of a loop's body: a `continue` there skips nothing
+        self.loop_ends: set[int] = set()
         # The state of the expression being evaluated (read by index filters and block reads).
         self.current: State | None = None
         # Preempts that mark the request's stale output to be dropped (drop_stale_output=True,

@@ -17,7 +17,6 @@ from ftlint.analysis.walk.shapes import (
     Body,
     ContextSplit,
     all_nodes,
-    breaks_always,
     context_split,
     counters_read,
     decrements,
@@ -43,6 +42,7 @@ from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
 _UNROLLED = 8  # items of a literal sequence of callables a loop runs one by one
+_MACHINE_STEPS = 12  # steps of a `while` loop whose test the walk decides (a state machine)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -220,6 +220,11 @@ class ControlFlow(Calls):
         return dedupe(out)
 
     # -- if ----------------------------------------------------------------------------------------
+    def _function_body(self, fallback: cst.If) -> cst.CSTNode:
+        """The body of the function being walked (where its locals are bound)."""
+        node = self.fn.node
+        return node.body if node is not None else fallback
+
     def _if(self, node: cst.If, states: list[State]) -> Flow:
         flow = Flow()
         current: cst.If | cst.Else | None = node
@@ -233,7 +238,9 @@ class ControlFlow(Calls):
                     taken.append(mark(self._guard(current.test, s, True), gate, True))
                 if truth is not True:
                     passed = self._guard(current.test, s, False)
-                    if value is None and _evicts_what_it_tests(current):  # `if dirty: evict(dirty)`
+                    if value is None and _evicts_what_it_tests(
+                        current, self._function_body(current)
+                    ):  # `if dirty: evict(dirty)`
                         passed = covered(passed)
                     skipped.append(mark(passed, gate, False))
             dropping = bool(taken) and self.drops_by_length(current.test, taken[0])
@@ -242,7 +249,12 @@ class ControlFlow(Calls):
             body = self.suite(current.body, taken)
             if dropping:
                 body = unbind(body, "<dropping>")
-            if body.cont and self.loops and not self._skips_clean(current.test, taken[0] if taken else None):
+            if (
+                body.cont
+                and self.loops
+                and id(node) not in self.loop_ends
+                and not self._skips_clean(current.test, taken[0] if taken else None)
+            ):
                 mark_skip = skip(self.loop_nodes[-1])
                 body.cont = [c.replace(evicted=c.evicted | {mark_skip}) for c in body.cont]
             flow.add(body)
@@ -456,6 +468,7 @@ class ControlFlow(Calls):
 
     def _for(self, node: cst.For, states: list[State]) -> Flow:
         states = tag_entries(states, len(self.loops))
+        self.loop_ends.add(_last_statement(node.body))
         self.loops.append([])
         self.loop_nodes.append(id(node))
         flow = Flow()
@@ -488,9 +501,9 @@ class ControlFlow(Calls):
             flow.normal, flow.brk = clear_skips(flow.normal, id(node)), clear_skips(flow.brk, id(node))
         if not born:
             flow.normal = fill_accumulators(states, flow.normal)
-        elif breaks_always(node.body):
-            # `for req in running: ...; break`: only the first request is handled, the loop
-            # ends for the others (not an `if ids:` guard)
+        else:
+            # `for req in running: ...; break` (also under an `if`): the loop ends for the
+            # requests after this one (not an `if ids:` guard)
             flow.brk = [s.replace(evicted=s.evicted | {skip(id(node))}) for s in flow.brk]
         exits = promote(flow.normal, born, depth)
         flow.brk = promote(flow.brk, born, depth)
@@ -521,12 +534,23 @@ class ControlFlow(Calls):
         self.loops.append([])
         self.loop_nodes.append(id(node))
         self.while_loops.add(id(node))
-        entered = [s for _, s in self.ev_all(node.test, states)]
-        body = self._loop_body(node.body, entered, lambda s: s)
+        self.loop_ends.add(_last_statement(node.body))
+        stepped = self._stepped(node, states)
+        if stepped is not None:
+            body, left = stepped
+        else:
+            entered = [s for _, s in self.ev_all(node.test, states)]
+            counter = self._counter(node.test, entered)
+            body = self._loop_body(node.body, entered, counter or (lambda s: s))
+            left = [s for _, s in self.ev_all(node.test, body.normal + body.cont)] or entered
         born = self.loops.pop()
         self.loop_nodes.pop()
         depth = len(self.loops)
-        exits = promote([s for _, s in self.ev_all(node.test, body.normal + body.cont)] or entered, born, depth)
+        if born and isinstance(node.test, cst.Comparison):
+            # `while i < n: req = running[i]; ...; break`: the loop ends for the requests after
+            # this one (a `while True:` or `while queue:` loop may break when none is left)
+            body.brk = [s.replace(evicted=s.evicted | {skip(id(node))}) for s in body.brk]
+        exits = promote(left, born, depth)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
         out = Flow(
             normal=after.normal + promote(body.brk, born, depth),
@@ -537,7 +561,53 @@ class ControlFlow(Calls):
         out.normal = dedupe(out.normal)
         return out
 
-    # -- try -----------------------------------------------------------------------------------------
+    def _counter(self, test: cst.BaseExpression, states: list[State]) -> Callable[[State], State] | None:
+        """`j = first; while j < len(blocks): ... blocks[j] ...; j += 1`: on every pass `j` is a
+        position from where it starts to the end, as `for j in range(first, len(blocks))` (its
+        binder for each pass); None for another loop or when the paths disagree."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and states):
+            return None
+        pair = test.comparisons[0]
+        if not (isinstance(pair.operator, cst.LessThan) and isinstance(test.left, cst.Name)):
+            return None
+        name = test.left.value
+        starts = {Val.num_kind(s.env.get(name)) for s in states}
+        stops = {self.ev_pure(pair.comparator, s) for s in states}
+        if len(starts) != 1 or len(stops) != 1 or None in starts:
+            return None
+        (start,), (stop,) = starts, stops
+        if not (isinstance(stop, Val.Length) and isinstance(stop.of, Val.Ids)):
+            return None
+        position = Val.Index(stop.of, Val.start_from_index(start))
+        return lambda s: s.bind(name, position)
+
+    def _stepped(self, node: cst.While, states: list[State]) -> tuple[Flow, list[State]] | None:
+        """`while phase is not Phase.DONE: phase = step(phase)`: a loop whose test the walk
+        decides on every path (a comparison of enum members) runs step by step, each path
+        leaving when its test is false: (the body's flow, the states leaving), or None
+        when the test is not decided (then the body runs twice, see _loop_body). A path
+        still going after _MACHINE_STEPS steps, or on which the test stops being decided,
+        leaves there."""
+        if not isinstance(node.test, cst.Comparison):
+            return None
+        tested = self.ev_all(node.test, states)
+        if not tested or any(Val.truth(value) is None for value, _ in tested):
+            return None
+        flow, left = Flow(), []
+        for _ in range(_MACHINE_STEPS):
+            going = [s for value, s in tested if Val.truth(value)]
+            left += [s for value, s in tested if not Val.truth(value)]
+            if not going:
+                return flow, left
+            step = self.suite(node.body, going)
+            flow.brk += step.brk
+            flow.ret += step.ret
+            flow.exc += step.exc
+            tested = self.ev_all(node.test, dedupe(retire(step.normal + step.cont, set(self.loops[-1]))))
+            if any(Val.truth(value) is None for value, _ in tested):
+                break
+        return flow, left + [s for _, s in tested]
+
     def _try(self, node: cst.Try | cst.TryStar, states: list[State]) -> Flow:
         # an exception may leave the body before any statement, or before each next one: in
         # it, leaving the state that statement started from
@@ -670,6 +740,11 @@ def _holds_request(element: Val.Value) -> bool:
     return isinstance(element, Val.Seq) and any(_holds_request(item) for item in element.items)
 
 
+def _last_statement(body: cst.BaseSuite) -> int:
+    """id() of the last statement of a loop's body (0 for a body on the loop's line)."""
+    return id(body.body[-1]) if isinstance(body, cst.IndentedBlock) and body.body else 0
+
+
 def _bound(test: cst.BaseExpression) -> cst.BaseExpression:
     """The name an assignment expression in a test binds (`if (ids := tail()):` tests `ids`),
     else the test itself."""
@@ -713,16 +788,76 @@ def _empty_ids_test(test: cst.BaseExpression, state: State) -> bool:
     return name is not None and isinstance(state.env.get(name), Val.Ids)
 
 
-def _evicts_what_it_tests(node: cst.If) -> bool:
+def _evicts_what_it_tests(node: cst.If, body: cst.CSTNode) -> bool:
     """`if dirty:` whose body passes `dirty` to an eviction: with `dirty` unknown, the path
-    where it is empty had nothing to evict (as `if ids:` with ids the walk knows)."""
-    test = _bound(node.test)
-    if not isinstance(test, cst.Name):
-        return False
-    name = test.value
-    return any(
-        isinstance(call, cst.Call)
-        and ir.called_name(call.func) in V.EVICT_BY_BLOCK
-        and any(isinstance(n, cst.Name) and n.value == name for arg in call.args for n in all_nodes(arg.value))
+    where it is empty had nothing to evict (as `if ids:` with ids the walk knows). Also
+    `if ctx.dirty:`, `if len(dirty) > 0:` (`!= 0`, `>= 1`), and a flag bound once to such a
+    test in the function (`ok = len(dirty) > 0; if ok:`, `body`: the function's)."""
+    given = {
+        ir.dotted_name(n)
         for call in all_nodes(node.body)
-    )
+        if isinstance(call, cst.Call) and ir.called_name(call.func) in V.EVICT_BY_BLOCK
+        for arg in call.args
+        for n in all_nodes(arg.value)
+        if isinstance(n, (cst.Name, cst.Attribute))
+    } - {None}
+    if not given:
+        return False
+    test = _bound(node.test)
+    if _emptiness_of(test) in given:
+        return True
+    flag = test.value if isinstance(test, cst.Name) else None
+    value = _bound_once(body, flag) if flag is not None else None
+    return value is not None and _emptiness_of(value) in given
+
+
+def _emptiness_of(test: cst.BaseExpression) -> str | None:
+    """The dotted name whose emptiness `test` is: `ids`, `ctx.ids`, `len(ids)`, `bool(ids)`,
+    `len(ids) > 0`, `len(ids) != 0`, `len(ids) >= 1` (or the same written the other way round)."""
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return ir.dotted_name(test)
+    if isinstance(test, cst.Call) and ir.dotted_name(test.func) in ("len", "bool") and len(test.args) == 1:
+        inner = test.args[0].value
+        return ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    bound = _NONEMPTY_RIGHT if isinstance(right, cst.Integer) else _NONEMPTY_LEFT
+    counted, number = (test.left, right) if isinstance(right, cst.Integer) else (right, test.left)
+    if not isinstance(number, cst.Integer) or (type(operator), number.value) not in bound:
+        return None
+    return _emptiness_of(counted) if isinstance(counted, cst.Call) else None
+
+
+#: `len(x) OP n` (and `n OP len(x)`) that hold exactly when x is not empty
+_NONEMPTY_RIGHT = {(cst.GreaterThan, "0"), (cst.NotEqual, "0"), (cst.GreaterThanEqual, "1")}
+_NONEMPTY_LEFT = {(cst.LessThan, "0"), (cst.NotEqual, "0"), (cst.LessThanEqual, "1")}
+
+
+def _bound_once(body: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value `name` is assigned in `body` when that is its one binding there (a plain
+    `=`; nested definitions left out), else None."""
+    values: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(current.children)
+        if isinstance(current, cst.Assign):
+            for target in current.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    values.append(current.value)
+                elif _names(target.target, name):
+                    return None
+            continue
+        bound = getattr(current, "target", None) or getattr(current, "asname", None)
+        if isinstance(current, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.WithItem)) and _names(
+            bound, name
+        ):
+            return None  # bound another way too
+    return values[0] if len(values) == 1 else None
+
+
+def _names(node: cst.CSTNode | None, name: str) -> bool:
+    return node is not None and any(isinstance(n, cst.Name) and n.value == name for n in all_nodes(node))

@@ -48,6 +48,10 @@ _COMPARISONS: dict[type, str] = {
     cst.GreaterThan: ">",
     cst.GreaterThanEqual: ">=",
 }
+#: comparisons deciding whether two enum members are the same: True for `is`/`==`
+_IDENTITY: dict[type, bool] = {cst.Is: True, cst.Equal: True, cst.IsNot: False, cst.NotEqual: False}
+#: the base classes that make a class an enum (its class-level names are its members)
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
 #: where a slice of a whole block list ends, by the kind of its upper bound
 _SLICE_ENDS = {
     "zero": "empty",
@@ -180,8 +184,16 @@ class Expressions(Effects):
             ]
         nodes = [node.left, *(c.comparator for c in node.comparisons)]
         operator = _COMPARISONS.get(type(node.comparisons[0].operator)) if len(node.comparisons) == 1 else None
+        same = _IDENTITY.get(type(node.comparisons[0].operator)) if len(node.comparisons) == 1 else None
         return [
-            (Val.tail_test(left, operator, right) if operator else None, s)
+            (
+                Val.Bool((left == right) is same)
+                if same is not None and isinstance(left, Val.Member) and isinstance(right, Val.Member)
+                else Val.tail_test(left, operator, right)
+                if operator
+                else None,
+                s,
+            )
             for (left, *rest), s in self.ev_seq(nodes, state)
             for right in rest[:1]
         ]
@@ -190,9 +202,16 @@ class Expressions(Effects):
         if isinstance(node, cst.IfExp):
             return self._if_exp(node, state)
         if isinstance(node, (cst.List, cst.Set, cst.Tuple)):
+            record = isinstance(node, cst.Tuple)
             return [
-                (self.collection(values), s) for values, s in self.ev_seq([el.value for el in node.elements], state)
-            ]
+                (
+                    Val.Seq(tuple(values))
+                    if record and not all(isinstance(v, Val.Ids) for v in values)
+                    else self.collection(values),
+                    s,
+                )
+                for values, s in self.ev_seq([el.value for el in node.elements], state)
+            ]  # `return ids, count`: a pair to unpack, not ids (a tuple of ids lists is ids)
         if isinstance(node, cst.Dict):
             return self._dict(node, state)
         if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
@@ -220,8 +239,12 @@ class Expressions(Effects):
         for _, s in self.ev(node.test, state):
             for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
                 joined = Val.join(a, b)
-                if joined is None and Val.is_callable(a) and Val.is_callable(b):
-                    # `(self._resume if flag else self._abort)(sched)`: either one is called
+                if joined is None and (
+                    (Val.is_callable(a) and Val.is_callable(b))
+                    or (isinstance(a, Val.Member) and isinstance(b, Val.Member))
+                ):
+                    # `(self._resume if flag else self._abort)(sched)`: either one is called;
+                    # `Phase.REQUEUE if flag else Phase.ABORT`: either state comes next
                     out.extend([(a, s2), (b, s2)])
                 else:
                     out.append((joined, s2))
@@ -324,7 +347,26 @@ class Expressions(Effects):
                 own = self.init_attribute(cls, attr) if cls is not None and node.value.value == "self" else None
                 self.names[key] = Val.FunctionRef(*target) if target else own
             return self.names[key]
+        if isinstance(node.value, cst.Name) and node.value.value[:1].isupper() and not attr.startswith("_"):
+            return self._enum_member(node.value.value, attr)
         return None
+
+    def _enum_member(self, owner: str, attr: str) -> Val.Value:
+        """`Phase.SCAN` where `Phase` is a project enum (a class with `Enum`, `IntEnum`, ...
+        among its bases, its own or inherited) and `SCAN` not one of its methods."""
+        info = self.fn.module
+        key = ("enum", id(info), owner, attr)
+        if key not in self.names:
+            imported = info.imports.get(owner)
+            outside = imported is not None and imported.level == 0 and imported.module.split(".")[0] == "vllm"
+            cls = None if outside else self.interp.project.resolve_class(info, owner)
+            project = self.interp.project
+            is_enum = cls is not None and any(
+                base.rsplit(".", 1)[-1] in _ENUM_BASES for each in project.class_chain(cls) for base in each.bases
+            )
+            member = is_enum and cls is not None and project.method(cls, attr) is None
+            self.names[key] = Val.Member(f"{cls.qualname}.{attr}") if member and cls is not None else None
+        return self.names[key]
 
     def init_attribute(self, cls: ClassInfo, attr: str) -> Val.Value:
         """`self.attr` of an instance of `cls` when its `__init__` alone sets it, once, to a

@@ -153,15 +153,6 @@ def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(c for c in node.children if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
 
 
-def breaks_always(body: cst.BaseSuite) -> bool:
-    """A loop body whose own statement list ends the loop with `break` on every pass."""
-    statements = body.body if isinstance(body, cst.IndentedBlock) else ()
-    return any(
-        isinstance(line, cst.SimpleStatementLine) and any(isinstance(small, cst.Break) for small in line.body)
-        for line in statements
-    )
-
-
 _MUTATORS = (
     "append|extend|insert|update|pop|popitem|remove|clear|setdefault|add|discard|sort|reverse|__setitem__|__ior__"
 )
@@ -478,4 +469,6 @@ def _constants(text: str, whole: str) -> dict[str, Val.Value]:
             found[name] = Val.Seq(tuple(Val.Str(x) for x in constant))
         elif isinstance(constant, str):
             found[name] = Val.Str(constant)
+        elif type(constant) is int:  # `SAFETY_BLOCKS = 1`: a number as its literal would be
+            found[name] = Val.ZERO if constant == 0 else Val.OTHER
     return found
