@@ -1092,10 +1092,162 @@ OBJECT_PAIRS += [
 ]
 
 
+BUILDER = """
+class Plan:
+    def __init__(self, steps):
+        self.steps = steps
+
+    def run(self):
+        for step in self.steps:
+            step()
+
+
+class PlanBuilder:
+    def __init__(self, sched):
+        self.sched = sched
+        self.steps = []
+
+    def with_eviction(self):
+        self.steps.append(self._evict)
+        return self
+
+    def with_abort(self):
+        self.steps.append(self._abort)
+        return self
+
+    def build(self):
+        return Plan(list(self.steps))
+
+    def _evict(self):
+        kv = self.sched.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, self.sched.running))
+
+    def _abort(self):
+        self.sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+CONTEXT = """
+class Ctx:
+    def __init__(self, kv, reqs):
+        self.kv = kv
+        self.reqs = reqs
+
+
+def evict_from(ctx):
+    ctx.kv.evict_blocks(tail_ids(ctx.kv, ctx.reqs))
+"""
+OBJECT_PAIRS += [
+    (
+        "builder-assembling-steps",
+        BUILDER,
+        "PlanBuilder(sched).with_eviction().with_abort().build().run()",
+        "PlanBuilder(sched).with_abort().build().run()",
+        ["FT007"],
+    ),
+    (
+        "context-object-filled-by-its-init",
+        CONTEXT,
+        f"evict_from(Ctx(kv, reqs))\n{ABORT}",
+        f"evict_from(Ctx(kv, [reqs[0]]))\n{ABORT}",
+        ["FT007"],
+    ),
+]
+
+
+PIPELINE = """
+import dataclasses
+
+
+@dataclasses.dataclass
+class Ctx:
+    sched: object
+    reqs: list = dataclasses.field(default_factory=list)
+    ids: set = dataclasses.field(default_factory=set)
+
+
+def gather(ctx):
+    ctx.reqs = list(ctx.sched.running)
+    return ctx
+
+
+def settle(ctx):
+    for req in ctx.reqs:
+        req.num_in_flight_tokens = 0
+    return ctx
+
+
+def mark(ctx):
+    kv = ctx.sched.kv_cache_manager
+    ctx.ids.update(tail_ids(kv, ctx.reqs))
+    kv.evict_blocks(ctx.ids)
+    return ctx
+
+
+def drop(ctx):
+    ctx.sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+    return ctx
+
+
+STAGES = (gather, mark, drop)
+SETTLED_FIRST = (gather, settle, mark, drop)
+"""
+PER_GROUP = (
+    "per_group = [\n"
+    "    [b.block_id for r in reqs for b in mgr.req_to_blocks[r.request_id]{part}]\n"
+    "    for mgr in kv.coordinator.single_type_managers\n"
+    "]\n"
+    "kv.evict_blocks(set(functools.reduce(lambda a, b: a + b, per_group, [])))\n"
+)
+ZEROED = "for req in reqs:\n    req.num_in_flight_tokens = 0\n"
+OBJECT_PAIRS += [
+    (
+        "option-read-with-its-default",
+        "",
+        f'if self.engine.cfg.get("evict", True):\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}',
+        f'if self.engine.cfg.get("evict", False):\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}',
+        ["FT007"],
+    ),
+    (
+        "module-level-dict-of-options",
+        'OPTIONS = {"margin": 0, "status": RequestStatus.FINISHED_ABORTED}\n',
+        LOOP.format(stop="").replace(
+            "confirmed // mgr.block_size", 'confirmed // mgr.block_size - OPTIONS.get("margin", 0)'
+        )
+        + ABORT,
+        LOOP.format(stop="").replace(
+            "confirmed // mgr.block_size", 'confirmed // mgr.block_size - OPTIONS.get("margin", 0)'
+        )
+        + ABORT,
+        ["FT004"],
+    ),
+    (
+        "stages-reduced-over-a-context-record",
+        PIPELINE,
+        "functools.reduce(lambda c, stage: stage(c), STAGES, Ctx(sched))",
+        "functools.reduce(lambda c, stage: stage(c), SETTLED_FIRST, Ctx(sched))",
+        ["FT007"],
+    ),
+    (
+        "counters-zeroed-in-a-loop-before-the-boundary",
+        "",
+        f"kv.evict_blocks(tail_ids(kv, reqs))\n{ZEROED}{ABORT}",
+        f"{ZEROED}kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "reduce-uniting-per-group-ids",
+        "",
+        PER_GROUP.format(part="[(r.num_computed_tokens - r.num_in_flight_tokens) // mgr.block_size:]") + ABORT,
+        PER_GROUP.format(part="") + ABORT,
+        ["FT004"],
+    ),
+]
+
+
 #: the cases whose twin differs in the code above the handler, not in its body
 _BAD_TOPS = {
     "object-made-and-used-at-once": WHOLE_EVICTOR.format(start="{b.block_id for r in reqs for b in r.get_blocks()}"),
     "module-level-number-in-the-boundary": "MARGIN = 1\n",
+    "module-level-dict-of-options": 'OPTIONS = {"margin": 1, "status": RequestStatus.FINISHED_ABORTED}\n',
 }
 
 
@@ -1296,3 +1448,89 @@ def test_a_list_of_records_is_not_a_list_of_block_ids(tmp_path, start, source):
     result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
     assert not result.internal_errors, result.internal_errors
     assert sorted({f.code for f in result.findings if f.code in ("FT004", "FT007")}) == []
+
+
+LISTENERS = """\
+from vllm.v1.request import RequestStatus
+
+
+class Bus:
+    def __init__(self):
+        self.listeners = []
+
+    def connect(self, listener):
+        self.listeners.append(listener)
+
+    def emit(self, exc):
+        for listener in self.listeners:
+            listener(exc)
+
+
+def make_evictor(engine):
+    def on_fault(exc):
+        kv = engine.scheduler.kv_cache_manager
+        for req in engine.scheduler.running:
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            for mgr in kv.coordinator.single_type_managers:
+                blocks = mgr.req_to_blocks[req.request_id]
+                kv.evict_blocks({{b.block_id for b in blocks[confirmed // mgr.block_size:]}})
+
+    return on_fault
+
+
+def make_aborter(engine):
+    def on_fault(exc):
+        engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    return on_fault
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.bus = Bus()
+{connect}
+    def on_fault(self, exc):
+        self.bus.emit(exc)
+"""
+
+
+@pytest.mark.parametrize(
+    ("connect", "codes"),
+    [
+        ("        self.bus.connect(make_evictor(engine))\n        self.bus.connect(make_aborter(engine))\n", []),
+        ("        self.bus.connect(make_evictor(engine))\n", ["FT007"]),
+    ],
+    ids=["registered-by-the-handler", "standing-alone"],
+)
+def test_a_listener_made_by_a_factory_the_handler_calls_is_no_entry(tmp_path, connect, codes):
+    """A nested `on_fault` a factory makes is matched as a handler by its name, unless a
+    handler class of its module calls the factory: then it is one listener among others that
+    handler runs (here the evictor first), judged in the handler's walk, not alone (where
+    the aborter frees with no eviction before it). Made and never registered, it stands alone."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "handler.py").write_text(LISTENERS.format(connect=connect))
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted(f.code for f in result.findings if f.code == "FT007") == codes
+
+
+@pytest.mark.parametrize(("settle", "codes"), [("settle(list(sched.running))", []), ("pass", ["FT008"])])
+def test_counters_zeroed_by_recursion_over_a_copy_of_the_queue(tmp_path, settle, codes):
+    """A recursive helper (nested in the handler) zeroing each request's in-flight tokens
+    before the preempt (`_preempt_request` copies that 0 into num_stale_output_tokens): on the
+    path where the copy of the queue it was given is empty no request runs, so none
+    preempted later needs a reset."""
+    body = f"""\
+    kv.evict_blocks(tail_ids(kv, reqs))
+
+    def settle(queue):
+        if queue:
+            queue[0].num_in_flight_tokens = 0
+            settle(queue[1:])
+
+    {settle}
+    now = 0.0
+    while sched.running:
+        sched._preempt_request(sched.running.pop(), now)
+    """
+    assert _codes(tmp_path, body, codes=("FT007", "FT008")) == codes

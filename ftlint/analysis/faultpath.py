@@ -210,6 +210,15 @@ class FaultPaths:
             self.in_scope.add(fn)
             frontier.extend(callee for callee in self._called(fn, fn.ir) if callee not in self.in_scope)
 
+    def _listed(self, fn: Function, name: str) -> Iterator[Function]:
+        """The functions a module-level `NAME = (f, g, h)` of `fn`'s module lists."""
+        from ftlint.analysis.walk.shapes import module_name_list
+
+        for listed in module_name_list(fn.module, name) or ():
+            target = self._resolve(fn, ("name", listed))
+            if target is not None:
+                yield target[0]
+
     def _handler_callback(self, fn: Function) -> bool:
         """A nested function named like a handler, made by a factory that a handler class of
         its module calls (`bus.connect(make_aborter(engine))` in the class of `on_fault`): one
@@ -238,6 +247,8 @@ class FaultPaths:
                 referenced = self._resolve(fn, effect.callee)  # a method table's entry
                 if referenced is not None:
                     yield referenced[0]
+                elif effect.callee[0] == "name":  # `STAGES = (collect, evict)` handed to a call
+                    yield from self._listed(fn, effect.callee[1])
                 continue
             if effect.kind != "call":
                 continue

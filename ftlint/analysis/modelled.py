@@ -452,6 +452,62 @@ MODELLED: tuple[Construct, ...] = (
         "break-out-of-the-request-loop",
     ),
     Construct(
+        "an object of a project class made in the walk (`PlanBuilder(sched)`, not a record)",
+        "modelled",
+        "its `__init__` runs with the call's arguments; the attributes it and the methods set "
+        "(`self.steps.append(self._evict)`, `return self`) are kept with the object across calls",
+        "builder-assembling-steps",
+    ),
+    Construct(
+        "a context object passed to helpers (`evict_from(Ctx(kv, reqs))`)",
+        "modelled",
+        "its attributes as its `__init__` set them from the arguments",
+        "context-object-filled-by-its-init",
+    ),
+    Construct(
+        "a nested `on_fault` returned by a factory that a handler class of its module calls",
+        "modelled",
+        "one listener among those that handler runs: walked from the handler, not as an entry",
+        "test_a_listener_made_by_a_factory_the_handler_calls_is_no_entry",
+    ),
+    Construct(
+        "`if queue:` where `queue` is a copy of the running list, on its empty side",
+        "modelled",
+        "no request runs: none preempted later needs its counters reset",
+        "test_counters_zeroed_by_recursion_over_a_copy_of_the_queue",
+    ),
+    Construct(
+        '`cfg.get("evict", True)` on a mapping the walk cannot read',
+        "modelled",
+        "the default: the handler as built with no options (`FaultHandler(engine)`)",
+        "option-read-with-its-default",
+    ),
+    Construct(
+        'a module-level dict keyed by strings (`OPTIONS = {"margin": 1, ...}`) the module never changes',
+        "modelled",
+        "its literal entries (numbers, strings, flags); `OPTIONS.get(key, default)` also its default",
+        "module-level-dict-of-options",
+    ),
+    Construct(
+        "`functools.reduce(lambda c, stage: stage(c), STAGES, Ctx(...))` over a module-level tuple of functions",
+        "modelled",
+        "each stage in turn on the record; the stages are fault-path code; a dataclass field "
+        "`field(default_factory=set)` starts empty and keeps what the stages write",
+        "stages-reduced-over-a-context-record",
+    ),
+    Construct(
+        "`for req in reqs: req.num_in_flight_tokens = 0` on every path of the body",
+        "modelled",
+        "zero for every request after the loop (a boundary computed from it later is late)",
+        "counters-zeroed-in-a-loop-before-the-boundary",
+    ),
+    Construct(
+        "`functools.reduce(lambda a, b: a + b, per_group, [])` (also `|`, `operator.or_`, `set.union`)",
+        "modelled",
+        "every id in the collections it folds",
+        "reduce-uniting-per-group-ids",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

@@ -168,10 +168,13 @@ class FunctionRef:
 class Instance:
     """An object of a project class made in the walk (`TailEvictor(kv)`): its methods are
     the class's; `fields`: a record's fields as its constructor filled them (a dataclass's,
-    a NamedTuple's), other attributes as its `__init__` sets them (walk.shapes)."""
+    a NamedTuple's), other attributes as its `__init__` sets them (walk.shapes); `oid`: for
+    an object of another class made in the walk, where it was made: its attributes live in
+    the state (walk.state.HEAP), set by its `__init__` and its methods, read by all."""
 
     cls: ClassInfo
     fields: tuple[tuple[str, Value], ...] = ()
+    oid: str = ""
 
 
 @dataclass(frozen=True, slots=True)

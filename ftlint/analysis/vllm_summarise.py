@@ -45,6 +45,8 @@ def _calls_on_self(cls: ClassInfo, method: str) -> list[str]:
         for effect in ir.iter_effects(fn.ir):
             refs = [effect.callee, *effect.alternatives] if effect.callee is not None else list(effect.alternatives)
             for kind, name in refs:
+                if effect.handed and name not in cls.methods:
+                    continue  # `f(self.engine)`: an attribute handed on, no method
                 if kind == "self" and name not in found:
                     found.add(name)
                     todo.append(name)

@@ -34,6 +34,8 @@ class Effect:
     keywords: tuple[tuple[str, str], ...] = ()  # (name, code) of keyword args
     # `(self._resume if flag else self._abort)(...)`: no one callee, but these it may be
     alternatives: tuple[tuple[str, str], ...] = ()
+    # a "reference" that is a call's argument (`steps.append(self._evict)`), not a dict's value
+    handed: bool = False
 
 
 @dataclass
@@ -211,6 +213,30 @@ class _CallCollector(cst.CSTVisitor):
         effect.args = tuple(code_of(a.value) for a in node.args if a.keyword is None and a.star == "")
         effect.keywords = tuple((a.keyword.value, code_of(a.value)) for a in node.args if a.keyword is not None)
         self.effects.append(effect)
+        for arg in node.args:  # `steps.append(self._evict)`: a bound method handed on, maybe called later
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value.isupper():  # `reduce(step, STAGES, ctx)`
+                self.effects.append(
+                    Effect(
+                        kind="reference",
+                        name=value.value,
+                        node=value,
+                        statement=self.statement,
+                        callee=("name", value.value),
+                        handed=True,
+                    )
+                )
+            elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
+                self.effects.append(
+                    Effect(
+                        kind="reference",
+                        name=value.attr.value,
+                        node=value,
+                        statement=self.statement,
+                        callee=("self", value.attr.value),
+                        handed=True,
+                    )
+                )
 
     def _resets(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
         if not m.matches(value, m.Integer("0")):

@@ -18,8 +18,8 @@ from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
 from ftlint.analysis.walk.expressions import Expressions, arithmetic
-from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_fields, zeroed_counters
-from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, merge_results
+from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_empties, record_fields, zeroed_counters
+from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, heap_of, merge_results
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ftlint.analysis import vllm_summaries
     from ftlint.index.project import ClassInfo, Function, ModuleInfo
 
+UNROLLED = 8  # items of a literal sequence of callables run one by one (a loop, a reduce)
 _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter", "deque"}
 )
@@ -108,6 +109,12 @@ class Calls(Expressions):
             for args, keywords, s in self.arguments(node, state):
                 out.extend(self.call_value(state.env[dotted], args, keywords, node, s))
             return out
+        if (isinstance(func, cst.Name) and func.value == "reduce" and "reduce" not in state.env) or (
+            dotted == "functools.reduce"
+        ):
+            folded = [r for args, _, s in self.arguments(node, state) for r in self._reduce(args, node, s) or ()]
+            if folded:
+                return folded
         # Method calls on values this walk tracks (collections, req_to_blocks, the queue).
         if isinstance(func, cst.Attribute):
             for receiver, s in self.ev(func.value, state):
@@ -189,6 +196,22 @@ class Calls(Expressions):
             return self.unresolved(node, state, [*args, *keywords.values()])
         return self.call_value(callee, args, keywords, node, state)
 
+    def _reduce(self, args: Args, node: cst.Call, state: State) -> Results | None:
+        """`functools.reduce(step, stages, start)` over a literal sequence of callables (a
+        pipeline: `lambda ctx, stage: stage(ctx)`): `step` applied item by item, in order;
+        None for another reduce (a call the walk does not follow)."""
+        if isinstance(args[1:2] and args[1], Val.Ids) and _unites(node, args):
+            return [(args[1], state)]  # `reduce(lambda a, b: a | b, per_group, set())`: every id in them
+        if len(args) != 3 or not isinstance(args[1], Val.Seq) or not Val.is_callable(args[0]):
+            return None
+        items = args[1].items
+        if not 0 < len(items) <= UNROLLED or not all(map(Val.is_callable, items)):
+            return None
+        current: Results = [(args[2], state)]
+        for item in items:
+            current = [r for acc, s in current for r in self.call_value(args[0], [acc, item], {}, node, s)]
+        return current
+
     def _block_list(self, method: str, args: Args) -> Val.Value:
         """`kv.get_block_ids(request_id)` (a request's block ids, per group), and
         `get_block_ids_for_computed_tokens(request_id, n)`: the blocks holding tokens [0, n),
@@ -231,6 +254,9 @@ class Calls(Expressions):
             if method == "pop":
                 return self.new_request(node), state
             return (Val.RUNNING if method == "copy" else None), state
+        plain = _plain_method(func, method, receiver, args, state)
+        if plain is not None:
+            return plain
         if isinstance(receiver, Val.Ids):
             return self._ids_method(func, method, receiver, args, node, state)
         if isinstance(receiver, Val.BlockMap):
@@ -241,7 +267,10 @@ class Calls(Expressions):
                 return self.read_blocks("*", receiver.groups), state
             return None, state
         if isinstance(receiver, Val.Table) and method == "get" and args and isinstance(args[0], Val.Str):
-            return dict(receiver.items).get(args[0].text), state
+            entries = dict(receiver.items)
+            known = not any(str(k).startswith(Val.UNKNOWN_KEY) for k in entries)
+            default = args[1] if len(args) > 1 and known else None  # `CONFIG.get("margin", 0)`
+            return entries.get(args[0].text, default), state
         if isinstance(receiver, Val.Table) and method == "items":
             return Val.TableItems(receiver.items), state
         if isinstance(receiver, Val.PerRequest):
@@ -366,7 +395,7 @@ class Calls(Expressions):
             for option in callee.options:
                 out.extend(self.call_value(option, args, keywords, node, state))
             return out
-        return self.unresolved(node, state, [*args, *keywords.values()], callee)
+        return self.unresolved(node, state, [*args, *keywords.values()], callee, (args, keywords))
 
     def call_lambda(
         self, callee: Val.Lambda, args: Args, keywords: Keywords, node: cst.CSTNode, state: State
@@ -379,14 +408,17 @@ class Calls(Expressions):
                 return self.call_lambda(callee, args, keywords, node, state)
             finally:
                 self.relocate = None
-        env = dict(callee.closure)
+        env = {**dict(callee.closure), **heap_of(state.env)}
         params = lam.params
         for index, param in enumerate(params.params):
             name = param.name.value
             env[name] = args[index] if index < len(args) else keywords.get(name)
         for param in params.kwonly_params:
             env[param.name.value] = keywords.get(param.name.value)
-        return [(value, after.replace(env=state.env)) for value, after in self.ev(lam.body, state.replace(env=env))]
+        return [
+            (value, after.replace(env={**state.env, **heap_of(after.env)}))
+            for value, after in self.ev(lam.body, state.replace(env=env))
+        ]
 
     def resolve(self, ref: tuple[str, str]) -> tuple[Function, bool] | None:
         """The project function a call reaches; `self.name` against the class `self` is an
@@ -407,9 +439,15 @@ class Calls(Expressions):
         return own
 
     def unresolved(
-        self, node: cst.CSTNode, state: State, args: Sequence[Val.Value] = (), callee: Val.Value = None
+        self,
+        node: cst.CSTNode,
+        state: State,
+        args: Sequence[Val.Value] = (),
+        callee: Val.Value = None,
+        split: tuple[Args, Keywords] | None = None,
     ) -> Results:
-        """A call the walk cannot follow; `callee`: the value called, when the walk has one."""
+        """A call the walk cannot follow; `callee`: the value called, when the walk has one;
+        `split`: its arguments, positional and by keyword."""
         if isinstance(node, cst.Call):
             ref = ir.callee_ref(node.func)
             if ref is not None and ref[0] == "super":
@@ -417,7 +455,7 @@ class Calls(Expressions):
                 if found is not None:
                     return found
             else:  # a named callee outside the project, or one computed at run time
-                made = self._constructed(node, state, args)
+                made = self._constructed(node, state, args, split)
                 if made is not None:
                     return made
                 state = self._opaque_call(node, state, callee)
@@ -429,10 +467,14 @@ class Calls(Expressions):
             state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
         return [(None, self._may_evict(node, state, args))]
 
-    def _constructed(self, node: cst.Call, state: State, args: Sequence[Val.Value]) -> Results | None:
+    def _constructed(
+        self, node: cst.Call, state: State, args: Sequence[Val.Value], split: tuple[Args, Keywords] | None = None
+    ) -> Results | None:
         """`Cls(...)` of a project class (`cls(...)` in its classmethod): an Instance of it,
-        a record's fields as the call fills them (its `__init__` is not walked: one that may
-        evict is taken as covering every request); None for another callee."""
+        a record's fields as the call fills them; an object of another class with its
+        `__init__` walked (`split`: the call's arguments), its attributes then kept in the
+        state (walk.state.HEAP). An `__init__` that may evict is not walked: taken as covering
+        every request. None for another callee."""
         dotted = ir.dotted_name(node.func)
         info = self.fn.module
         if dotted == "cls" and self.fn.is_classmethod and state.env.get("cls") is None:
@@ -446,8 +488,19 @@ class Calls(Expressions):
         init = self.interp.project.method(cls, "__init__")
         if init is not None and self._may_evict_fn(init):
             self.interp.note(f"{self.fn.qualname}: `{dotted}.__init__` may evict; taken as covering every request")
-            state = covered(state)
-        return [(Val.Instance(cls, _filled(record_fields(cls), node, args)), state)]
+            return [(Val.Instance(cls, _filled(record_fields(cls), node, args)), covered(state))]
+        fields = record_fields(cls)
+        if fields is not None:  # a record: its fields as the call fills them, its writes kept
+            filled = _filled(fields, node, args)
+            given = {name for name, _ in filled}
+            empties = tuple(item for item in record_empties(cls) if item[0] not in given)
+            return [(Val.Instance(cls, filled + empties, f"{id(node)}"), state)]
+        if split is None or len(self.stack) >= MAX_CALL_DEPTH:
+            return [(Val.Instance(cls, ()), state)]
+        made = Val.Instance(cls, (), f"{id(node)}")
+        if init is None:
+            return [(made, state)]
+        return [(made, after) for _, after in self.inline(init, True, split[0], split[1], node, state, made)]
 
     def _opaque_call(self, node: cst.Call, state: State, callee: Val.Value) -> State:
         """A call the walk cannot follow: no effect, unless what it calls may be a project
@@ -635,7 +688,8 @@ class Calls(Expressions):
             env[param] = args[index] if index < len(args) else keywords.get(param, known.get(param))
         env.update(_star_params(fn, params, args, keywords))
         if fn.is_method and via_instance and fn.params:
-            env[fn.params[0]] = receiver if isinstance(receiver, Val.Instance) and receiver.fields else None
+            made = isinstance(receiver, Val.Instance) and (receiver.fields or receiver.oid)
+            env[fn.params[0]] = receiver if made else None
         return env
 
     def inline(
@@ -656,6 +710,7 @@ class Calls(Expressions):
         if self.is_handler:
             self.interp.reached_fns.add(fn)
         env = self.frame_env(fn, via_instance, args, keywords, receiver)
+        env.update(heap_of(state.env))  # the attributes of the objects made so far
         self.stack.append((fn, self.site(node)))
         self.selves.append(self.self_class_of(fn, via_instance))
         try:
@@ -665,9 +720,10 @@ class Calls(Expressions):
             self.stack.pop()
         out: Results = []
         for s in flow.normal:  # a generator's call gives what it yields (its ids)
-            out.append((s.env.get("<yield>", Val.NONE), s.replace(env=state.env)))
+            out.append((s.env.get("<yield>", Val.NONE), s.replace(env={**state.env, **heap_of(s.env)})))
         for s in flow.ret:
-            out.append((s.env.get("<yield>", s.env.get("<return>")), s.replace(env=state.env)))
+            returned = s.env.get("<yield>", s.env.get("<return>"))
+            out.append((returned, s.replace(env={**state.env, **heap_of(s.env)})))
         if not out:  # every path raises: the caller's except clauses see the entry state
             out.append((None, state))
         return merge_results(out)
@@ -767,11 +823,70 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
     if name in ("slice", "chain", "zip", "defaultdict", "divmod"):
         return _made_by(name, args)
     if name in _PASSTHROUGH:
-        if not args:
-            return Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None
-        source = args[1] if name == "filter" and len(args) > 1 else args[0]  # filter(predicate, items)
-        return source if isinstance(source, (Val.Ids, Val.Running)) else None
+        return _passed_through(name, args)
     return None
+
+
+#: the steps of a `reduce` that unite collections of block ids
+_UNIONS = frozenset(
+    {"operator.or_", "operator.add", "operator.ior", "or_", "add", "ior", "set.union", "frozenset.union"}
+)
+
+
+def _unites(node: cst.Call, args: Args) -> bool:
+    """`reduce(step, ids[, start])` whose step unites two collections (`operator.or_`,
+    `lambda a, b: a | b`, `a + b`) and whose start holds no id."""
+    if len(args) == 3 and not Val.is_empty_ids(args[2]):
+        return False
+    step = node.args[0].value if node.args else None
+    if isinstance(step, (cst.Name, cst.Attribute)):
+        return ir.dotted_name(step) in _UNIONS
+    if not (isinstance(step, cst.Lambda) and len(step.params.params) == 2):
+        return False
+    body, names = step.body, [p.name.value for p in step.params.params]
+    return (
+        isinstance(body, cst.BinaryOperation)
+        and isinstance(body.operator, (cst.BitOr, cst.Add))
+        and [ir.dotted_name(body.left), ir.dotted_name(body.right)] == names
+    )
+
+
+def _plain_method(func: cst.Attribute, method: str, receiver: Val.Value, args: Args, state: State) -> Effect | None:
+    """A list of callables grown by `append` (see _callables_appended), or an option read
+    with a flag as default from a mapping the walk cannot read (`self.cfg.get("evict", True)`):
+    the default, as for a handler given no options (`FaultHandler(engine)`)."""
+    grown = _callables_appended(func, method, receiver, args)
+    if grown is not None:
+        return None, state.bind(*grown)
+    if method == "get" and receiver is None and len(args) == 2 and isinstance(args[0], Val.Str):
+        return (args[1], state) if isinstance(args[1], Val.Bool) else None
+    return None
+
+
+def _callables_appended(
+    func: cst.Attribute, method: str, receiver: Val.Value, args: Args
+) -> tuple[str, Val.Value] | None:
+    """`self.steps.append(self._evict)` to an empty list or to one of callables (they run in
+    turn where it is iterated): (the list's name, the list after); None for another call."""
+    name = ir.dotted_name(func.value)
+    if method != "append" or len(args) != 1 or not Val.is_callable(args[0]) or name is None:
+        return None
+    if Val.is_empty_ids(receiver):
+        return name, Val.Seq((args[0],))
+    if isinstance(receiver, Val.Seq) and receiver.items and all(map(Val.is_callable, receiver.items)):
+        return name, Val.Seq((*receiver.items, args[0]))
+    return None
+
+
+def _passed_through(name: str, args: Args) -> Val.Value:
+    """`list(x)`, `sorted(x)`, `filter(f, x)`, ...: the same block ids or requests; `list(steps)`
+    of a list of callables: that list."""
+    if not args:
+        return Val.ids(None, "empty") if name in ("set", "list", "tuple", "frozenset") else None
+    source = args[1] if name == "filter" and len(args) > 1 else args[0]  # filter(predicate, items)
+    if name in ("list", "tuple") and isinstance(source, Val.Seq) and all(map(Val.is_callable, source.items)):
+        return source  # a copy, in order
+    return source if isinstance(source, (Val.Ids, Val.Running)) else None
 
 
 def _made_by(name: str, args: Args) -> Val.Value:

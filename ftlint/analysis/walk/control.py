@@ -12,7 +12,7 @@ import libcst as cst
 
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import Decrement
-from ftlint.analysis.walk.calls import Calls, live_running
+from ftlint.analysis.walk.calls import UNROLLED, Calls, live_running
 from ftlint.analysis.walk.shapes import (
     Body,
     ContextSplit,
@@ -41,7 +41,6 @@ from ftlint.analysis.walk.state import (
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
-_UNROLLED = 8  # items of a literal sequence of callables a loop runs one by one
 _MACHINE_STEPS = 12  # steps of a `while` loop whose test the walk decides (a state machine)
 
 if TYPE_CHECKING:
@@ -302,8 +301,9 @@ class ControlFlow(Calls):
             value = self.ev_pure(inner, state)  # `if not sched.running:`
         if isinstance(value, (Val.Running, Val.PerRequest)) and holds == negated:
             # `if not reqs:` (a copy of the running queue), `if not by_id:` (a dict of an entry per request):
-            # none runs, no tail to evict and no request preempted from it
-            return covered(state).replace(pending=frozenset())
+            # none runs, no tail to evict and no request preempted from it, now or later
+            none_left = {("*", field_name) for field_name in V.ALL_COUNTER_FIELDS}
+            return covered(state).replace(pending=frozenset(), zeroed=state.zeroed | none_left)
         if not isinstance(value, Val.Ids) or value.stale or holds != negated:
             return state
         return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
@@ -447,7 +447,7 @@ class ControlFlow(Calls):
             return state
         base = self.ev_pure(target.value, state)
         key, field_name = Val.key_of(base), target.attr.value
-        bys = {by for k, f, by in state.at_zero if k == key and f == field_name} if key is not None else set()
+        bys = {by for k, f, by in state.at_zero if k in (key, "*") and f == field_name} if key is not None else set()
         seen = self.decrements.setdefault(id(target), Decrement(self.site(target)))
         seen.zeroed_by |= bys
         seen.at_zero_always = seen.at_zero_always and bool(bys)
@@ -707,7 +707,7 @@ class ControlFlow(Calls):
 
 def _callables(iterable: Val.Seq) -> bool:
     """A literal tuple or list of callables, short enough to run item by item."""
-    return 0 < len(iterable.items) <= _UNROLLED and all(Val.is_callable(item) for item in iterable.items)
+    return 0 < len(iterable.items) <= UNROLLED and all(Val.is_callable(item) for item in iterable.items)
 
 
 def _holds_ids(value: Val.Value) -> bool:

@@ -20,7 +20,7 @@ from ftlint.analysis.walk.shapes import (
     string,
     target_names,
 )
-from ftlint.analysis.walk.state import MAX_STATES, Abandon, Results, State, merge, merge_results, promote
+from ftlint.analysis.walk.state import MAX_STATES, Abandon, Results, State, cell, merge, merge_results, promote
 from ftlint.core import vocabulary as V
 from ftlint.index.project import Function
 from ftlint.syntax import ir
@@ -123,11 +123,17 @@ class Expressions(Effects):
                 return [(state.env[dotted], state)]
             out: Results = []
             for base, after in self.ev(node.value, state):
-                if isinstance(base, Val.Instance):  # an object of a project class: its methods
+                made = isinstance(base, Val.Instance) and bool(base.oid)
+                if made and cell(cast(Val.Instance, base), node.attr.value) in after.env:
+                    value: Val.Value = after.env[cell(cast(Val.Instance, base), node.attr.value)]
+                elif isinstance(base, Val.Instance) and not (
+                    made and _is_self(node.value) and node.attr.value not in dict(base.fields)
+                ):  # (`self.name` with no field of that name: resolved as for any method's self)
+                    # an object of a project class: its methods
                     method = self.interp.project.method(base.cls, node.attr.value)
                     fields = dict(base.fields)
-                    value: Val.Value = (
-                        Val.FunctionRef(method, True, base if base.fields else None)
+                    value = (
+                        Val.FunctionRef(method, True, base if base.fields or base.oid else None)
                         if method is not None
                         else fields[node.attr.value]
                         if node.attr.value in fields
@@ -328,7 +334,11 @@ class Expressions(Effects):
         """Whether the path set this counter of this request to 0 (and not again since)."""
         key = Val.key_of(base)
         current = self.current
-        return key is not None and current is not None and any(z[:2] == (key, attr) for z in current.at_zero)
+        return (
+            key is not None
+            and current is not None
+            and any(z[:2] in ((key, attr), ("*", attr)) for z in current.at_zero)
+        )
 
     def _named_attribute(self, attr: str, node: cst.Attribute) -> Val.Value:
         """An attribute known by its name and its owner's: the pool's hash maps, a

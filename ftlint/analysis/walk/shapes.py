@@ -235,38 +235,64 @@ def record_fields(cls: ClassInfo) -> tuple[str, ...] | None:
         or re.search(rf"class {name}\([\w.]*NamedTuple\)", text)
     ):
         return None  # read off the text first: no module is parsed for most classes
+    return _record(cls)[0]
+
+
+def record_empties(cls: ClassInfo) -> tuple[tuple[str, Val.Value], ...]:
+    """The fields of a record class that start as an empty collection when the constructor
+    does not fill them (`evicted: set = field(default_factory=set)`): (field, its value)."""
+    return _record(cls)[1] if record_fields(cls) is not None else ()
+
+
+def _record(cls: ClassInfo) -> tuple[tuple[str, ...] | None, tuple[tuple[str, Val.Value], ...]]:
     known = _RECORDS.get(id(cls))
     if known is None or known[0] is not cls:
         known = _RECORDS[id(cls)] = (cls, _record_fields(cls))
     return known[1]
 
 
-_RECORDS: dict[int, tuple[ClassInfo, tuple[str, ...] | None]] = {}
+_RECORDS: dict[int, tuple[ClassInfo, tuple[tuple[str, ...] | None, tuple[tuple[str, Val.Value], ...]]]] = {}
+#: `field(default_factory=...)` makers of an empty collection: what the walk holds it as
+_EMPTY_FACTORIES = {"set": "ids", "list": "ids", "frozenset": "ids", "dict": "table", "defaultdict": "table"}
 
 
-def _record_fields(cls: ClassInfo) -> tuple[str, ...] | None:
+def _record_fields(cls: ClassInfo) -> tuple[tuple[str, ...] | None, tuple[tuple[str, Val.Value], ...]]:
     # Python's own parser, not LibCST's (the module may be big, outlined, and parsed for this
     # alone): a fifth of the time
     try:
         tree = ast.parse(cls.module.text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        return None, ()
     node = next((t for t in tree.body if isinstance(t, ast.ClassDef) and t.name == cls.name), None)
     if node is None:
-        return None
+        return None, ()
     bases = [_last_name(b) for b in node.bases]
     made = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
     dataclass = any(_last_name(d) == "dataclass" for d in made)
     # a dataclass deriving from another takes its base's fields first: not modelled
     if not (bases == ["NamedTuple"] or (dataclass and set(bases) <= {"object"})):
-        return None
-    return tuple(
-        line.target.id
+        return None, ()
+    lines = [
+        line
         for line in node.body
         if isinstance(line, ast.AnnAssign)
         and isinstance(line.target, ast.Name)
         and "ClassVar" not in ast.unparse(line.annotation)
-    )
+    ]
+    empties: list[tuple[str, Val.Value]] = []
+    for line in lines:
+        made_by = _default_factory(line.value)
+        if made_by in _EMPTY_FACTORIES:
+            empty = Val.ids(None, "empty") if _EMPTY_FACTORIES[made_by] == "ids" else Val.Table(())
+            empties.append((cast(ast.Name, line.target).id, empty))
+    return tuple(cast(ast.Name, line.target).id for line in lines), tuple(empties)
+
+
+def _default_factory(value: ast.expr | None) -> str:
+    """`field(default_factory=set)`: "set"; "" for another default."""
+    if not (isinstance(value, ast.Call) and _last_name(value.func) == "field"):
+        return ""
+    return next((_last_name(k.value) for k in value.keywords if k.arg == "default_factory"), "")
 
 
 def _last_name(node: ast.expr) -> str:
@@ -419,6 +445,34 @@ def module_constant(info: ModuleInfo, name: str) -> Val.Value:
     return table[1].get(name)
 
 
+def _literal_table(node: ast.Dict) -> Val.Table | None:
+    """A dict literal keyed by strings: its entries, a value that is no literal unknown."""
+    items: list[tuple[str, Val.Value]] = []
+    for key, value in zip(node.keys, node.values, strict=True):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return None
+        try:
+            constant = ast.literal_eval(value)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            constant = None
+        literal: Val.Value = None
+        if type(constant) is bool:
+            literal = Val.Bool(constant)
+        elif type(constant) is int:
+            literal = Val.ZERO if constant == 0 else Val.OTHER
+        elif isinstance(constant, str):
+            literal = Val.Str(constant)
+        items.append((key.value, literal))
+    return Val.Table(tuple(items))
+
+
+def _never_changed(text: str, name: str) -> bool:
+    """No `NAME[...] = `, `NAME.update(...)` (or another method that changes a dict) in the text."""
+    escaped = re.escape(name)
+    changed = rf"\b{escaped}\s*\[[^\]\n]*\]\s*[-+|]?=|\b{escaped}\.(?:update|setdefault|pop|popitem|clear)\(|del\s+{escaped}\["
+    return re.search(changed, text) is None
+
+
 def module_name_list(info: ModuleInfo, name: str) -> tuple[str, ...] | None:
     """A module-level `NAME = [a, b, c]` of bare names (functions, say): the names."""
     found = module_constant(info, _NAMES + name)
@@ -461,6 +515,11 @@ def _constants(text: str, whole: str) -> dict[str, Val.Value]:
             names = tuple(cast(ast.Name, e).id for e in value.elts)
             found[_NAMES + name] = Val.Seq(tuple(Val.Str(n) for n in names))
             continue
+        if isinstance(value, ast.Dict) and _never_changed(whole, name):
+            table = _literal_table(value)
+            if table is not None:  # `CONFIG = {"margin_blocks": 1, "status": RequestStatus.X}`
+                found[name] = table
+                continue
         try:
             constant = ast.literal_eval(value)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

@@ -59,6 +59,20 @@ Zeroed = frozenset[tuple[str, str]]
 AtZero = frozenset[tuple[str, str, str]]
 
 
+#: the prefix of the names under which the attributes of objects made in the walk are kept
+HEAP = "\x00heap:"
+
+
+def cell(owner: Val.Instance, attr: str) -> str:
+    """The name of `owner.attr` among a state's names."""
+    return f"{HEAP}{owner.oid}.{attr}"
+
+
+def heap_of(env: Env) -> dict[str, Val.Value]:
+    """The attributes of the objects made in the walk, as `env` holds them."""
+    return {name: value for name, value in env.items() if name.startswith(HEAP)}
+
+
 class State:
     __slots__ = ("_key", "at_zero", "env", "evicted", "freed", "pending", "zeroed")
 
@@ -87,7 +101,12 @@ class State:
 
     def bind(self, name: str, value: Val.Value) -> State:
         env = dict(self.env)
-        env[name] = value
+        head, dot, attr = name.partition(".")
+        owner = env.get(head) if dot and "." not in attr else None
+        if isinstance(owner, Val.Instance) and owner.oid:
+            env[cell(owner, attr)] = value  # `self.steps = [...]` on an object the walk made
+        else:
+            env[name] = value
         return self.replace(env=env)
 
     def key(self) -> tuple[object, ...]:
@@ -176,7 +195,10 @@ def not_at_zero(state: State, key: str | None, field_name: str | None) -> State:
     """`field_name` (None: every counter) of request `key` (None: of any request) is no
     longer known to be 0."""
     kept = frozenset(
-        z for z in state.at_zero if (key is not None and z[0] != key) or (field_name is not None and z[1] != field_name)
+        z
+        for z in state.at_zero
+        # a request's counter set again: no longer 0 for every request ("*") either
+        if (key is not None and z[0] not in (key, "*")) or (field_name is not None and z[1] != field_name)
     )
     return state if kept == state.at_zero else state.replace(at_zero=kept)
 
@@ -279,6 +301,10 @@ def promote(states: list[State], keys: list[str], depth: int) -> list[State]:
     def spread(k: str) -> str:
         return "*" if k in born else k
 
+    # A counter every path of the body zeroes (`for req in reqs: req.num_in_flight_tokens = 0`)
+    # is 0 for every request after the loop (only where no iteration skips a request).
+    zero_sets = [{(f, by) for k, f, by in s.at_zero if k in born} for s in states]
+    always = set.intersection(*zero_sets) if zero_sets and every == "*" else set()
     out = []
     for s in states:
         evicted = frozenset((every if k in born else k, q) for k, q in s.evicted if k not in ("#skip", "#gate"))
@@ -288,7 +314,7 @@ def promote(states: list[State], keys: list[str], depth: int) -> list[State]:
                 freed=frozenset((spread(k), site) for k, site in s.freed),
                 pending=frozenset((spread(k), site, m) for k, site, m in s.pending),
                 zeroed=frozenset((spread(k), f) for k, f in s.zeroed),
-                at_zero=frozenset(z for z in s.at_zero if z[0] not in born),
+                at_zero=frozenset(z for z in s.at_zero if z[0] not in born) | {("*", f, by) for f, by in always},
                 env={n: _for_every(v, born, every) for n, v in s.env.items() if n != tag},
             )
         )
