@@ -1243,10 +1243,125 @@ OBJECT_PAIRS += [
 ]
 
 
+SETTINGS = """
+import dataclasses
+import math
+import os
+
+from vllm.v1.request import Request
+
+EVICT = os.environ.get("FT_EVICT", "{flag}") == "1"
+
+
+@dataclasses.dataclass
+class Settings:
+    evict: bool = {flag_field}
+
+    @classmethod
+    def from_env(cls):
+        return cls(evict=os.environ.get("FT_EVICT", "{word}").strip().lower() in ("1", "yes", "true"))
+
+
+def scrub(sched, reqs):
+    kv = getattr(sched, "{manager}", None)
+    if kv is None:
+        return
+    kv.evict_blocks(tail_ids(kv, reqs))
+
+
+def groups_of(kv, first):
+    managers = kv.coordinator.single_type_managers
+    if not managers:
+        return None
+    return managers[0] if first else managers
+"""
+GOOD_SETTINGS = SETTINGS.format(flag="1", flag_field="True", word="yes", manager="kv_cache_manager")
+BAD_SETTINGS = SETTINGS.format(flag="0", flag_field="False", word="no", manager="kv_manager")
+GATED = "if {test}:\n    kv.evict_blocks(tail_ids(kv, reqs))\n" + ABORT
+PROBED = """\
+found = groups_of(kv, {first})
+if found is None:
+    return
+groups = [found] if {first} else found
+for mgr in groups:
+    for req in reqs:
+        blocks = mgr.req_to_blocks[req.request_id]
+        kv.evict_blocks({{b.block_id for b in blocks[(req.num_computed_tokens - req.num_in_flight_tokens) // mgr.block_size:]}})
+"""
+ROUNDED = {
+    rounding: LOOP.format(stop="").replace(
+        "confirmed // mgr.block_size", f"math.{rounding}(confirmed / mgr.block_size)"
+    )
+    for rounding in ("floor", "ceil")
+}
+OBJECT_PAIRS += [
+    (
+        "environment-flag-with-its-default",
+        GOOD_SETTINGS,
+        GATED.format(test="EVICT"),
+        GATED.format(test="EVICT"),
+        ["FT007"],
+    ),
+    (
+        "record-field-with-a-literal-default",
+        GOOD_SETTINGS,
+        GATED.format(test="Settings().evict"),
+        GATED.format(test="Settings().evict"),
+        ["FT007"],
+    ),
+    (
+        "settings-read-from-the-environment",
+        GOOD_SETTINGS,
+        GATED.format(test="Settings.from_env().evict"),
+        GATED.format(test="Settings.from_env().evict"),
+        ["FT007"],
+    ),
+    (
+        "hasattr-probe-of-the-api",
+        "",
+        GATED.format(test='hasattr(kv, "evict_blocks")'),
+        GATED.format(test='hasattr(kv, "evict_tail_blocks")'),
+        ["FT007"],
+    ),
+    (
+        "api-object-probed-for-none",
+        GOOD_SETTINGS,
+        f"scrub(sched, reqs)\n{ABORT}",
+        f"scrub(sched, reqs)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "isinstance-of-a-request",
+        GOOD_SETTINGS,
+        f"for req in reqs:\n    if not isinstance(req, Request):\n        continue\n    kv.evict_blocks(tail_ids(kv, [req]))\n{ABORT}",
+        f"for req in reqs:\n    if not isinstance(exc, TimeoutError):\n        continue\n    kv.evict_blocks(tail_ids(kv, [req]))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "ceiling-of-the-block-ratio",
+        GOOD_SETTINGS,
+        ROUNDED["floor"] + ABORT,
+        ROUNDED["ceil"] + ABORT,
+        ["FT007"],
+    ),
+    (
+        "group-probed-for-none",
+        GOOD_SETTINGS,
+        PROBED.format(first="False") + ABORT,
+        PROBED.format(first="True") + ABORT,
+        ["FT007"],
+    ),
+]
+
+
 #: the cases whose twin differs in the code above the handler, not in its body
 _BAD_TOPS = {
     "object-made-and-used-at-once": WHOLE_EVICTOR.format(start="{b.block_id for r in reqs for b in r.get_blocks()}"),
     "module-level-number-in-the-boundary": "MARGIN = 1\n",
+    "environment-flag-with-its-default": BAD_SETTINGS,
+    "record-field-with-a-literal-default": BAD_SETTINGS,
+    "settings-read-from-the-environment": BAD_SETTINGS,
+    "api-object-probed-for-none": BAD_SETTINGS,
     "module-level-dict-of-options": 'OPTIONS = {"margin": 1, "status": RequestStatus.FINISHED_ABORTED}\n',
 }
 

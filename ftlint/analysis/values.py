@@ -19,7 +19,21 @@ if TYPE_CHECKING:
 
 # Token / block quantities: the confirmed boundary is computed - inflight; block
 # indices are token counts // block_size.
-NUM_KINDS = ("computed", "inflight", "confirmed", "rem", "bs", "cblk", "kblk", "early", "zero", "other", "cceil")
+NUM_KINDS = (
+    "computed",
+    "inflight",
+    "confirmed",
+    "rem",
+    "bs",
+    "cblk",
+    "kblk",
+    "early",
+    "zero",
+    "other",
+    "cceil",
+    "cratio",
+)
+# "cratio": the confirmed boundary divided by the block size exactly (`confirmed / block_size`)
 # "cceil": the confirmed boundary divided by the block size rounding up (`cdiv(confirmed,
 # block_size)`, `-(-confirmed // block_size)`): past the block the dirty tail begins in when the
 # boundary is not block-aligned; "neg-confirmed", "neg-cceil": their negations on the way

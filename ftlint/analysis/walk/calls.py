@@ -17,7 +17,7 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
-from ftlint.analysis.walk.expressions import Expressions, arithmetic
+from ftlint.analysis.walk.expressions import API_OBJECTS, Expressions, arithmetic
 from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_empties, record_fields, zeroed_counters
 from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, heap_of, merge_results
 from ftlint.core import vocabulary as V
@@ -35,6 +35,11 @@ _PASSTHROUGH = frozenset(
 )
 _BUILTINS = frozenset(
     {
+        "ceil",
+        "floor",
+        "int",
+        "hasattr",
+        "isinstance",
         "setattr",
         "getattr",
         "len",
@@ -57,7 +62,11 @@ _BUILTINS = frozenset(
 )
 #: standard-library makers read as the builtins of the same name (itertools' pass their
 #: elements through; `defaultdict(set)` is an empty dict)
+#: rounding a block ratio: the block index it gives (`math.floor`, `int`: the one the boundary is in)
+_ROUNDING = {"ceil": "cceil", "floor": "cblk", "int": "cblk"}
 _STDLIB_VALUES = {
+    "math.ceil": "ceil",
+    "math.floor": "floor",
     "itertools.islice": "islice",
     "collections.defaultdict": "defaultdict",
     "operator.itemgetter": "itemgetter",
@@ -362,6 +371,13 @@ class Calls(Expressions):
             if not attr.isidentifier():
                 return None, state
             return self.attribute(args[0], attr, cst.Attribute(value=node.args[0].value, attr=cst.Name(attr))), state
+        if name == "isinstance" and len(args) == 2 and isinstance(args[0], Val.Req):
+            kind = ir.dotted_name(node.args[1].value) if len(node.args) == 2 else None
+            # `isinstance(req, Request)` of a running request: true (another class: unknown)
+            return (Val.TRUE if kind is not None and kind.rsplit(".", 1)[-1] == "Request" else None), state
+        if name == "hasattr" and len(args) == 2 and isinstance(args[1], Val.Str):
+            probed = args[1].text  # a feature probe of vLLM's API (`hasattr(kv, "evict_blocks")`): there
+            return (Val.TRUE if probed in API_OBJECTS or probed in V.EFFECTS else None), state
         if name == "next" and args and isinstance(args[0], Val.Running):
             return self.new_request(node), state
         if name == "islice" and len(args) >= 2:  # islice(blocks, start, stop) / islice(blocks, stop)
@@ -810,8 +826,8 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
         return _extremum(name, args)
     if name == "len":
         return Val.Length(args[0]) if args and args[0] is not None else Val.OTHER
-    if name == V.CEIL_DIVIDE:  # vLLM's `cdiv(a, b)`: -(-a // b)
-        return Val.Num("cceil") if args and Val.num_kind(args[0]) == "confirmed" else Val.OTHER
+    if name in (*_ROUNDING, V.CEIL_DIVIDE):
+        return _number(name, args)
     if name == "enumerate":
         return Val.Enumerated(args[0]) if args else None
     if name == "range":
@@ -859,7 +875,33 @@ def _plain_method(func: cst.Attribute, method: str, receiver: Val.Value, args: A
     if grown is not None:
         return None, state.bind(*grown)
     if method == "get" and receiver is None and len(args) == 2 and isinstance(args[0], Val.Str):
-        return (args[1], state) if isinstance(args[1], Val.Bool) else None
+        if isinstance(args[1], Val.Bool) or (isinstance(args[1], Val.Str) and _environment(func.value)):
+            return args[1], state  # `os.environ.get("FT_EVICT", "1")`: the variable unset
+        return None
+    if method == "getenv" and ir.dotted_name(func.value) == "os" and len(args) == 2 and isinstance(args[1], Val.Str):
+        return args[1], state
+    if isinstance(receiver, Val.Str) and method in _STRING_METHODS and not args:
+        return Val.Str(getattr(receiver.text, method)()), state
+    return None
+
+
+#: string methods whose result the walk computes (`os.environ.get(k, "1").strip().lower()`)
+_STRING_METHODS = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "casefold"})
+
+
+def _environment(node: cst.BaseExpression) -> bool:
+    """`os.environ` (or `environ` imported from os)."""
+    return ir.dotted_name(node) in ("os.environ", "environ")
+
+
+def _number(name: str, args: Args) -> Val.Value:
+    """`math.ceil(confirmed / bs)` (also `floor`, `int`), `int("1")`, vLLM's `cdiv(a, b)`."""
+    if name in _ROUNDING and args and Val.num_kind(args[0]) == "cratio":
+        return Val.Num(_ROUNDING[name])
+    if name == "int" and args and isinstance(args[0], Val.Str) and args[0].text.strip().isdigit():
+        return Val.ZERO if int(args[0].text) == 0 else Val.OTHER  # `int(os.environ.get("MARGIN", "1"))`
+    if name == V.CEIL_DIVIDE:  # -(-a // b)
+        return Val.Num("cceil") if args and Val.num_kind(args[0]) == "confirmed" else Val.OTHER
     return None
 
 

@@ -17,6 +17,7 @@ from ftlint.analysis.walk.shapes import (
     Body,
     ContextSplit,
     all_nodes,
+    bound_once,
     context_split,
     counters_read,
     decrements,
@@ -807,7 +808,7 @@ def _evicts_what_it_tests(node: cst.If, body: cst.CSTNode) -> bool:
     if _emptiness_of(test) in given:
         return True
     flag = test.value if isinstance(test, cst.Name) else None
-    value = _bound_once(body, flag) if flag is not None else None
+    value = bound_once(body, flag) if flag is not None else None
     return value is not None and _emptiness_of(value) in given
 
 
@@ -832,32 +833,3 @@ def _emptiness_of(test: cst.BaseExpression) -> str | None:
 #: `len(x) OP n` (and `n OP len(x)`) that hold exactly when x is not empty
 _NONEMPTY_RIGHT = {(cst.GreaterThan, "0"), (cst.NotEqual, "0"), (cst.GreaterThanEqual, "1")}
 _NONEMPTY_LEFT = {(cst.LessThan, "0"), (cst.NotEqual, "0"), (cst.LessThanEqual, "1")}
-
-
-def _bound_once(body: cst.CSTNode, name: str) -> cst.BaseExpression | None:
-    """The value `name` is assigned in `body` when that is its one binding there (a plain
-    `=`; nested definitions left out), else None."""
-    values: list[cst.BaseExpression] = []
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        stack.extend(current.children)
-        if isinstance(current, cst.Assign):
-            for target in current.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    values.append(current.value)
-                elif _names(target.target, name):
-                    return None
-            continue
-        bound = getattr(current, "target", None) or getattr(current, "asname", None)
-        if isinstance(current, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.WithItem)) and _names(
-            bound, name
-        ):
-            return None  # bound another way too
-    return values[0] if len(values) == 1 else None
-
-
-def _names(node: cst.CSTNode | None, name: str) -> bool:
-    return node is not None and any(isinstance(n, cst.Name) and n.value == name for n in all_nodes(node))

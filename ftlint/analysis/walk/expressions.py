@@ -13,9 +13,12 @@ from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_STEPS
 from ftlint.analysis.walk.effects import Args, Effects, Keywords
 from ftlint.analysis.walk.shapes import (
+    bound_once,
     comparisons,
+    defaults,
     init_assignment,
     module_constant,
+    module_expression,
     module_name_list,
     string,
     target_names,
@@ -50,6 +53,38 @@ _COMPARISONS: dict[type, str] = {
 }
 #: comparisons deciding whether two enum members are the same: True for `is`/`==`
 _IDENTITY: dict[type, bool] = {cst.Is: True, cst.Equal: True, cst.IsNot: False, cst.NotEqual: False}
+#: `in` / `not in`: whether the test holds when the item is there
+_CONTAINS: dict[type, bool] = {cst.In: True, cst.NotIn: False}
+#: the vLLM objects a handler reaches by these attribute names: always there (a probe with
+#: `getattr(..., None)` / `hasattr` / `is None` finds them)
+API_OBJECTS = frozenset({"kv_cache_manager", "coordinator", "single_type_managers", "block_pool", "scheduler"})
+
+
+def _constants_alike(left: Val.Value, right: Val.Value) -> bool:
+    """Two values the walk compares exactly: enum members, strings, flags."""
+    return any(isinstance(left, kind) and isinstance(right, kind) for kind in (Val.Member, Val.Str, Val.Bool))
+
+
+#: values that are never None at run time (a block list read with `.get()` may be: not here)
+_NEVER_NONE = (Val.Manager, Val.Managers, Val.Running, Val.Req, Val.Instance, Val.Str, Val.Member, Val.Bool, Val.Seq)
+
+
+def _against_none(left: Val.Value, right: Val.Value) -> bool:
+    """`x is None` with `x` None itself or a value that never is (a KV-cache group, a request)."""
+    return isinstance(right, Val.NoneValue) and isinstance(left, (Val.NoneValue, *_NEVER_NONE))
+
+
+def _contained(item: Val.Str, within: Val.Seq, holds_when_there: bool) -> Val.Value:
+    """`"1" in ("1", "true")` over a tuple of strings: decided; another tuple: unknown."""
+    if not within.items or not all(isinstance(v, Val.Str) for v in within.items):
+        return None
+    return Val.Bool((item in within.items) is holds_when_there)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 #: the base classes that make a class an enum (its class-level names are its members)
 _ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
 #: where a slice of a whole block list ends, by the kind of its upper bound
@@ -173,7 +208,7 @@ class Expressions(Effects):
                 for (left, right), s in self.ev_seq([node.left, node.right], state)
             ]  # `first + 1`: a block past the one the dirty tail begins in
         if isinstance(node, cst.BooleanOperation):
-            return [(Val.join(left, right), s) for (left, right), s in self.ev_seq([node.left, node.right], state)]
+            return self._boolean(node, state)
         if isinstance(node, cst.UnaryOperation):
             minus = isinstance(node.operator, cst.Minus)
             negate = isinstance(node.operator, cst.Not)
@@ -183,6 +218,8 @@ class Expressions(Effects):
                     if minus
                     else Val.TailTest(not v.clean)
                     if negate and isinstance(v, Val.TailTest)
+                    else Val.Bool(not Val.truth(v))
+                    if negate and Val.truth(v) is not None
                     else None,
                     s,
                 )
@@ -191,10 +228,16 @@ class Expressions(Effects):
         nodes = [node.left, *(c.comparator for c in node.comparisons)]
         operator = _COMPARISONS.get(type(node.comparisons[0].operator)) if len(node.comparisons) == 1 else None
         same = _IDENTITY.get(type(node.comparisons[0].operator)) if len(node.comparisons) == 1 else None
+        present = same is not None and _is_none(node.comparisons[0].comparator) and self._api_object(node.left)
+        if present:  # `kv is None` with `kv = getattr(sched, "kv_cache_manager", None)`: never
+            return [(Val.Bool(not same), s) for _, s in self.ev_seq(nodes, state)]
+        contains = _CONTAINS.get(type(node.comparisons[0].operator)) if len(node.comparisons) == 1 else None
         return [
             (
                 Val.Bool((left == right) is same)
-                if same is not None and isinstance(left, Val.Member) and isinstance(right, Val.Member)
+                if same is not None and (_constants_alike(left, right) or _against_none(left, right))
+                else _contained(left, right, contains)
+                if contains is not None and isinstance(left, Val.Str) and isinstance(right, Val.Seq)
                 else Val.tail_test(left, operator, right)
                 if operator
                 else None,
@@ -203,6 +246,21 @@ class Expressions(Effects):
             for (left, *rest), s in self.ev_seq(nodes, state)
             for right in rest[:1]
         ]
+
+    def _boolean(self, node: cst.BooleanOperation, state: State) -> Results:
+        """`a and b`, `a or b`: the left side when it decides (`False and ...`, `True or ...`),
+        else the right side where the left is decided, else either."""
+        out: Results = []
+        conjunction = isinstance(node.operator, cst.And)
+        for left, s in self.ev(node.left, state):
+            truth = Val.truth(left)
+            if truth is not None and truth is not conjunction:
+                out.append((left, s))
+                continue
+            out.extend(
+                (right if truth is not None else Val.join(left, right), s2) for right, s2 in self.ev(node.right, s)
+            )
+        return out
 
     def _compound(self, node: cst.BaseExpression, state: State) -> Results:
         if isinstance(node, cst.IfExp):
@@ -242,7 +300,11 @@ class Expressions(Effects):
 
     def _if_exp(self, node: cst.IfExp, state: State) -> Results:
         out: Results = []
-        for _, s in self.ev(node.test, state):
+        for test, s in self.ev(node.test, state):
+            truth = Val.truth(test)
+            if truth is not None:  # `managers[0] if first else managers` with `first` known
+                out.extend(self.ev(node.body if truth else node.orelse, s))
+                continue
             for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
                 joined = Val.join(a, b)
                 if joined is None and (
@@ -290,6 +352,8 @@ class Expressions(Effects):
         if key not in self.names:
             target = self.interp.project.resolve_call(self.fn, ("name", name))
             found = Val.FunctionRef(*target) if target else module_constant(self.fn.module, name)
+            if found is None and name.isupper():
+                found = self._module_expression(name)
             self.names[key] = found if found is not None else self._module_functions(name)
         return self.names[key]
 
@@ -361,6 +425,29 @@ class Expressions(Effects):
             return self._enum_member(node.value.value, attr)
         return None
 
+    def _module_expression(self, name: str) -> Val.Value:
+        """`EVICT = os.environ.get("FT_EVICT", "1") == "1"` at module level: its value with no
+        variable set (a flag, a string or a number; anything else unknown)."""
+        source = module_expression(self.fn.module, name)
+        if source is None:
+            return None
+        value = self.ev_pure(cst.parse_expression(source), State({}))
+        return value if isinstance(value, (Val.Bool, Val.Str, Val.Num)) else None
+
+    def _api_object(self, node: cst.BaseExpression) -> bool:
+        """`sched.kv_cache_manager`, `getattr(sched, "kv_cache_manager", None)`, or a local
+        bound once to one of them in this function: a vLLM object that is always there."""
+        if isinstance(node, cst.Name):
+            body = self.fn.node.body if self.fn.node is not None else None
+            bound = bound_once(body, node.value) if body is not None else None
+            return bound is not None and self._api_object(bound)
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in API_OBJECTS
+        if isinstance(node, cst.Call) and ir.dotted_name(node.func) == "getattr" and len(node.args) >= 2:
+            named = node.args[1].value
+            return isinstance(named, cst.SimpleString) and named.evaluated_value in API_OBJECTS
+        return False
+
     def _enum_member(self, owner: str, attr: str) -> Val.Value:
         """`Phase.SCAN` where `Phase` is a project enum (a class with `Enum`, `IntEnum`, ...
         among its bases, its own or inherited) and `SCAN` not one of its methods."""
@@ -386,7 +473,8 @@ class Expressions(Effects):
         if found is None:
             return None
         init, value = found
-        env: dict[str, Val.Value] = {p: None for p in init.params}
+        given = defaults(init)  # as constructed with the required arguments only (`FaultHandler(engine)`)
+        env: dict[str, Val.Value] = {p: given.get(p) for p in init.params}
         current = self.current
         self.stack.append((init, None))
         self.selves.append(cls)
@@ -728,6 +816,8 @@ def arithmetic(operator: cst.BaseBinaryOp, left: Val.Value, right: Val.Value) ->
         return Val.Num(
             {"confirmed": "cblk", "computed": "kblk", "early-token": "early", "neg-confirmed": "neg-cceil"}[lk]
         )
+    if isinstance(operator, cst.Divide) and lk == "confirmed":
+        return Val.Num("cratio")  # `confirmed / block_size`: `math.ceil` / `math.floor` make it a block index
     if isinstance(operator, cst.Multiply) and "cblk" in (lk, rk):
         return Val.Num("confirmed")
     if isinstance(operator, cst.Multiply) and "kblk" in (lk, rk):

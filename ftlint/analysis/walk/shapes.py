@@ -239,8 +239,9 @@ def record_fields(cls: ClassInfo) -> tuple[str, ...] | None:
 
 
 def record_empties(cls: ClassInfo) -> tuple[tuple[str, Val.Value], ...]:
-    """The fields of a record class that start as an empty collection when the constructor
-    does not fill them (`evicted: set = field(default_factory=set)`): (field, its value)."""
+    """The fields of a record class the walk knows the value of when the constructor does not
+    fill them: an empty collection (`evicted: set = field(default_factory=set)`), a literal
+    flag or string (`evict: bool = True`): (field, its value)."""
     return _record(cls)[1] if record_fields(cls) is not None else ()
 
 
@@ -282,9 +283,13 @@ def _record_fields(cls: ClassInfo) -> tuple[tuple[str, ...] | None, tuple[tuple[
     empties: list[tuple[str, Val.Value]] = []
     for line in lines:
         made_by = _default_factory(line.value)
+        name = cast(ast.Name, line.target).id
         if made_by in _EMPTY_FACTORIES:
             empty = Val.ids(None, "empty") if _EMPTY_FACTORIES[made_by] == "ids" else Val.Table(())
-            empties.append((cast(ast.Name, line.target).id, empty))
+            empties.append((name, empty))
+        elif isinstance(line.value, ast.Constant) and type(line.value.value) in (bool, str):
+            constant = line.value.value  # `evict: bool = True`
+            empties.append((name, Val.Bool(constant) if isinstance(constant, bool) else Val.Str(str(constant))))
     return tuple(cast(ast.Name, line.target).id for line in lines), tuple(empties)
 
 
@@ -308,8 +313,9 @@ def _plain(value: cst.BaseExpression) -> bool:
             return False  # its body, called elsewhere, would be placed in the caller's file
         if isinstance(node, cst.Call):
             name = ir.dotted_name(node.func) or ""
-            last = name.rsplit(".", 1)[-1].lstrip("_")
-            if not (name in _VALUE_CALLS or last[:1].isupper()):
+            parts = [part.lstrip("_") for part in name.split(".")]
+            maker = parts[-1][:1].isupper() or (len(parts) > 1 and parts[-2][:1].isupper())
+            if not (name in _VALUE_CALLS or maker):  # `Policy(...)`, `Config.from_env()`
                 return False
     return True
 
@@ -417,6 +423,35 @@ _CONSTANTS: dict[object, tuple[str, dict[str, Val.Value]]] = {}
 _TREES: dict[int, tuple[ModuleInfo, cst.Module | None]] = {}
 
 
+def bound_once(body: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value `name` is assigned in `body` when that is its one binding there (a plain
+    `=`; nested definitions left out), else None."""
+    values: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(current.children)
+        if isinstance(current, cst.Assign):
+            for target in current.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    values.append(current.value)
+                elif _names(target.target, name):
+                    return None
+            continue
+        bound = getattr(current, "target", None) or getattr(current, "asname", None)
+        if isinstance(current, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.WithItem)) and _names(
+            bound, name
+        ):
+            return None  # bound another way too
+    return values[0] if len(values) == 1 else None
+
+
+def _names(node: cst.CSTNode | None, name: str) -> bool:
+    return node is not None and any(isinstance(n, cst.Name) and n.value == name for n in all_nodes(node))
+
+
 def module_tree(info: ModuleInfo) -> cst.Module | None:
     """The module's whole tree: its own, or its text parsed once (an outlined module keeps
     only its functions' trees; asked for the class bodies of unresolved `self.x()` only)."""
@@ -480,6 +515,15 @@ def module_name_list(info: ModuleInfo, name: str) -> tuple[str, ...] | None:
 
 
 _NAMES = "\x00names:"  # the key a list of bare names is kept under in a module's constants
+_EXPRESSION = "\x00expression:"  # the key of an expression reading the environment, as source
+_ENVIRONMENT = re.compile(r"\b(?:environ|getenv)\b")
+
+
+def module_expression(info: ModuleInfo, name: str) -> str | None:
+    """A module-level `NAME = <expression reading the environment>` (`os.environ.get("FT_EVICT",
+    "1") == "1"`): its source, for the walk to evaluate as the handler runs with no variable set."""
+    found = module_constant(info, _EXPRESSION + name)
+    return found.text if isinstance(found, Val.Str) else None
 
 
 def _constants(text: str, whole: str) -> dict[str, Val.Value]:
@@ -514,6 +558,11 @@ def _constants(text: str, whole: str) -> dict[str, Val.Value]:
         if isinstance(value, (ast.List, ast.Tuple)) and value.elts and all(isinstance(e, ast.Name) for e in value.elts):
             names = tuple(cast(ast.Name, e).id for e in value.elts)
             found[_NAMES + name] = Val.Seq(tuple(Val.Str(n) for n in names))
+            continue
+        if isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call)) and _ENVIRONMENT.search(
+            ast.unparse(value)
+        ):
+            found[_EXPRESSION + name] = Val.Str(ast.unparse(value))  # `EVICT = os.environ.get(...) == "1"`
             continue
         if isinstance(value, ast.Dict) and _never_changed(whole, name):
             table = _literal_table(value)
