@@ -182,6 +182,16 @@ def classify_call(call: cst.Call) -> str:
     return "call"
 
 
+def _handed_ref(value: cst.BaseExpression) -> tuple[str, str] | None:
+    """A call argument that names project code: a bound method (`self._evict`), or a CAPS
+    module-level constant (a tuple of stage functions)."""
+    if isinstance(value, cst.Name) and value.value.isupper():
+        return ("name", value.value)
+    if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
+        return ("self", value.attr.value)
+    return None
+
+
 class _CallCollector(cst.CSTVisitor):
     """Calls and counter resets inside one simple statement (or a compound header),
     in evaluation order (arguments before the call), skipping lambda bodies."""
@@ -213,28 +223,12 @@ class _CallCollector(cst.CSTVisitor):
         effect.args = tuple(code_of(a.value) for a in node.args if a.keyword is None and a.star == "")
         effect.keywords = tuple((a.keyword.value, code_of(a.value)) for a in node.args if a.keyword is not None)
         self.effects.append(effect)
-        for arg in node.args:  # `steps.append(self._evict)`: a bound method handed on, maybe called later
-            value = arg.value
-            if isinstance(value, cst.Name) and value.value.isupper():  # `reduce(step, STAGES, ctx)`
+        for arg in node.args:  # `steps.append(self._evict)`, `reduce(step, STAGES, ctx)`: handed on, maybe called later
+            ref = _handed_ref(arg.value)
+            if ref is not None:
                 self.effects.append(
                     Effect(
-                        kind="reference",
-                        name=value.value,
-                        node=value,
-                        statement=self.statement,
-                        callee=("name", value.value),
-                        handed=True,
-                    )
-                )
-            elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
-                self.effects.append(
-                    Effect(
-                        kind="reference",
-                        name=value.attr.value,
-                        node=value,
-                        statement=self.statement,
-                        callee=("self", value.attr.value),
-                        handed=True,
+                        kind="reference", name=ref[1], node=arg.value, statement=self.statement, callee=ref, handed=True
                     )
                 )
 
