@@ -5,6 +5,8 @@ comprehensions, and the loop element of each kind of iterable."""
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -58,6 +60,13 @@ _CONTAINS: dict[type, bool] = {cst.In: True, cst.NotIn: False}
 #: the vLLM objects a handler reaches by these attribute names: always there (a probe with
 #: `getattr(..., None)` / `hasattr` / `is None` finds them)
 API_OBJECTS = frozenset({"kv_cache_manager", "coordinator", "single_type_managers", "block_pool", "scheduler"})
+
+
+@functools.lru_cache(maxsize=256)
+def _api_binding(name: str) -> re.Pattern[str]:
+    """`name = getattr(...)` or `name = x.kv_cache_manager` (an API object) in a function's text."""
+    objects = "|".join(sorted(API_OBJECTS))
+    return re.compile(rf"\b{re.escape(name)}\s*=(?!=)[^\n]*\b(?:getattr|{objects})\b")
 
 
 def _constants_alike(left: Val.Value, right: Val.Value) -> bool:
@@ -438,6 +447,10 @@ class Expressions(Effects):
         """`sched.kv_cache_manager`, `getattr(sched, "kv_cache_manager", None)`, or a local
         bound once to one of them in this function: a vLLM object that is always there."""
         if isinstance(node, cst.Name):
+            segment = self.fn.tree()
+            text = segment.text if segment is not None else self.fn.module.text
+            if not _api_binding(node.value).search(text):
+                return False  # read off the text first: walking a big function's tree is slow
             body = self.fn.node.body if self.fn.node is not None else None
             bound = bound_once(body, node.value) if body is not None else None
             return bound is not None and self._api_object(bound)
