@@ -1366,6 +1366,176 @@ _BAD_TOPS = {
 }
 
 
+LATE = """\
+import itertools
+import logging
+
+logger = logging.getLogger(__name__)
+FULL = 0
+
+
+def late_ids(kv, reqs):
+    return {
+        b.block_id
+        for req in reqs
+        for mgr in kv.coordinator.single_type_managers
+        for b in mgr.req_to_blocks[req.request_id][req.num_computed_tokens // mgr.block_size:]
+    }
+
+
+def pair_ids(req, mgr):
+    return {b.block_id for b in mgr.req_to_blocks[req.request_id][(req.num_computed_tokens - req.num_in_flight_tokens) // mgr.block_size:]}
+
+
+def pair_late(req, mgr):
+    return {b.block_id for b in mgr.req_to_blocks[req.request_id][req.num_computed_tokens // mgr.block_size:]}
+
+
+class Book:
+    def __init__(self):
+        self.ids = set()
+        self.count = 0
+
+    def add(self, ids):
+        self.ids |= ids
+        self.count += len(ids)
+"""
+PER_GROUP = """\
+ids = set()
+for req in reqs:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in {managers}:
+        blocks = mgr.req_to_blocks[req.request_id]
+        first = confirmed // mgr.block_size
+{inner}
+kv.evict_blocks(ids)
+"""
+POSITIONS = """\
+        for b in range(len(blocks)):
+            end = (b + 1) * mgr.block_size
+            if {test}:
+                ids.add(blocks[b].block_id)"""
+COUNTED = """\
+        pos = 0
+        for block in blocks:
+            if {test}:
+                ids.add(block.block_id)
+            pos += 1"""
+ALL_GROUPS = "kv.coordinator.single_type_managers"
+TAILS_MAPPED = "set(itertools.chain.from_iterable(map(lambda r: {fn}(kv, [r]), reqs)))"
+PAIRS_MAPPED = f"set().union(*itertools.starmap({{fn}}, itertools.product(reqs, {ALL_GROUPS})))"
+SPANS = "(spans := [(r, r.num_computed_tokens - r.num_in_flight_tokens) for r in reqs])"
+OBJECT_PAIRS += [
+    (
+        "slice-of-the-queue-leaving-one-out",
+        LATE,
+        f"kv.evict_blocks(tail_ids(kv, sched.running[:]))\n{ABORT}",
+        f"kv.evict_blocks(tail_ids(kv, sched.running[:-1]))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "slice-of-the-queue-to-its-length-less-one",
+        LATE,
+        f"kv.evict_blocks(tail_ids(kv, [r for r in sched.running[: len(sched.running)]]))\n{ABORT}",
+        f"kv.evict_blocks(tail_ids(kv, [r for r in sched.running[: len(sched.running) - 1]]))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "first-request-and-the-rest",
+        LATE,
+        f"kv.evict_blocks(tail_ids(kv, [sched.running[0]]))\nkv.evict_blocks(tail_ids(kv, sched.running[1:]))\n{ABORT}",
+        f"kv.evict_blocks(tail_ids(kv, sched.running[1:]))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "position-filter-on-token-numbers",
+        LATE,
+        PER_GROUP.format(managers=ALL_GROUPS, inner=POSITIONS.format(test="end > confirmed")) + ABORT,
+        PER_GROUP.format(managers=ALL_GROUPS, inner=POSITIONS.format(test="not blocks[b].is_null")) + ABORT,
+        ["FT004"],
+    ),
+    (
+        "position-counted-by-hand",
+        LATE,
+        PER_GROUP.format(managers=ALL_GROUPS, inner=COUNTED.format(test="pos >= first")) + ABORT,
+        PER_GROUP.format(managers=ALL_GROUPS, inner=COUNTED.format(test="block is not None")) + ABORT,
+        ["FT004"],
+    ),
+    (
+        "count-kept-beside-the-ids",
+        LATE,
+        f"book = Book()\nbook.add(tail_ids(kv, reqs))\nif book.count > 0:\n    kv.evict_blocks(book.ids)\n{ABORT}",
+        f"book = Book()\nbook.add(tail_ids(kv, reqs))\nif self.resume:\n    kv.evict_blocks(book.ids)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "ids-printed-and-logged",
+        LATE,
+        f'ids = tail_ids(kv, reqs)\nprint(ids)\nlogger.warning("%s", ids)\nkv.evict_blocks(ids)\n{ABORT}',
+        f'ids = tail_ids(kv, reqs)\nprint(ids)\nlogger.warning("%s", ids)\n{ABORT}',
+        ["FT007"],
+    ),
+    (
+        "group-picked-by-a-module-constant",
+        LATE,
+        PER_GROUP.format(managers=ALL_GROUPS, inner="        ids |= {b.block_id for b in blocks[first:]}") + ABORT,
+        PER_GROUP.format(managers=f"[{ALL_GROUPS}[FULL]]", inner="        ids |= {b.block_id for b in blocks[first:]}")
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "length-of-the-ids-tested",
+        LATE,
+        f"ids = tail_ids(kv, reqs)\nif len(ids) == 0:\n    pass\nelse:\n    kv.evict_blocks(ids)\n{ABORT}",
+        f"ids = tail_ids(kv, reqs)\nif len(ids) > 0:\n    pass\nelse:\n    kv.evict_blocks(ids)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "function-mapped-over-the-requests",
+        LATE,
+        f"kv.evict_blocks({TAILS_MAPPED.format(fn='tail_ids')})\n{ABORT}",
+        f"kv.evict_blocks({TAILS_MAPPED.format(fn='late_ids')})\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "starmap-over-requests-and-groups",
+        LATE,
+        f"kv.evict_blocks({PAIRS_MAPPED.format(fn='pair_ids')})\n{ABORT}",
+        f"kv.evict_blocks({PAIRS_MAPPED.format(fn='pair_late')})\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "first-group-sliced",
+        LATE,
+        PER_GROUP.format(managers=f"{ALL_GROUPS}[:]", inner="        ids |= {b.block_id for b in blocks[first:]}")
+        + ABORT,
+        PER_GROUP.format(managers=f"{ALL_GROUPS}[:1]", inner="        ids |= {b.block_id for b in blocks[first:]}")
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "first-group-by-islice",
+        LATE,
+        PER_GROUP.format(
+            managers=f"itertools.islice({ALL_GROUPS}, 2)", inner="        ids |= {b.block_id for b in blocks[first:]}"
+        )
+        + ABORT,
+        PER_GROUP.format(
+            managers=f"itertools.islice({ALL_GROUPS}, 1)", inner="        ids |= {b.block_id for b in blocks[first:]}"
+        )
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "list-made-per-request-tested",
+        LATE,
+        f"if {SPANS}:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}",
+        f"if not {SPANS}:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}",
+        ["FT007"],
+    ),
+]
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
     attrs = PROPERTY if name.startswith("property") else MODE if name.startswith("method-table") else ""
@@ -1649,3 +1819,14 @@ def test_counters_zeroed_by_recursion_over_a_copy_of_the_queue(tmp_path, settle,
         sched._preempt_request(sched.running.pop(), now)
     """
     assert _codes(tmp_path, body, codes=("FT007", "FT008")) == codes
+
+
+def test_unknown_callable_mapped_over_the_requests(tmp_path):
+    """`list(map(_clear, reqs))` with `_clear` a callable the walk cannot see (a module-level
+    `operator.methodcaller("__setattr__", ...)`): the counters may be reset there, so no FT008;
+    without the map, the preempted requests keep their counters: FT008."""
+    top = '_clear = operator.methodcaller("__setattr__", "num_in_flight_tokens", 0)\n'
+    body = "kv.evict_blocks(tail_ids(kv, reqs))\nsched.running = []\nfor req in reqs:\n    sched._preempt_request(req, 0)\n"
+    mapped = body + "list(map(_clear, reqs))\n"
+    assert _codes(tmp_path / "mapped", mapped, top=top, codes=("FT007", "FT008")) == []
+    assert _codes(tmp_path / "plain", body, top=top, codes=("FT007", "FT008")) == ["FT008"]

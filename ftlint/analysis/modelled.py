@@ -556,6 +556,62 @@ MODELLED: tuple[Construct, ...] = (
         "group-probed-for-none",
     ),
     Construct(
+        "`running[:-1]`, `running[1:]`, `running[:len(running) - 1]`: a slice of the queue leaving a request out",
+        "modelled",
+        "part of the running requests: an eviction over it misses the others (with `running[0]` also "
+        "evicted, every request); bounds it cannot compute (`running[i:i + n]`) stay every request",
+        "slice-of-the-queue-leaving-one-out",
+    ),
+    Construct(
+        "`end = (i + 1) * block_size; if end > confirmed:` in a loop over positions",
+        "unknown",
+        "a filter on numbers made from the position: where the range starts is unknown (never broad)",
+        "position-filter-on-token-numbers",
+    ),
+    Construct(
+        "`pos = 0; for blk in row: if pos >= first: ...; pos += 1`",
+        "modelled",
+        "a position counted by hand, filtered as `enumerate`'s index is",
+        "position-counted-by-hand",
+    ),
+    Construct(
+        "`if book.count > 0: evict(book.ids)`: a count kept on the object whose ids are evicted",
+        "modelled",
+        "as `if ids:` (the path skipping it had nothing to evict); not on `self` (a switch)",
+        "count-kept-beside-the-ids",
+    ),
+    Construct(
+        "`print(ids)`, `logger.warning('%s', ids)`",
+        "modelled",
+        "no eviction: a builtin that only reads or a logging call keeps no ids to evict later",
+        "ids-printed-and-logged",
+    ),
+    Construct(
+        "`managers[FULL]` with `FULL = 0` at module level; `managers[:1]`, `islice(managers, 1)`",
+        "modelled",
+        "one KV-cache group, as `managers[0]`",
+        "group-picked-by-a-module-constant",
+    ),
+    Construct(
+        "`if len(ids) == 0:` (`< 1`), `if len(ids) > 0:` (`!= 0`, `>= 1`)",
+        "modelled",
+        "as `if not ids:` and `if ids:`",
+        "length-of-the-ids-tested",
+    ),
+    Construct(
+        "`map(f, reqs)`, `map(f, a, b)`, `itertools.starmap(f, pairs)` with `f` a function or lambda it knows",
+        "modelled",
+        "`f` called on each element, as in `[f(r) for r in reqs]`; `itertools.product(a, b)` gives "
+        "pairs as `zip` does; a callable it cannot see mapped over the requests may set their counters",
+        "function-mapped-over-the-requests",
+    ),
+    Construct(
+        "`if spans := [(r, ...) for r in reqs]:` (a list with an element per request)",
+        "modelled",
+        "empty only when no request runs: nothing to evict on that side",
+        "list-made-per-request-tested",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

@@ -54,7 +54,10 @@ _RANK = {s: i for i, s in enumerate(START_ORDER)}
 # -- the scheduler's state ----------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Running:
-    """`scheduler.running`, or a copy / filtered copy of it."""
+    """`scheduler.running`, or a copy / filtered copy of it; `some`: a part of it that leaves a
+    request out whatever the requests are (`running[:-1]`, `running[1:]`)."""
+
+    some: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +271,7 @@ class Each:
 
     template: Value
     born: tuple[str, ...]
+    some: bool = False  # made for part of the running requests (see Running.some)
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,6 +395,7 @@ Value: TypeAlias = (
 #: the key prefix of a table entry whose key the walk cannot compute (`{Mode.ABORT: ...}`)
 UNKNOWN_KEY = "\x00key"
 RUNNING = Running()
+SOME_RUNNING = Running(some=True)
 NONE = NoneValue()
 TRUE = Bool(True)
 FALSE = Bool(False)
@@ -400,6 +405,18 @@ MANAGERS = Managers()
 POOL = Pool()
 #: the values a call may be made on
 CALLABLE = (FunctionRef, Primitive, Partial, Lambda, MethodCaller, ItemOf, Either)
+
+
+def some_of(value: Value) -> bool:
+    """Whether a collection of requests (or what a loop over one made) holds only part of the
+    running requests (see Running.some)."""
+    if isinstance(value, (Running, Each)):
+        return value.some
+    if isinstance(value, PerRequest):
+        return value.entry.some
+    if isinstance(value, Zipped):
+        return any(some_of(part) for part in value.parts)
+    return False
 
 
 def ids(key: str | None, start: str, groups: str = "all", stale: bool = False, origin: Function | None = None) -> Ids:

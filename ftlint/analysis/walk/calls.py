@@ -17,9 +17,9 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
-from ftlint.analysis.walk.expressions import API_OBJECTS, Expressions, arithmetic
+from ftlint.analysis.walk.expressions import API_OBJECTS, FIRST_GROUP_ONLY, Expressions, arithmetic, made_by_loop
 from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_empties, record_fields, zeroed_counters
-from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, heap_of, merge_results
+from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, heap_of, merge_results, promote, skip
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
@@ -124,6 +124,9 @@ class Calls(Expressions):
             folded = [r for args, _, s in self.arguments(node, state) for r in self._reduce(args, node, s) or ()]
             if folded:
                 return folded
+        iterated = self._itertools_call(node, state)
+        if iterated is not None:
+            return iterated
         # Method calls on values this walk tracks (collections, req_to_blocks, the queue).
         if isinstance(func, cst.Attribute):
             for receiver, s in self.ev(func.value, state):
@@ -149,6 +152,59 @@ class Calls(Expressions):
         for callee, s in self.ev(func, state):
             for args, keywords, s2 in self.arguments(node, s):
                 out.extend(self.call_value(callee, args, keywords, node, s2))
+        return out
+
+    def _itertools_call(self, node: cst.Call, state: State) -> Results | None:
+        """`map(f, ...)` / `starmap(f, ...)` with `f` known, `product(a, b)`; None for another call."""
+        tool = self._itertool(node.func, state)
+        if tool in ("map", "starmap"):
+            return self._mapped(node, tool == "starmap", state)
+        if tool == "product":  # `product(reqs, managers)`: each pair, as zip's elements are
+            return [(Val.Zipped(tuple(args)), s) for args, _, s in self.arguments(node, state)]
+        return None
+
+    def _itertool(self, func: cst.BaseExpression, state: State) -> str | None:
+        """`map` (the builtin), `starmap` / `product` of itertools (`itertools.starmap`, or
+        imported from it): its name; None for another callee."""
+        dotted = ir.dotted_name(func) or ""
+        if dotted.startswith("itertools."):
+            return dotted.split(".", 1)[1]
+        if not isinstance(func, cst.Name) or func.value in state.env:
+            return None
+        info = self.fn.module
+        ref = info.imports.get(func.value) if info is not None else None
+        if ref is not None:
+            return ref.name if ref.module == "itertools" else None
+        own = info is not None and func.value in info.top_functions
+        return "map" if func.value == "map" and not own else None
+
+    def _mapped(self, node: cst.Call, star: bool, state: State) -> Results | None:
+        """`map(f, reqs)`, `map(f, a, b)`, `starmap(f, pairs)` with `f` a callable the walk
+        knows: `f` called on the element of each, as in `[f(r) for r in reqs]`; None for
+        another call (an unknown callable, keywords, a starred argument)."""
+        if len(node.args) < 2 or any(a.keyword is not None or a.star for a in node.args):
+            return None
+        if not Val.is_callable(self.ev_pure(node.args[0].value, state)):
+            return None
+        out: Results = []
+        for args, _, s in self.arguments(node, state):
+            source = args[1] if len(args) == 2 else Val.Zipped(tuple(args[1:]))
+            self.loops.append([])
+            self.loop_nodes.append(id(node))
+            try:
+                self.current = s
+                element = self.element(source, node, None, [])
+                some = Val.some_of(source)
+                if some:  # over part of the running requests: the others are skipped
+                    s = s.replace(evicted=s.evicted | {skip(id(node))})
+                spread = (star or len(args) > 2) and isinstance(element, Val.Seq)
+                given: Args = list(cast(Val.Seq, element).items) if spread else [None] if star else [element]
+                made = self.call_value(args[0], given, {}, node, s)
+            finally:
+                born = self.loops.pop()
+                self.loop_nodes.pop()
+            for value, after in made:
+                out.append((made_by_loop(value, born, some), promote([after], born, len(self.loops))[0]))
         return out
 
     def method_call(
@@ -262,7 +318,7 @@ class Calls(Expressions):
                 self.running_mutated.update(self.loop_nodes)
             if method == "pop":
                 return self.new_request(node), state
-            return (Val.RUNNING if method == "copy" else None), state
+            return (receiver if method == "copy" else None), state
         plain = _plain_method(func, method, receiver, args, state)
         if plain is not None:
             return plain
@@ -380,6 +436,9 @@ class Calls(Expressions):
             return (Val.TRUE if probed in API_OBJECTS or probed in V.EFFECTS else None), state
         if name == "next" and args and isinstance(args[0], Val.Running):
             return self.new_request(node), state
+        if name == "islice" and len(node.args) == 2 and isinstance(args[0], Val.Managers):
+            one = isinstance(node.args[1].value, cst.Integer) and node.args[1].value.value == "1"
+            return (FIRST_GROUP_ONLY if one else None), state  # `islice(managers, 1)`
         if name == "islice" and len(args) >= 2:  # islice(blocks, start, stop) / islice(blocks, stop)
             if len(args) >= 3:
                 return self._slice(args[0], not isinstance(args[1], Val.NoneValue), args[1], args[2]), state
@@ -478,6 +537,8 @@ class Calls(Expressions):
         for given in args:  # `list(map(reset_counters, reqs))`: a helper that zeroes counters runs there
             if isinstance(given, Val.FunctionRef) and zeroed_counters(given.fn):
                 state = self.may_reset(None, state, f"`{given.fn.qualname}` is given to a call it cannot follow")
+        if _maps_unknown(node, args):  # `map(_clear, reqs)` with `_clear` a callable it cannot see
+            state = self.may_reset(None, state, "a callable it does not know is mapped over the requests")
         passed = {Val.key_of(a) for a in args} - {None}
         if passed:  # a request given to a call the walk cannot follow: its counters may be set there
             state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
@@ -630,12 +691,27 @@ class Calls(Expressions):
             )
             return covered(state)
         given = [a for a in _nested_ids(args) if not a.stale and a.start != "empty"]
-        if not given:
+        if not given or self._never_evicts(node):
             return state
         self.interp.note(
             f"{self.fn.qualname}: `{ir.code_of(node)}` may evict the block ids it is given; taken as covering them"
         )
         return state.replace(evicted=state.evicted | {(a.key or "*", Val.quality(a)) for a in given})
+
+    def _never_evicts(self, node: cst.CSTNode) -> bool:
+        """`print(ids)`, `logger.warning("%s", ids)`: a builtin that only reads, or a logging
+        call: block ids given to them are not evicted there, nor kept to be evicted later (a
+        container's `append` is not one: its ids may be evicted from it later)."""
+        if not isinstance(node, cst.Call):
+            return False
+        func, info = node.func, self.fn.module
+        if isinstance(func, cst.Name):
+            shadowed = info is None or func.value in info.imports or func.value in info.top_functions
+            return func.value in _READING_BUILTINS and not shadowed
+        if not isinstance(func, cst.Attribute):
+            return False
+        method, owner = func.attr.value, (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1].lower()
+        return method in _LOGGING_METHODS and "log" in owner
 
     def _evicting_callable(self, value: Val.Value) -> bool:
         """A project function (bound, partial, or an object's `__call__`) that may evict."""
@@ -920,6 +996,24 @@ def _callables_appended(
     return None
 
 
+#: calls that read what they are given and evict nothing (see Calls._never_evicts)
+_READING_BUILTINS = frozenset(
+    {"print", "repr", "str", "format", "len", "id", "hash", "sorted", "sum", "min", "max", "any", "all", "isinstance"}
+)
+_LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def _maps_unknown(node: cst.CSTNode, args: Sequence[Val.Value]) -> bool:
+    """`map(f, reqs)` with `f` a value the walk does not know and `reqs` running requests."""
+    return (
+        isinstance(node, cst.Call)
+        and ir.called_name(node.func) == "map"
+        and len(args) >= 2
+        and args[0] is None
+        and any(isinstance(a, (Val.Running, Val.Req)) for a in args[1:])
+    )
+
+
 def _passed_through(name: str, args: Args) -> Val.Value:
     """`list(x)`, `sorted(x)`, `filter(f, x)`, ...: the same block ids or requests; `list(steps)`
     of a list of callables: that list."""
@@ -928,6 +1022,8 @@ def _passed_through(name: str, args: Args) -> Val.Value:
     source = args[1] if name == "filter" and len(args) > 1 else args[0]  # filter(predicate, items)
     if name in ("list", "tuple") and isinstance(source, Val.Seq) and all(map(Val.is_callable, source.items)):
         return source  # a copy, in order
+    if source == FIRST_GROUP_ONLY:
+        return source
     return source if isinstance(source, (Val.Ids, Val.Running)) else None
 
 

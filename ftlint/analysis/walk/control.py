@@ -286,6 +286,9 @@ class ControlFlow(Calls):
             state = not_at_zero(state, None, field_name)
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         inner = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+        counted = _length_test(inner)
+        if counted is not None:  # `len(ids) == 0` as `not ids`, `len(ids) > 0` as `ids`
+            inner, negated = counted[0], counted[1] != negated
         if (
             isinstance(inner, cst.Call)
             and isinstance(inner.func, cst.Name)
@@ -300,8 +303,9 @@ class ControlFlow(Calls):
         value = state.env.get(name) if name else None
         if name is not None and name not in state.env and isinstance(inner, cst.Attribute):
             value = self.ev_pure(inner, state)  # `if not sched.running:`
-        if isinstance(value, (Val.Running, Val.PerRequest)) and holds == negated:
-            # `if not reqs:` (a copy of the running queue), `if not by_id:` (a dict of an entry per request):
+        if isinstance(value, (Val.Running, Val.PerRequest, Val.Each)) and holds == negated:
+            # `if not reqs:` (a copy of the running queue), `if not by_id:` (a dict of an entry per
+            # request), `if spans := [...]:` (a list of an element per request):
             # none runs, no tail to evict and no request preempted from it, now or later
             none_left = {("*", field_name) for field_name in V.ALL_COUNTER_FIELDS}
             return covered(state).replace(pending=frozenset(), zeroed=state.zeroed | none_left)
@@ -483,9 +487,12 @@ class ControlFlow(Calls):
                 continue
             element = self.element(iterable, node, node.target, [node.body])
             over_requests |= _holds_request(element)
+            # over part of the running requests (`running[:-1]`): the loop skips the others
+            part: frozenset[tuple[str, str]] = frozenset({skip(id(node))}) if Val.some_of(iterable) else frozenset()
 
-            def bind(s: State, e: Val.Value = element) -> State:
-                return self.assign(node.target, e, s)
+            def bind(s: State, e: Val.Value = element, part: frozenset[tuple[str, str]] = part) -> State:
+                s = self.assign(node.target, e, s)
+                return s.replace(evicted=s.evicted | part) if part else s
 
             body = self._loop_body(node.body, [state], bind)
             flow.add(body, normal=False)
@@ -805,11 +812,47 @@ def _evicts_what_it_tests(node: cst.If, body: cst.CSTNode) -> bool:
     if not given:
         return False
     test = _bound(node.test)
-    if _emptiness_of(test) in given:
+    tested = _emptiness_of(test)
+    if tested in given or _count_of_given(test, given):
         return True
     flag = test.value if isinstance(test, cst.Name) else None
     value = bound_once(body, flag) if flag is not None else None
     return value is not None and _emptiness_of(value) in given
+
+
+def _length_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
+    """`len(x) == 0` (`< 1`, `<= 0`): (x, True), true when x is empty; `len(x) > 0` (`!= 0`,
+    `>= 1`): (x, False), true when it is not; None for another test."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    left = test.left
+    if not (
+        isinstance(right, cst.Integer)
+        and isinstance(left, cst.Call)
+        and ir.called_name(left.func) == "len"
+        and len(left.args) == 1
+    ):
+        return None
+    pair = (type(operator), right.value)
+    if pair in _NONEMPTY_RIGHT:
+        return left.args[0].value, False
+    if pair in _EMPTY_RIGHT:
+        return left.args[0].value, True
+    return None
+
+
+def _count_of_given(test: cst.BaseExpression, given: set[str | None]) -> bool:
+    """`if book.block_count > 0: evict(book.block_set())`: a count kept by hand on the object
+    whose ids are evicted (not `self`'s: `if self.resume:` is a switch)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if not (isinstance(right, cst.Integer) and (type(operator), right.value) in _NONEMPTY_RIGHT):
+        return False
+    counted = ir.dotted_name(test.left) if isinstance(test.left, cst.Attribute) else None
+    owner = counted.rsplit(".", 1)[0] if counted else None
+    return owner is not None and owner != "self" and owner in given
 
 
 def _emptiness_of(test: cst.BaseExpression) -> str | None:
@@ -832,4 +875,5 @@ def _emptiness_of(test: cst.BaseExpression) -> str | None:
 
 #: `len(x) OP n` (and `n OP len(x)`) that hold exactly when x is not empty
 _NONEMPTY_RIGHT = {(cst.GreaterThan, "0"), (cst.NotEqual, "0"), (cst.GreaterThanEqual, "1")}
+_EMPTY_RIGHT = {(cst.Equal, "0"), (cst.LessThan, "1"), (cst.LessThanEqual, "0")}
 _NONEMPTY_LEFT = {(cst.LessThan, "0"), (cst.NotEqual, "0"), (cst.LessThanEqual, "1")}

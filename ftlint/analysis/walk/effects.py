@@ -26,13 +26,20 @@ Keywords = dict[str, Val.Value]
 Effect = tuple[Val.Value, State]
 
 
+def _complementary(state: State) -> bool:
+    """Part of the running requests (`running[1:]`) and one picked by position (`running[0]`)
+    both evicted on this path: taken as every request (which part is left out is not modelled)."""
+    parts = {k[:3] for k, q in state.evicted if q == "ok" and (k == "partial" or k.startswith("at:"))}
+    return parts == {"par", "at:"}
+
+
 class Effects(WalkBase):
     """The effect of each vLLM primitive on a path's state."""
 
     def covered(self, state: State, key: str) -> TailGap | None:
         """None when the request's dirty tail was evicted on this path, else how not."""
         qualities = {q for k, q in state.evicted if may_cover(k, key)}
-        if "ok" in qualities:
+        if "ok" in qualities or (key == "*" and _complementary(state)):
             return None
         for gap in ("late", "head", "dropped", "first-group"):
             if gap in qualities:

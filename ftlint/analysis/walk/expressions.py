@@ -17,15 +17,28 @@ from ftlint.analysis.walk.effects import Args, Effects, Keywords
 from ftlint.analysis.walk.shapes import (
     bound_once,
     comparisons,
+    counted_names,
     defaults,
+    derived_names,
     init_assignment,
     module_constant,
     module_expression,
     module_name_list,
+    names_in,
     string,
     target_names,
 )
-from ftlint.analysis.walk.state import MAX_STATES, Abandon, Results, State, cell, merge, merge_results, promote
+from ftlint.analysis.walk.state import (
+    MAX_STATES,
+    Abandon,
+    Results,
+    State,
+    cell,
+    merge,
+    merge_results,
+    promote,
+    skip,
+)
 from ftlint.core import vocabulary as V
 from ftlint.index.project import Function
 from ftlint.syntax import ir
@@ -516,7 +529,7 @@ class Expressions(Effects):
         if not values:
             return Val.ids(None, "empty")
         if all(isinstance(v, Val.Running) for v in values):
-            return Val.RUNNING
+            return Val.SOME_RUNNING if any(map(Val.some_of, values)) else Val.RUNNING
         return Val.Seq(tuple(values))
 
     # -- subscripts ----------------------------------------------------------------------------
@@ -528,7 +541,12 @@ class Expressions(Effects):
             if isinstance(element, cst.Slice):
                 parts = [element.lower, element.upper, element.step]
                 for (lower, upper, _), s2 in self.ev_seq([p or cst.Name("None") for p in parts], s):
-                    out.append((self._slice(base, element.lower is not None, lower, upper), s2))
+                    sliced = self._slice(base, element.lower is not None, lower, upper)
+                    if isinstance(base, Val.Running) and self._leaves_out(element, s2):
+                        sliced = Val.SOME_RUNNING
+                    if isinstance(base, Val.Managers) and element.lower is None and _one(element.upper):
+                        sliced = FIRST_GROUP_ONLY  # `managers[:1]`
+                    out.append((sliced, s2))
                 continue
             if not isinstance(element, cst.Index):
                 out.append((base if isinstance(base, Val.Ids) else None, s))
@@ -546,9 +564,28 @@ class Expressions(Effects):
                 out.append((self._index(base, element.value, index), s2))
         return out
 
+    def _leaves_out(self, element: cst.Slice, state: State) -> bool:
+        """`running[:-1]`, `running[:len(running) - 1]`, `running[1:]`: a slice of the running
+        requests that leaves one out however many there are (bounds the walk cannot compute,
+        `running[i:i + n]`: every request, as before)."""
+        lower, upper = element.lower, element.upper
+        if lower is not None and _positive(lower):
+            return True
+        if isinstance(upper, cst.UnaryOperation) and isinstance(upper.operator, cst.Minus):
+            return _positive(upper.expression)
+        return (
+            isinstance(upper, cst.BinaryOperation)
+            and isinstance(upper.operator, cst.Subtract)
+            and _positive(upper.right)
+            and isinstance(upper.left, cst.Call)
+            and ir.called_name(upper.left.func) == "len"
+            and len(upper.left.args) == 1
+            and isinstance(self.ev_pure(upper.left.args[0].value, state), Val.Running)
+        )
+
     def _slice(self, base: Val.Value, has_lower: bool, lower: Val.Value, upper: Val.Value) -> Val.Value:
         if isinstance(base, Val.Running):
-            return Val.RUNNING
+            return base
         if not isinstance(base, Val.Ids) or base.start != "whole":
             return base if isinstance(base, Val.Ids) else None
         end = _SLICE_ENDS.get(Val.num_kind(upper) or "")
@@ -565,8 +602,11 @@ class Expressions(Effects):
             return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]`: its block
         if isinstance(base, Val.BlockMap):
             return self.read_blocks(Val.key_of(index), base.groups)
-        if isinstance(base, Val.Managers):
-            return Val.Manager("first" if isinstance(index_node, cst.Integer) else "all")
+        if isinstance(base, Val.Managers):  # `managers[0]`, `managers[FULL]` (a module-level int): one group
+            one = isinstance(index_node, cst.Integer) or (
+                isinstance(index_node, cst.Name) and index_node.value.isupper() and isinstance(index, Val.Num)
+            )
+            return Val.Manager("first" if one else "all")
         if isinstance(base, Val.Running):
             every = isinstance(index, Val.Index) and isinstance(index.of, Val.Running) and index.start == "whole"
             in_while = bool(self.loop_nodes) and self.loop_nodes[-1] in self.while_loops
@@ -606,7 +646,7 @@ class Expressions(Effects):
             clauses.append(clause)
             clause = clause.inner_for_in
         states = [state]
-        dropped = False
+        dropped = some = False
         one_item = len(clauses) == 1  # over a literal `[req]`: the list of one element
         for clause in clauses:
             nxt = []
@@ -615,6 +655,8 @@ class Expressions(Effects):
                 self.current = s
                 element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
                 s = self.assign(clause.target, element, s)
+                if Val.some_of(iterable):  # over part of the running requests: it skips the others
+                    s, some = s.replace(evicted=s.evicted | {skip(id(clause))}), True
                 for condition in clause.ifs:
                     if self.drops_by_length(condition.test, s):
                         dropped = True
@@ -630,11 +672,11 @@ class Expressions(Effects):
         self.loop_nodes.pop()
         out: Results = []
         for value, s in made:
-            result = _made(value, born, dropped, one_item)
+            result = _made(value, born, dropped, one_item, some)
             if isinstance(node, cst.DictComp) and isinstance(value, Val.Seq):
                 # what its values make (block ids: the dict reads as them), else a dict with an
                 # entry per request (`{r.request_id: boundary for r in reqs}`)
-                result = _made(value.items[1], born, dropped, one_item) or (
+                result = _made(value.items[1], born, dropped, one_item, some) or (
                     Val.PerRequest(result) if isinstance(result, Val.Each) else None
                 )
             s = promote([s], born, len(self.loops))[0]
@@ -688,7 +730,8 @@ class Expressions(Effects):
                 template = Val.rekey(template, old, fresh)
             return template
         if isinstance(iterable, Val.Ids):
-            return iterable
+            counted = self._counter_filter(scope)
+            return Val.with_start(iterable, counted) if counted and iterable.start == "whole" else iterable
         if isinstance(iterable, Val.Managers):
             return Val.Manager("all")
         if isinstance(iterable, (Val.Enumerated, Val.Range)):
@@ -740,16 +783,34 @@ class Expressions(Effects):
             return Val.Index(None, start)
         return Val.OTHER
 
+    def _counter_filter(self, scope: Sequence[cst.CSTNode]) -> str | None:
+        """`pos = 0; for blk in row: if pos >= first: ...; pos += 1`: a position counted by
+        hand, filtered as an index is (index_filter); None without one."""
+        state = self.current
+        if state is None:
+            return None
+        for name in counted_names(scope):
+            if isinstance(state.env.get(name), Val.Num):  # bound before the loop (`pos = 0`)
+                found = self.index_filter(name, scope)
+                if found is not None:
+                    return found
+        return None
+
     def index_filter(self, name: str, scope: Sequence[cst.CSTNode]) -> str | None:
         """Where an index filter (`if i < first: continue`, `if i >= first`) starts the
         range: the kind of number it compares the index with; None without a filter."""
         found = None
+        derived = derived_names(name, scope)
         for node in scope:
             for comparison in comparisons(node):
                 operands = [comparison.left, *(c.comparator for c in comparison.comparisons)]
                 if not any(isinstance(c.operator, _COMPARE_OPS) for c in comparison.comparisons):
                     continue
                 if not any(isinstance(o, cst.Name) and o.value == name for o in operands):
+                    if found is None and any(derived & names_in(o) for o in operands):
+                        # `end = (i + 1) * block_size; if end > confirmed:`: a filter on a
+                        # number made from the position, not modelled: where it starts is unknown
+                        found = "unknown"
                     continue
                 for operand in operands:
                     if not (isinstance(operand, cst.Name) and operand.value == name):
@@ -795,21 +856,27 @@ def _item(iterable: Val.Value) -> Val.Value:
     return None
 
 
-def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool) -> Val.Value:
-    """What a comprehension makes of the values of its element expression."""
+def made_by_loop(value: Val.Value, born: list[str], some: bool) -> Val.Value:
+    """What a loop over requests made of `value`, its element for each (`map(f, reqs)`)."""
+    return _made(value, born, False, False, some)
+
+
+def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool, some: bool = False) -> Val.Value:
+    """What a comprehension makes of the values of its element expression (`some`: over part
+    of the running requests)."""
     if isinstance(value, Val.Ids):
-        result = Val.with_key(value, "*") if value.key in born else value
+        result = Val.with_key(value, "partial" if some else "*") if value.key in born else value
         if dropped and result.start in ("tail", "unknown", "whole", "early"):
             result = Val.with_start(result, "dropped")
         return result
     if isinstance(value, Val.Req):
-        return Val.RUNNING
+        return Val.SOME_RUNNING if some else Val.RUNNING
     if isinstance(value, Val.Rid) and value.key in born:  # `[r.request_id for r in reqs]`
-        return Val.Each(value, tuple(born))
+        return Val.Each(value, tuple(born), some)
     if isinstance(value, (Val.Seq, Val.Instance)) and born and Val.mentions(value, born):
         # `[(r, r.num_computed_tokens - ...) for r in reqs]`: each element is this tuple,
         # made for one request of the loop
-        return Val.Each(value, tuple(born))
+        return Val.Each(value, tuple(born), some)
     if isinstance(value, Val.Seq) and one_item:
         return Val.Seq((value,))
     return None
@@ -853,6 +920,14 @@ def _subtract(left: Val.Value, lk: str | None, rk: str | None) -> Val.Value:
     if rk == "zero":
         return left
     return Val.OTHER if lk is not None or rk is not None else None
+
+
+#: `managers[:1]`, `islice(managers, 1)`: the first KV-cache group's manager alone
+FIRST_GROUP_ONLY = Val.Seq((Val.Manager("first"),))
+
+
+def _one(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Integer) and node.value == "1"
 
 
 def _positive(node: cst.BaseExpression) -> bool:

@@ -348,6 +348,54 @@ class _Comparisons(cst.CSTVisitor):
         return False
 
 
+def names_in(node: cst.CSTNode) -> set[str]:
+    """The names an expression reads."""
+    return {n.value for n in all_nodes(node) if isinstance(n, cst.Name)}
+
+
+def derived_names(name: str, scope: Sequence[cst.CSTNode]) -> set[str]:
+    """`name` and the locals assigned in `scope` from it, directly or through another
+    (`start = i * size; end = start + size`)."""
+    assigns = [
+        (n.targets[0].target.value, names_in(n.value))
+        for root in scope
+        for n in all_nodes(root)
+        if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)
+    ]
+    derived, grown = {name}, True
+    while grown:
+        grown = False
+        for target, read in assigns:
+            if target not in derived and read & derived:
+                derived.add(target)
+                grown = True
+    return derived
+
+
+def counted_names(scope: Sequence[cst.CSTNode]) -> list[str]:
+    """The names `scope` adds one to (`pos += 1`, `pos = pos + 1`)."""
+    found = []
+    for root in scope:
+        for n in all_nodes(root):
+            if isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.AddAssign):
+                target, step = n.target, n.value
+            elif (
+                isinstance(n, cst.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.value, cst.BinaryOperation)
+                and isinstance(n.value.operator, cst.Add)
+                and isinstance(n.value.left, cst.Name)
+                and isinstance(n.targets[0].target, cst.Name)
+                and n.value.left.value == n.targets[0].target.value
+            ):
+                target, step = n.targets[0].target, n.value.right
+            else:
+                continue
+            if isinstance(target, cst.Name) and isinstance(step, cst.Integer) and step.value == "1":
+                found.append(target.value)
+    return found
+
+
 def comparisons(node: cst.CSTNode) -> list[cst.Comparison]:
     visitor = _Comparisons()
     node.visit(visitor)
