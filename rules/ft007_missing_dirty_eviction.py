@@ -486,7 +486,9 @@ def abort_all(s):
         if fn is None or not self.walked(node):
             return
         for fact in self.context.fault_paths.interpreter.facts(fn, TailLeftCached):
-            inner = " (inside the helper, in another file)" if fact.through_helper else ""
+            inner = (" (inside the helper, in another file)" if fact.other_file else " (inside the helper)") * (
+                fact.through_helper
+            )
             reached = f", reached from `{fact.entry}`," if fact.entry is not None else ""
             self.report(
                 fact.node,

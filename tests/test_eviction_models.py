@@ -1536,12 +1536,185 @@ OBJECT_PAIRS += [
 ]
 
 
+PHASES = """\
+def has_output(request):
+    \"\"\"Past its prefill.\"\"\"
+    return request.num_output_tokens > 0
+
+
+def in_flight(request):
+    return request.num_in_flight_tokens > 0
+
+
+class Abort:
+    def release(self, sched, reqs):
+        sched.finish_requests([r.request_id for r in reqs], RequestStatus.FINISHED_ABORTED)
+
+
+class Preempt:
+    def release(self, sched, reqs):
+        sched.running = []
+        for r in reversed(reqs):
+            r.num_in_flight_tokens = 0
+            sched._preempt_request(r, 0)
+
+
+def make_release(resume):
+    return Preempt() if resume else Abort()
+"""
+FLAGGED = """\
+ids = set()
+for req in reqs:
+    skip = False
+    if {test}:
+        skip = True
+    if skip == True:
+        pass
+    else:
+        ids |= tail_ids(kv, [req])
+kv.evict_blocks(ids)
+"""
+FIRST_ONLY = (
+    "first = kv.coordinator.single_type_managers[0]\n"
+    "kv.evict_blocks({b.block_id for r in reqs for b in first.req_to_blocks[r.request_id]"
+    "[(r.num_computed_tokens - r.num_in_flight_tokens) // first.block_size:]})"
+)
+OBJECT_PAIRS += [
+    (
+        "skip-flag-set-by-a-test-of-the-request",
+        PHASES,
+        FLAGGED.format(test="req.num_in_flight_tokens == 0") + ABORT,
+        FLAGGED.format(test="req.num_output_tokens == 0") + ABORT,
+        ["FT007"],
+    ),
+    (
+        "skip-on-the-request-phase",
+        PHASES,
+        f"for req in reqs:\n    if req.num_computed_tokens == 0:\n        continue\n    kv.evict_blocks(tail_ids(kv, [req]))\n{ABORT}",
+        f"for req in reqs:\n    if req.num_computed_tokens <= req.num_prompt_tokens:\n        continue\n    kv.evict_blocks(tail_ids(kv, [req]))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "filter-on-the-request-phase",
+        PHASES,
+        f"kv.evict_blocks(tail_ids(kv, list(filter(in_flight, reqs))))\n{ABORT}",
+        f"kv.evict_blocks(tail_ids(kv, list(filter(has_output, reqs))))\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "comprehension-on-the-request-phase",
+        PHASES,
+        f"kv.evict_blocks(tail_ids(kv, [r for r in reqs if r.num_in_flight_tokens > 0]))\n{ABORT}",
+        f"kv.evict_blocks(tail_ids(kv, [r for r in reqs if r.num_output_tokens > 0]))\n{ABORT}",
+        ["FT007"],
+    ),
+]
+
+
+WHILE_POSITIONS = """\
+stop = False
+while True:
+    if len(sched.running) == 0:
+        stop = True
+    if stop:
+        break
+    req = sched.running.pop()
+    bad = set()
+    for mgr in kv.coordinator.single_type_managers:
+        blocks = mgr.req_to_blocks.get(req.request_id)
+        if blocks != None:
+            i = {first} // mgr.block_size
+            while i < len(blocks):
+                bad.add(blocks[i].block_id)
+                i = i + 1
+    if len(bad) > 0:
+        kv.evict_blocks(bad)
+    sched._preempt_request(req, 0)
+    req.num_in_flight_tokens = 0
+    req.num_stale_output_tokens = 0
+"""
+CONFIRMED = "(req.num_computed_tokens - req.num_in_flight_tokens)"
+OBJECT_PAIRS += [
+    (
+        "boundary-rounded-up-by-adding-a-block",
+        LATE,
+        PER_GROUP.format(managers=ALL_GROUPS, inner="        ids |= {b.block_id for b in blocks[first:]}") + ABORT,
+        PER_GROUP.format(
+            managers=ALL_GROUPS,
+            inner="        ids |= {b.block_id for b in blocks[(confirmed + mgr.block_size - 1) // mgr.block_size:]}",
+        )
+        + ABORT,
+        ["FT007"],
+    ),
+    (
+        "positions-walked-by-a-while-counter",
+        LATE,
+        WHILE_POSITIONS.format(first=CONFIRMED),
+        WHILE_POSITIONS.format(first=f"({CONFIRMED} + mgr.block_size - 1)"),
+        ["FT007"],
+    ),
+]
+
+
+COPIED = """\
+saved = []
+for i in range(len(sched.running)):
+    saved.append(sched.running[i])
+{before}
+ids = set()
+for i in range(len(saved)):
+    req = saved[i]
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        ids |= {{b.block_id for b in mgr.req_to_blocks[req.request_id][confirmed // mgr.block_size:]}}
+kv.evict_blocks(ids)
+{after}
+"""
+OPTION = "def evict_on():\n    return {value}\n"
+OFF_OR_TAILS = f"doomed = tail_ids(kv, reqs) if evict_on() else set()\nif doomed:\n    kv.evict_blocks(doomed)\n{ABORT}"
+OBJECT_PAIRS += [
+    (
+        "requests-copied-by-appending",
+        LATE,
+        COPIED.format(before="", after=ABORT),
+        COPIED.format(before=ABORT, after=""),
+        ["FT006", "FT007"],
+    ),
+    ("option-off-leaves-the-ids-empty", OPTION.format(value="True"), OFF_OR_TAILS, OFF_OR_TAILS, ["FT007"]),
+]
+NAMESPACE = (
+    "import types\n\nutils = types.SimpleNamespace(\n"
+    "    evict=lambda kv, reqs: kv.evict_blocks(tail_ids(kv, reqs)),\n"
+    "    count=lambda kv, reqs: len(reqs),\n)\nopts = types.SimpleNamespace(evict={evict})\n"
+)
+OBJECT_PAIRS += [
+    (
+        "function-kept-in-a-simple-namespace",
+        NAMESPACE.format(evict="True"),
+        f"utils.evict(kv, reqs)\n{ABORT}",
+        f"utils.count(kv, reqs)\n{ABORT}",
+        ["FT007"],
+    ),
+    (
+        "flag-kept-in-a-simple-namespace",
+        NAMESPACE.format(evict="True"),
+        f"if opts.evict:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}",
+        f"if opts.evict:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}",
+        ["FT007"],
+    ),
+]
+_BAD_TOPS_LATER = {
+    "option-off-leaves-the-ids-empty": OPTION.format(value="False"),
+    "flag-kept-in-a-simple-namespace": NAMESPACE.format(evict="False"),
+}
+
+
 @pytest.mark.parametrize(("name", "top", "good", "bad", "codes"), OBJECT_PAIRS, ids=[p[0] for p in OBJECT_PAIRS])
 def test_eviction_through_objects_and_unknown_callees(tmp_path, name, top, good, bad, codes):
     attrs = PROPERTY if name.startswith("property") else MODE if name.startswith("method-table") else ""
     assert _codes(tmp_path / "good", good, top=top, attrs=attrs) == []
     bad_top = "" if name == "callable-computed-at-run-time" else top  # no project function evicts there
-    bad_top = _BAD_TOPS.get(name, bad_top)
+    bad_top = _BAD_TOPS.get(name, _BAD_TOPS_LATER.get(name, bad_top))
     assert _codes(tmp_path / "bad", bad, top=bad_top, attrs=attrs) == codes
 
 
@@ -1821,12 +1994,123 @@ def test_counters_zeroed_by_recursion_over_a_copy_of_the_queue(tmp_path, settle,
     assert _codes(tmp_path, body, codes=("FT007", "FT008")) == codes
 
 
+PREEMPTED = (
+    "kv.evict_blocks(tail_ids(kv, reqs))\nsched.running = []\nfor req in reqs:\n    sched._preempt_request(req, 0)\n"
+)
+
+
 def test_unknown_callable_mapped_over_the_requests(tmp_path):
-    """`list(map(_clear, reqs))` with `_clear` a callable the walk cannot see (a module-level
-    `operator.methodcaller("__setattr__", ...)`): the counters may be reset there, so no FT008;
-    without the map, the preempted requests keep their counters: FT008."""
-    top = '_clear = operator.methodcaller("__setattr__", "num_in_flight_tokens", 0)\n'
-    body = "kv.evict_blocks(tail_ids(kv, reqs))\nsched.running = []\nfor req in reqs:\n    sched._preempt_request(req, 0)\n"
-    mapped = body + "list(map(_clear, reqs))\n"
-    assert _codes(tmp_path / "mapped", mapped, top=top, codes=("FT007", "FT008")) == []
-    assert _codes(tmp_path / "plain", body, top=top, codes=("FT007", "FT008")) == ["FT008"]
+    """`list(map(self.engine.clear, reqs))`, a callable the walk cannot see: the counters may
+    be reset there, so no FT008; without the map, the preempted requests keep them: FT008."""
+    mapped = PREEMPTED + "list(map(self.engine.clear, reqs))\n"
+    assert _codes(tmp_path / "mapped", mapped, codes=("FT007", "FT008")) == []
+    assert _codes(tmp_path / "plain", PREEMPTED, codes=("FT007", "FT008")) == ["FT008"]
+
+
+def test_module_level_method_callers(tmp_path):
+    """`_clear = operator.methodcaller("__setattr__", field, 0)` mapped over the requests sets
+    that field (FT008 when only one counter is cleared); `_reset = methodcaller("reset_prefix_cache")`
+    called on `attrgetter("kv_cache_manager")(sched)` is the primitive (FT005)."""
+    clears = (
+        'clear_in_flight = operator.methodcaller("__setattr__", "num_in_flight_tokens", 0)\n'
+        'clear_stale = operator.methodcaller("__setattr__", "num_stale_output_tokens", 0)\n'
+        '_reset = operator.methodcaller("reset_prefix_cache")\n'
+        '_count = operator.methodcaller("get_num_free_blocks")\n'
+        '_kv = operator.attrgetter("kv_cache_manager")\n'
+    )
+    both = PREEMPTED + "list(map(clear_in_flight, reqs))\nlist(map(clear_stale, reqs))\n"
+    one = PREEMPTED + "list(map(clear_in_flight, reqs))\n"
+    assert _codes(tmp_path / "both", both, top=clears, codes=("FT008",)) == []
+    assert _codes(tmp_path / "one", one, top=clears, codes=("FT008",)) == ["FT008"]
+    assert _codes(tmp_path / "count", f"_count(_kv(sched))\n{ABORT}", top=clears, codes=("FT005",)) == []
+    assert _codes(tmp_path / "reset", f"_reset(_kv(sched))\n{ABORT}", top=clears, codes=("FT005",)) == ["FT005"]
+
+
+def test_object_picked_by_a_conditional_expression(tmp_path):
+    """`(Preempt() if resume else Abort()).release(...)` in a helper module: either object's
+    method runs (each a path), so a free in either is judged; before, the call was unresolved
+    and nothing freed."""
+    helper = "from vllm.v1.request import RequestStatus\n" + PHASES.split("def in_flight", 1)[1].split("\n", 3)[3]
+    (tmp_path / "good").mkdir(parents=True)
+    (tmp_path / "bad").mkdir(parents=True)
+    for case in ("good", "bad"):
+        (tmp_path / case / "releases.py").write_text(helper)
+    top = "from releases import make_release\n"
+    call = "make_release(self.resume).release(sched, reqs)"
+    assert _codes(tmp_path / "good", f"kv.evict_blocks(tail_ids(kv, reqs))\n{call}", top=top) == []
+    assert _codes(tmp_path / "bad", f"{FIRST_ONLY}\n{call}", top=top) == ["FT007"]
+
+
+TABLED = """\
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    requests: tuple = ()
+    mode: str = "abort"
+
+
+def _requeue(sched, plan):
+    sched.running = []
+    for r in reversed(plan.requests):
+        sched._preempt_request(r, 0)
+{resets}
+
+def _abort(sched, plan):
+    sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+
+_FINISH = {{"abort": _abort, "resume": _requeue}}
+"""
+
+
+def test_table_of_functions_and_a_replaced_record(tmp_path):
+    """`_FINISH = {"abort": _abort, "resume": _requeue}` at module level is read, and
+    `dataclasses.replace(plan, mode="resume")` is the record with that field: `_requeue` runs.
+    It is no fault-path function of the static scope (only the walk reaches it through the
+    table), so what it leaves is reported at the call that reaches it."""
+    body = (
+        "kv.evict_blocks(tail_ids(kv, reqs))\n"
+        'plan = dataclasses.replace(Plan(tuple(sched.running)), mode="resume")\n'
+        "_FINISH[plan.mode](sched, plan)"
+    )
+    both = "        r.num_in_flight_tokens = 0\n        r.num_stale_output_tokens = 0\n"
+    one = "        r.num_stale_output_tokens = 0\n"
+    assert _codes(tmp_path / "both", body, top=TABLED.format(resets=both), codes=("FT007", "FT008")) == []
+    assert _codes(tmp_path / "one", body, top=TABLED.format(resets=one), codes=("FT007", "FT008")) == ["FT008"]
+    assert [f.line for f in _FINDINGS if f.code == "FT008"] == [51]  # the call in `on_fault`
+
+
+def test_class_level_name_of_the_primitive(tmp_path):
+    """`EVICT = "evict_blocks"` in the class body and `getattr(kv, self.EVICT)(ids)`: the
+    primitive itself (its broad ids are FT004; before, an unknown call that may evict them)."""
+    attrs = 'EVICT = "evict_blocks"\n'
+    assert _codes(tmp_path / "tail", f"getattr(kv, self.EVICT)(tail_ids(kv, reqs))\n{ABORT}", attrs=attrs) == []
+    assert _codes(tmp_path / "whole", f"getattr(kv, self.EVICT)({WHOLE})\n{ABORT}", attrs=attrs) == ["FT004"]
+
+
+def test_request_indexed_again_in_a_reversed_loop(tmp_path):
+    """`for i in range(len(reqs) - 1, -1, -1): preempt(reqs[i]); reqs[i].num_in_flight_tokens =
+    0; ...`: each `reqs[i]` in the loop is the same request (its resets count)."""
+    body = (
+        "kv.evict_blocks(tail_ids(kv, reqs))\nsched.running = []\n"
+        "for i in range(len(reqs) - 1, -1, -1):\n    sched._preempt_request(reqs[i], 0)\n{resets}"
+    )
+    both = "    reqs[i].num_in_flight_tokens = 0\n    reqs[i].num_stale_output_tokens = 0\n"
+    one = "    reqs[i].num_stale_output_tokens = 0\n"
+    assert _codes(tmp_path / "both", body.format(resets=both), codes=("FT007", "FT008")) == []
+    assert _codes(tmp_path / "one", body.format(resets=one), codes=("FT007", "FT008")) == ["FT008"]
+
+
+def test_option_imported_from_another_module(tmp_path):
+    """`from opts import EVICT` with `EVICT = os.environ.get("FT_EVICT", "1") == "1"` in opts.py:
+    read there, with no variable set (before, unknown: the path without the eviction was taken)."""
+    for case, default in (("on", "1"), ("off", "0")):
+        (tmp_path / case).mkdir(parents=True)
+        (tmp_path / case / "opts.py").write_text(
+            f"import os\n\nEVICT = os.environ.get('FT_EVICT', '{default}') == '1'\n\n\ndef unused():\n    pass\n"
+        )
+    body = f"if EVICT:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}"
+    assert _codes(tmp_path / "on", body, top="from opts import EVICT\n") == []
+    assert _codes(tmp_path / "off", body, top="from opts import EVICT\n") == ["FT007"]

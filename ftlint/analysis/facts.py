@@ -34,13 +34,16 @@ class TailLeftCached(PathFact):
     unconfirmed tail (`gap` says how the eviction fell short)."""
 
     gap: TailGap
-    #: the free is in a helper of another file; `node` is the call that reaches it
+    #: the free is in a helper (see `other_file`); `node` is the call that reaches it
     through_helper: bool
     #: the handler whose walk reached it, when `fn` is not that handler
     entry: str | None
     #: "free": a free, preempt or abort; "rewind": `num_computed_tokens` set back in place;
     #: "requeue": put back in the waiting queue by hand (both keep the blocks and hashes)
     kind: Literal["free", "rewind", "requeue"] = "free"
+    #: with `through_helper`: the helper is in another file (else a function of this file
+    #: reached through a value, which the rules do not visit)
+    other_file: bool = True
 
 
 @dataclass(frozen=True, eq=False)

@@ -612,6 +612,88 @@ MODELLED: tuple[Construct, ...] = (
         "list-made-per-request-tested",
     ),
     Construct(
+        "`skip = False; if <test of the request>: skip = True; ...; if not skip: ids |= tail(req)`",
+        "modelled",
+        "as `if <test>: continue`: the ids of the requests the test keeps (a flag decided on a path splits nothing)",
+        "skip-flag-set-by-a-test-of-the-request",
+    ),
+    Construct(
+        "`if request.num_output_tokens == 0: continue`, `filter(has_output, running)`, "
+        "`[r for r in running if r.num_computed_tokens > r.num_prompt_tokens]`",
+        "modelled",
+        "a test of the request's phase (prefill or decode), not of its tail: part of the running requests",
+        "skip-on-the-request-phase",
+    ),
+    Construct(
+        "`(Preempt() if resume else Abort()).release(...)` (also returned by a factory)",
+        "modelled",
+        "either object's method (each a path), as for callables picked by a flag",
+        "test_object_picked_by_a_conditional_expression",
+    ),
+    Construct(
+        "`_reset = methodcaller('reset_prefix_cache')`, `_kv = attrgetter('kv_cache_manager')`, "
+        "`clear = methodcaller('__setattr__', field, 0)` bound at module level",
+        "modelled",
+        "the callable each makes, read where the module's functions call it (`__setattr__`: setattr)",
+        "test_module_level_method_callers",
+    ),
+    Construct(
+        "`(confirmed + block_size - 1) // block_size`",
+        "modelled",
+        "the boundary rounded up, as `cdiv`: past the block the dirty tail begins in",
+        "boundary-rounded-up-by-adding-a-block",
+    ),
+    Construct(
+        "`if row is not None: j = first; while j < len(row): ids.add(...)` then `if len(ids) > 0:`",
+        "modelled",
+        "as a `for` over the positions: a path that added nothing for one request covers no other "
+        "(also `while True: if len(running) == 0: break; req = running.pop()`)",
+        "positions-walked-by-a-while-counter",
+    ),
+    Construct(
+        "`_FINISH = {'abort': _abort, 'resume': _requeue}` at module level; `dataclasses.replace(plan, mode=...)`",
+        "modelled",
+        "a table of those functions; the record with the fields given. What a function only a value "
+        "leads to leaves (no fault-path function of the static scope) is reported at the call reaching it",
+        "test_table_of_functions_and_a_replaced_record",
+    ),
+    Construct(
+        "`EVICT = 'evict_blocks'` in the class body (never set through `self`), `getattr(kv, self.EVICT)(...)`",
+        "modelled",
+        "that string, so the primitive it names (a class-level flag or number stays unknown: a switch)",
+        "test_class_level_name_of_the_primitive",
+    ),
+    Construct(
+        "`saved = []; for k in range(len(running)): saved.append(running[k])`",
+        "modelled",
+        "a copy of the running queue (its requests, read later by position)",
+        "requests-copied-by-appending",
+    ),
+    Construct(
+        "`reqs[k]` read again in the same loop body (`for k in range(len(reqs) - 1, -1, -1)`)",
+        "modelled",
+        "one request: what is done to each `reqs[k]` of the body is done to it",
+        "test_request_indexed_again_in_a_reversed_loop",
+    ),
+    Construct(
+        "`ids = tails(...) if option_on() else set()` with the option known to be off",
+        "modelled",
+        "no tail looked for: an `if ids:` after it skips the dirty tails (not 'nothing was dirty')",
+        "option-off-leaves-the-ids-empty",
+    ),
+    Construct(
+        "`from opts import EVICT` (an option, a `methodcaller`, a table of functions in another module)",
+        "modelled",
+        "read in that module, as its own module-level values are",
+        "test_option_imported_from_another_module",
+    ),
+    Construct(
+        "`utils = SimpleNamespace(evict=lambda ...: ..., on=True)` at module level",
+        "modelled",
+        "its attributes: `utils.evict(...)` calls the lambda, `utils.on` is the flag",
+        "function-kept-in-a-simple-namespace",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

@@ -32,8 +32,10 @@ NUM_KINDS = (
     "other",
     "cceil",
     "cratio",
+    "cpad",
 )
 # "cratio": the confirmed boundary divided by the block size exactly (`confirmed / block_size`)
+# "cpad": the confirmed boundary plus the block size (less one): `// block_size` rounds it up
 # "cceil": the confirmed boundary divided by the block size rounding up (`cdiv(confirmed,
 # block_size)`, `-(-confirmed // block_size)`): past the block the dirty tail begins in when the
 # boundary is not block-aligned; "neg-confirmed", "neg-cceil": their negations on the way

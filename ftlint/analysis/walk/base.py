@@ -51,6 +51,8 @@ class Scope(Protocol):
 
     def inherits(self, cls: ClassInfo, ancestor: ClassInfo, depth: int = 0) -> bool: ...
 
+    def holds_fault_path(self, fn: Function) -> bool: ...
+
 
 class Host(Protocol):
     """What a walk asks of the run it is part of (interpreter.Interpreter)."""
@@ -151,13 +153,26 @@ class WalkBase:
 
     # -- facts -------------------------------------------------------------------------
     def in_entry_module(self, site: Site) -> Site:
-        """The innermost site of the chain in the entry's file: a free in a helper of
-        another file is reported at the call that reaches it."""
+        """The innermost site of the chain in the entry's file, in code the rules visit: a
+        free in a helper of another file, or in a function of this one only a value led to
+        (`TABLE[key](...)`, a method of an object picked at run time), is reported at the call
+        that reaches it."""
         module = self.home
         current: Site | None = site
-        while current is not None and current.fn.module is not module:
+        while current is not None and (current.fn.module is not module or not self._visited(current.fn)):
             current = current.caller
         return current or site
+
+    def _visited(self, fn: Function) -> bool:
+        """Whether the rules visit `fn`: it holds fault-path code, or a function it is nested
+        in does (the static scope's, not the walk's: what the walk alone reached is not)."""
+        paths = self.interp.fault_paths
+        if paths.holds_fault_path(fn):
+            return True
+        prefix = fn.qualname.rsplit(".<locals>.", 1)[0] if ".<locals>." in fn.qualname else None
+        return prefix is not None and any(
+            outer.qualname == prefix and self._visited(outer) for outer in fn.module.functions
+        )
 
     def add(self, fact: PathFact) -> None:
         if self.relocate is not None and fact.fn is self.fn and self.relocating():
@@ -170,7 +185,9 @@ class WalkBase:
         where = self.in_entry_module(site)
         entry = self.entry.qualname if where.fn is not self.entry else None
         kind: Literal["free", "rewind", "requeue"] = site.rewind or "free"
-        self.add(TailLeftCached(where.fn, where.node, gap, where is not site, entry, kind))
+        # (a shipped summary's vLLM method lies in no project module: another file)
+        other_file = site.fn.module is None or where.fn.module.path != site.fn.module.path
+        self.add(TailLeftCached(where.fn, where.node, gap, where is not site, entry, kind, other_file))
 
     def report_drop(self, site: Site) -> None:
         node = site.node

@@ -8,6 +8,7 @@ shipped per API generation (vllm_summaries.py)."""
 from __future__ import annotations
 
 import builtins
+import functools
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -18,7 +19,16 @@ from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
 from ftlint.analysis.walk.expressions import API_OBJECTS, FIRST_GROUP_ONLY, Expressions, arithmetic, made_by_loop
-from ftlint.analysis.walk.shapes import Body, defaults, module_tree, record_empties, record_fields, zeroed_counters
+from ftlint.analysis.walk.shapes import (
+    Body,
+    defaults,
+    module_tree,
+    phase_test,
+    predicate_test,
+    record_empties,
+    record_fields,
+    zeroed_counters,
+)
 from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, heap_of, merge_results, promote, skip
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
@@ -54,6 +64,7 @@ _BUILTINS = frozenset(
         "vars",
         "slice",
         "itemgetter",
+        "attrgetter",
         "islice",
         "divmod",
         "defaultdict",
@@ -70,6 +81,7 @@ _STDLIB_VALUES = {
     "itertools.islice": "islice",
     "collections.defaultdict": "defaultdict",
     "operator.itemgetter": "itemgetter",
+    "operator.attrgetter": "attrgetter",
     "itertools.chain": "chain",
     "itertools.chain.from_iterable": "from_iterable",
     "chain.from_iterable": "from_iterable",
@@ -155,26 +167,34 @@ class Calls(Expressions):
         return out
 
     def _itertools_call(self, node: cst.Call, state: State) -> Results | None:
-        """`map(f, ...)` / `starmap(f, ...)` with `f` known, `product(a, b)`; None for another call."""
-        tool = self._itertool(node.func, state)
-        if tool in ("map", "starmap"):
-            return self._mapped(node, tool == "starmap", state)
-        if tool == "product":  # `product(reqs, managers)`: each pair, as zip's elements are
+        """`map(f, ...)` / `starmap(f, ...)` with `f` known, `product(a, b)`,
+        `dataclasses.replace(record, **changes)`; None for another call."""
+        tool = self._stdlib(node.func, state)
+        if tool in ("map", "itertools.starmap"):
+            return self._mapped(node, tool != "map", state)
+        if tool == "itertools.product":  # `product(reqs, managers)`: each pair, as zip's elements are
             return [(Val.Zipped(tuple(args)), s) for args, _, s in self.arguments(node, state)]
+        if tool == "dataclasses.replace":
+            return [(_replaced(node, args, keywords), s) for args, keywords, s in self.arguments(node, state)]
+        if tool == "types.SimpleNamespace":  # `utils = SimpleNamespace(union=lambda ...)`: its attributes
+            return [
+                (None if args or UNKNOWN_KEYWORDS in keywords else Val.Table(tuple(keywords.items())), s)
+                for args, keywords, s in self.arguments(node, state)
+            ]
         return None
 
-    def _itertool(self, func: cst.BaseExpression, state: State) -> str | None:
-        """`map` (the builtin), `starmap` / `product` of itertools (`itertools.starmap`, or
-        imported from it): its name; None for another callee."""
+    def _stdlib(self, func: cst.BaseExpression, state: State) -> str | None:
+        """`map` (the builtin), `itertools.X` / `dataclasses.X` (so named, or imported from
+        there): its dotted name; None for another callee."""
         dotted = ir.dotted_name(func) or ""
-        if dotted.startswith("itertools."):
-            return dotted.split(".", 1)[1]
+        if dotted.startswith(("itertools.", "dataclasses.", "types.")):
+            return dotted
         if not isinstance(func, cst.Name) or func.value in state.env:
             return None
         info = self.fn.module
         ref = info.imports.get(func.value) if info is not None else None
         if ref is not None:
-            return ref.name if ref.module == "itertools" else None
+            return f"{ref.module}.{ref.name}" if ref.module in ("itertools", "dataclasses", "types") else None
         own = info is not None and func.value in info.top_functions
         return "map" if func.value == "map" and not own else None
 
@@ -230,6 +250,9 @@ class Calls(Expressions):
             found = self.interp.project.method(receiver.cls, method)
             if found is not None:
                 return self.inline(found, True, args, keywords, node, state, receiver)
+        entry = _namespace_entry(receiver, method)
+        if entry is not None:  # `utils.union(...)` of `utils = SimpleNamespace(union=...)`
+            return self.call_value(entry, args, keywords, node, state)
         tracked = self._tracked_method(func, method, receiver, args, keywords, node, state)
         if tracked is not None:
             return [tracked]
@@ -318,6 +341,8 @@ class Calls(Expressions):
                 self.running_mutated.update(self.loop_nodes)
             if method == "pop":
                 return self.new_request(node), state
+            if method == "append" and _running_items(args) and not live_running(func.value):
+                return None, state  # a copy of the queue, filled with its requests
             return (receiver if method == "copy" else None), state
         plain = _plain_method(func, method, receiver, args, state)
         if plain is not None:
@@ -362,6 +387,8 @@ class Calls(Expressions):
         if method in _ADDING:
             name = ir.dotted_name(func.value)
             items = args[1:] if method == "insert" else args
+            if name is not None and Val.is_empty_ids(receiver) and _running_items(items):
+                return None, state.bind(name, Val.RUNNING)  # `saved = []; for r in running: saved.append(r)`
             if name is not None and any(isinstance(a, _NOT_IDS) for a in items):
                 # `spans.append(TailSpan(...))`: a list of other things than block ids
                 return None, state.bind(name, None)
@@ -436,6 +463,8 @@ class Calls(Expressions):
             return (Val.TRUE if probed in API_OBJECTS or probed in V.EFFECTS else None), state
         if name == "next" and args and isinstance(args[0], Val.Running):
             return self.new_request(node), state
+        if name == "filter" and len(args) == 2 and isinstance(args[1], Val.Running) and self._phase_filter(args[0]):
+            return Val.SOME_RUNNING, state  # `filter(has_output, running)`: the decoding requests only
         if name == "islice" and len(node.args) == 2 and isinstance(args[0], Val.Managers):
             one = isinstance(node.args[1].value, cst.Integer) and node.args[1].value.value == "1"
             return (FIRST_GROUP_ONLY if one else None), state  # `islice(managers, 1)`
@@ -444,6 +473,13 @@ class Calls(Expressions):
                 return self._slice(args[0], not isinstance(args[1], Val.NoneValue), args[1], args[2]), state
             return self._slice(args[0], False, Val.NONE, args[1]), state
         return value_builtin(name, args, keywords), state
+
+    def _phase_filter(self, predicate: Val.Value) -> bool:
+        """A predicate (a lambda, a one-line function) testing the request's phase (shapes.phase_test)."""
+        fn = predicate.fn if isinstance(predicate, Val.FunctionRef) else None
+        lam = predicate.node if isinstance(predicate, Val.Lambda) else None
+        test = predicate_test(fn, lam)
+        return test is not None and phase_test(test)
 
     def call_value(self, callee: Val.Value, args: Args, keywords: Keywords, node: cst.CSTNode, state: State) -> Results:
         if isinstance(callee, Val.Primitive):
@@ -462,6 +498,9 @@ class Calls(Expressions):
                 return self.inline(dunder, True, args, keywords, node, state, callee)
         if isinstance(callee, Val.ItemOf) and len(args) == 1:  # `first = itemgetter(0)`; `first(per_group)`
             return [(self._index(args[0], cst.Integer(str(callee.index)), Val.OTHER), state)]
+        if isinstance(callee, Val.MethodCaller) and callee.name == "__setattr__" and len(args) == 1:
+            # methodcaller("__setattr__", "num_in_flight_tokens", 0)(req): setattr(req, ...)
+            return [self.builtin("setattr", [args[0], *callee.args], {}, cast(cst.Call, node), state)]
         if isinstance(callee, Val.MethodCaller) and callee.name in V.EFFECTS and args:
             # operator.methodcaller("_preempt_request", req, ts)(scheduler): the method of the receiver
             return [self.primitive(callee.name, list(callee.args), dict(callee.keywords), node, state)]
@@ -910,6 +949,8 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
         if len(args) == 1:
             return Val.Range("whole", args[0])
         return Val.Range(Val.start_from_index(Val.num_kind(args[0])), args[1]) if len(args) >= 2 else None
+    if name == "attrgetter" and len(args) == 1 and isinstance(args[0], Val.Str) and args[0].text.isidentifier():
+        return Val.Lambda(_getter(args[0].text), ())  # `attrgetter("kv_cache_manager")`: `lambda o: o.kv_cache_manager`
     if name == "itemgetter":  # only `itemgetter(0)` is read: a literal the walk keeps (0)
         return Val.ItemOf(0) if len(args) == 1 and args[0] == Val.ZERO else None
     if name in ("slice", "chain", "zip", "defaultdict", "divmod"):
@@ -1003,6 +1044,19 @@ _READING_BUILTINS = frozenset(
 _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
+def _namespace_entry(receiver: Val.Value, name: str) -> Val.Value:
+    """A callable kept under `name` in a table of attributes (`SimpleNamespace(name=...)`)."""
+    if not isinstance(receiver, Val.Table):
+        return None
+    entry = dict(receiver.items).get(name)
+    return entry if Val.is_callable(entry) else None
+
+
+def _running_items(items: Args) -> bool:
+    """Requests of a loop over the running queue (`for r in running: saved.append(r)`)."""
+    return bool(items) and all(isinstance(a, Val.Req) and a.key.startswith("it:") for a in items)
+
+
 def _maps_unknown(node: cst.CSTNode, args: Sequence[Val.Value]) -> bool:
     """`map(f, reqs)` with `f` a value the walk does not know and `reqs` running requests."""
     return (
@@ -1012,6 +1066,21 @@ def _maps_unknown(node: cst.CSTNode, args: Sequence[Val.Value]) -> bool:
         and args[0] is None
         and any(isinstance(a, (Val.Running, Val.Req)) for a in args[1:])
     )
+
+
+def _replaced(node: cst.Call, args: Args, keywords: Keywords) -> Val.Value:
+    """`dataclasses.replace(plan, mode="resume")`: another record of the class, its fields
+    those of `plan` with the keywords' values (unknown for a record the walk does not know)."""
+    record = args[0] if args else None
+    if not isinstance(record, Val.Instance) or not record.fields or UNKNOWN_KEYWORDS in keywords:
+        return None
+    fields = tuple((name, keywords.get(name, value)) for name, value in record.fields)
+    return Val.Instance(record.cls, fields, f"{id(node)}")
+
+
+@functools.lru_cache(maxsize=64)
+def _getter(attr: str) -> cst.Lambda:
+    return cast(cst.Lambda, cst.parse_expression(f"lambda obj: obj.{attr}"))
 
 
 def _passed_through(name: str, args: Args) -> Val.Value:

@@ -22,6 +22,7 @@ from ftlint.analysis.walk.shapes import (
     counters_read,
     decrements,
     is_generator,
+    phase_test,
 )
 from ftlint.analysis.walk.state import (
     Flow,
@@ -234,15 +235,16 @@ class ControlFlow(Calls):
             gate = self._gate(current.test)
             for value, s in self.ev_all(current.test, states):
                 truth = Val.truth(value)
+                side_gate = gate if truth is None else None  # a test decided on this path splits nothing
                 if truth is not False:
-                    taken.append(mark(self._guard(current.test, s, True), gate, True))
+                    taken.append(mark(self._guard(current.test, s, True), side_gate, True))
                 if truth is not True:
                     passed = self._guard(current.test, s, False)
                     if value is None and _evicts_what_it_tests(
                         current, self._function_body(current)
                     ):  # `if dirty: evict(dirty)`
                         passed = covered(passed)
-                    skipped.append(mark(passed, gate, False))
+                    skipped.append(mark(passed, side_gate, False))
             dropping = bool(taken) and self.drops_by_length(current.test, taken[0])
             if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
                 taken = [t.bind("<dropping>", Val.TRUE) for t in taken]
@@ -271,7 +273,9 @@ class ControlFlow(Calls):
         """In the body of a loop over the running requests, a test that is not about a
         request's dirty tail (`isinstance(exc, ...)`, a flag): an eviction on one of its
         sides covers the iterations that took that side only (see state.promote)."""
-        if not (self.loops and self.loops[-1]) or self._legit_skip(test, self.current) or _tests_running(test):
+        if not (self.loops and self.loops[-1]) or _tests_running(test):
+            return None
+        if self._legit_skip(test, self.current) or self._holds_no_blocks(test, self.current):
             return None
         inner = _bound(test.expression if isinstance(test, cst.UnaryOperation) else test)
         if isinstance(inner, cst.Name) or (isinstance(inner, cst.Call) and ir.called_name(inner.func) == "len"):
@@ -307,9 +311,16 @@ class ControlFlow(Calls):
             # `if not reqs:` (a copy of the running queue), `if not by_id:` (a dict of an entry per
             # request), `if spans := [...]:` (a list of an element per request):
             # none runs, no tail to evict and no request preempted from it, now or later
+            # (the requests freed earlier on the path, popped off the queue one by one, keep
+            # their own verdict: `while True: if len(running) == 0: break; req = running.pop()`)
             none_left = {("*", field_name) for field_name in V.ALL_COUNTER_FIELDS}
-            return covered(state).replace(pending=frozenset(), zeroed=state.zeroed | none_left)
+            base = state if state.freed else covered(state)
+            return base.replace(pending=frozenset(), zeroed=state.zeroed | none_left)
         if not isinstance(value, Val.Ids) or value.stale or holds != negated:
+            return state
+        if Val.is_empty_ids(value) and any(self.loops):
+            # in a loop over the requests, ids still empty (`if blocks is not None:` skipped the
+            # add): this iteration had nothing to evict, which covers no other request
             return state
         return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
 
@@ -352,6 +363,8 @@ class ControlFlow(Calls):
         """Skipping a request is fine when it has no dirty tail (no in-flight tokens,
         nothing computed) or for a block that holds no hash (null, unhashed)."""
         text = ir.code_of(test)
+        if phase_test(test):
+            return False  # `req.num_computed_tokens <= req.num_prompt_tokens`: in prefill, not clean
         if any(word in text for word in (*V.TAIL_BOUNDARY, V.BLOCK_IS_NULL, V.BLOCK_HASH_ATTR)):
             return True
         if state is not None and _empty_ids_test(test, state):  # `if not ids: continue`: nothing to evict
@@ -558,6 +571,8 @@ class ControlFlow(Calls):
             # `while i < n: req = running[i]; ...; break`: the loop ends for the requests after
             # this one (a `while True:` or `while queue:` loop may break when none is left)
             body.brk = [s.replace(evicted=s.evicted | {skip(id(node))}) for s in body.brk]
+        if not born:  # `while i < len(blocks): ids.add(...)`: as a `for` over the blocks
+            left = fill_accumulators(states, left)
         exits = promote(left, born, depth)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
         out = Flow(

@@ -16,6 +16,7 @@ from ftlint.analysis.walk.base import MAX_STEPS
 from ftlint.analysis.walk.effects import Args, Effects, Keywords
 from ftlint.analysis.walk.shapes import (
     bound_once,
+    class_string,
     comparisons,
     counted_names,
     defaults,
@@ -25,6 +26,7 @@ from ftlint.analysis.walk.shapes import (
     module_expression,
     module_name_list,
     names_in,
+    phase_test,
     string,
     target_names,
 )
@@ -325,16 +327,24 @@ class Expressions(Effects):
         for test, s in self.ev(node.test, state):
             truth = Val.truth(test)
             if truth is not None:  # `managers[0] if first else managers` with `first` known
-                out.extend(self.ev(node.body if truth else node.orelse, s))
+                chosen, other = (node.body, node.orelse) if truth else (node.orelse, node.body)
+                picked = self.ev(chosen, s)
+                if _empty_literal(chosen) and not _empty_literal(other):
+                    # `tails(...) if evict_on() else set()` with the option off: no tail was looked
+                    # for (not "none was dirty"), so an `if ids:` after it skips a dirty tail
+                    picked = [(OFF if Val.is_empty_ids(v) else v, s2) for v, s2 in picked]
+                out.extend(picked)
                 continue
             for (a, b), s2 in self.ev_seq([node.body, node.orelse], s):
                 joined = Val.join(a, b)
                 if joined is None and (
                     (Val.is_callable(a) and Val.is_callable(b))
                     or (isinstance(a, Val.Member) and isinstance(b, Val.Member))
+                    or (isinstance(a, Val.Instance) and isinstance(b, Val.Instance))
                 ):
                     # `(self._resume if flag else self._abort)(sched)`: either one is called;
-                    # `Phase.REQUEUE if flag else Phase.ABORT`: either state comes next
+                    # `Phase.REQUEUE if flag else Phase.ABORT`: either state comes next;
+                    # `Preempt() if resume else Abort()`: either object's methods run
                     out.extend([(a, s2), (b, s2)])
                 else:
                     out.append((joined, s2))
@@ -374,7 +384,7 @@ class Expressions(Effects):
         if key not in self.names:
             target = self.interp.project.resolve_call(self.fn, ("name", name))
             found = Val.FunctionRef(*target) if target else module_constant(self.fn.module, name)
-            if found is None and name.isupper():
+            if found is None:
                 found = self._module_expression(name)
             self.names[key] = found if found is not None else self._module_functions(name)
         return self.names[key]
@@ -399,6 +409,8 @@ class Expressions(Effects):
     def attribute(self, base: Val.Value, attr: str, node: cst.Attribute) -> Val.Value:
         if attr == "__dict__":
             return Val.Fields(base)
+        if isinstance(base, Val.Table) and isinstance(node.value, cst.Name) and attr in dict(base.items):
+            return dict(base.items)[attr]  # `opts.evict` of `opts = SimpleNamespace(evict=True)`
         if attr == V.NUM_IN_FLIGHT_TOKENS and self._zeroed(base, attr):
             return Val.ZERO  # `req.num_in_flight_tokens = 0` earlier on this path: the boundary is lost
         fixed = _ATTRIBUTES.get(attr)
@@ -441,6 +453,9 @@ class Expressions(Effects):
                 target = self.resolve(("self", attr))
                 cls = self.selves[-1] if self.selves else self.fn.class_info
                 own = self.init_attribute(cls, attr) if cls is not None and node.value.value == "self" else None
+                if own is None and cls is not None:  # `EVICT = "evict_blocks"` in the class body
+                    text = class_string(cls, attr)
+                    own = Val.Str(text) if text is not None else None
                 self.names[key] = Val.FunctionRef(*target) if target else own
             return self.names[key]
         if isinstance(node.value, cst.Name) and node.value.value[:1].isupper() and not attr.startswith("_"):
@@ -449,12 +464,33 @@ class Expressions(Effects):
 
     def _module_expression(self, name: str) -> Val.Value:
         """`EVICT = os.environ.get("FT_EVICT", "1") == "1"` at module level: its value with no
-        variable set (a flag, a string or a number; anything else unknown)."""
-        source = module_expression(self.fn.module, name)
+        variable set (a flag, a string, a number), `_reset = methodcaller(...)` (a callable),
+        `_FINISH = {"abort": _abort}` (a table of functions); anything else unknown. Imported
+        from another module of the project (`from requeue import requeue_dropping_stale`): read
+        there, its names that module's."""
+        info, local = self.fn.module, name
+        ref = info.imports.get(name)
+        if ref is not None and ref.name is not None:
+            project = self.interp.project
+            file = project.find_module_file(ref.module, info.path, ref.level)
+            found = project.module_at(file) if file is not None else None
+            if found is None or not found.functions:
+                return None
+            info, local = found, ref.name
+        source = module_expression(info, local)
         if source is None:
             return None
-        value = self.ev_pure(cst.parse_expression(source), State({}))
-        return value if isinstance(value, (Val.Bool, Val.Str, Val.Num)) else None
+        frame = self.fn if info is self.fn.module else info.functions[0]  # names resolve in `info`
+        self.stack.append((frame, self.stack[-1][1]))
+        try:
+            value = self.ev_pure(cst.parse_expression(source), State({}))
+        finally:
+            self.stack.pop()
+        for made in (value, *(v for _, v in value.items)) if isinstance(value, Val.Table) else (value,):
+            if isinstance(made, Val.Lambda):  # its body lies in no tree of the file: effects go to the call
+                self.foreign.add(id(made.node))
+        kept = (Val.Bool, Val.Str, Val.Num, Val.MethodCaller, Val.Partial, Val.Lambda, Val.Table)
+        return value if isinstance(value, kept) else None
 
     def _api_object(self, node: cst.BaseExpression) -> bool:
         """`sched.kv_cache_manager`, `getattr(sched, "kv_cache_manager", None)`, or a local
@@ -613,6 +649,8 @@ class Expressions(Effects):
             if every or (in_while and isinstance(index_node, cst.Name)):
                 # `running[i]`, i over every position of the queue (a range to its length, a while counter)
                 return self.new_request(index_node)
+            if isinstance(index_node, cst.Name) and self.loop_nodes:  # `reqs[i]` read again in this loop: one request
+                return Val.Req(f"at:{index_node.value}:{self.loop_nodes[-1]}")
             return Val.Req(f"at:{id(index_node)}")
         if isinstance(base, Val.Table):
             return _entry(base, index)
@@ -660,6 +698,9 @@ class Expressions(Effects):
                 for condition in clause.ifs:
                     if self.drops_by_length(condition.test, s):
                         dropped = True
+                    if isinstance(iterable, Val.Running) and phase_test(condition.test):
+                        # `[r for r in running if r.num_output_tokens > 0]`: decoding ones only
+                        s, some = s.replace(evicted=s.evicted | {skip(id(clause))}), True
                     s = self.ev(condition.test, s)[-1][1]
                 nxt.append(s)
             states = nxt
@@ -892,6 +933,8 @@ def arithmetic(operator: cst.BaseBinaryOp, left: Val.Value, right: Val.Value) ->
         return _subtract(left, lk, rk)
     if isinstance(operator, cst.Modulo) and lk == "confirmed":
         return Val.Num("rem")
+    if isinstance(operator, cst.FloorDivide) and lk == "cpad":
+        return Val.Num("cceil")  # `(confirmed + block_size - 1) // block_size`: rounded up
     if isinstance(operator, cst.FloorDivide) and lk in ("confirmed", "computed", "early-token", "neg-confirmed"):
         return Val.Num(
             {"confirmed": "cblk", "computed": "kblk", "early-token": "early", "neg-confirmed": "neg-cceil"}[lk]
@@ -904,10 +947,14 @@ def arithmetic(operator: cst.BaseBinaryOp, left: Val.Value, right: Val.Value) ->
         return Val.Num("computed")
     if isinstance(operator, cst.Add) and rk == "zero":
         return left
+    if isinstance(operator, cst.Add) and {lk, rk} == {"confirmed", "bs"}:
+        return Val.Num("cpad")
     return Val.OTHER if lk is not None or rk is not None else None
 
 
 def _subtract(left: Val.Value, lk: str | None, rk: str | None) -> Val.Value:
+    if lk == "cpad" and rk in ("other", "zero"):
+        return left  # `confirmed + block_size - 1`
     if isinstance(left, Val.Length) and isinstance(left.of, Val.Ids) and rk in ("cblk", "early", "kblk"):
         # `len(blocks) - first`: how many blocks from `first` to the end
         return Val.Num(f"count-{rk}")
@@ -924,6 +971,17 @@ def _subtract(left: Val.Value, lk: str | None, rk: str | None) -> Val.Value:
 
 #: `managers[:1]`, `islice(managers, 1)`: the first KV-cache group's manager alone
 FIRST_GROUP_ONLY = Val.Seq((Val.Manager("first"),))
+
+
+#: block ids left empty by an option that is off (`tails() if flag else set()`): they cover no request
+OFF = Val.ids("#off", "empty")
+
+
+def _empty_literal(node: cst.BaseExpression) -> bool:
+    """`set()`, `frozenset()`, `[]`, `()`, `{}`-less literals of no item."""
+    if isinstance(node, cst.Call):
+        return not node.args and ir.called_name(node.func) in ("set", "frozenset", "list", "tuple")
+    return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
 
 
 def _one(node: cst.BaseExpression | None) -> bool:

@@ -210,6 +210,44 @@ _CHANGE = re.compile(
 _WRITES: dict[int, tuple[ModuleInfo, dict[str, int], frozenset[str]]] = {}
 
 
+def class_string(cls: ClassInfo, attr: str) -> str | None:
+    """`EVICT = "evict_blocks"` in the class body, never assigned through `self` in its module:
+    that string (a flag or a number at class level stays unknown: a switch a deployment flips)."""
+    if f"{attr} =" not in cls.module.text:
+        return None  # read off the text first
+    counts, changed = _self_writes(cls.module)
+    if attr in counts or attr in changed:
+        return None
+    return _class_strings(cls.module).get((cls.name, attr))
+
+
+def _class_strings(info: ModuleInfo) -> dict[tuple[str, str], str]:
+    known = _CLASS_STRINGS.get(id(info))
+    if known is None or known[0] is not info:
+        found: dict[tuple[str, str], str] = {}
+        try:
+            tree = ast.parse(info.text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = ast.Module(body=[], type_ignores=[])
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for line in node.body:
+                if (
+                    isinstance(line, ast.Assign)
+                    and len(line.targets) == 1
+                    and isinstance(line.targets[0], ast.Name)
+                    and isinstance(line.value, ast.Constant)
+                    and isinstance(line.value.value, str)
+                ):
+                    found[(node.name, line.targets[0].id)] = line.value.value
+        known = _CLASS_STRINGS[id(info)] = (info, found)
+    return known[1]
+
+
+_CLASS_STRINGS: dict[int, tuple[ModuleInfo, dict[tuple[str, str], str]]] = {}
+
+
 def _self_writes(info: ModuleInfo) -> tuple[dict[str, int], frozenset[str]]:
     """How often each `self.x` is assigned in a module's text, and the `self.x` changed in
     place (every attribute when the module does `setattr(self, ...)`); read once per text."""
@@ -346,6 +384,40 @@ class _Comparisons(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
+
+
+#: a request's phase (prefill or decode): a request in either has a dirty tail after a failed step
+_PHASE_FIELDS = ("num_prompt_tokens", "num_output_tokens")
+
+
+def phase_test(test: cst.CSTNode) -> bool:
+    """`req.num_output_tokens > 0`, `req.num_computed_tokens <= req.num_prompt_tokens`: a test
+    of whether the request is in prefill or decode, not of its dirty tail (which either has)."""
+    text = ir.code_of(test)
+    return V.NUM_IN_FLIGHT_TOKENS not in text and any(word in text for word in _PHASE_FIELDS)
+
+
+def predicate_test(fn: Function | None, lam: cst.Lambda | None) -> cst.BaseExpression | None:
+    """What a one-line predicate returns: a lambda's body, a function's `return <test>` when
+    that is its only statement; None otherwise."""
+    if lam is not None:
+        return lam.body
+    node = fn.node if fn is not None else None
+    body = node.body.body if node is not None and isinstance(node.body, cst.IndentedBlock) else ()
+    statements = [s for s in body if not _docstring(s)]
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    line = statements[0].body
+    return line[0].value if len(line) == 1 and isinstance(line[0], cst.Return) else None
+
+
+def _docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
@@ -528,6 +600,14 @@ def module_constant(info: ModuleInfo, name: str) -> Val.Value:
     return table[1].get(name)
 
 
+def _table_of_names(node: ast.Dict) -> bool:
+    """`{"abort": _abort, "resume": _requeue}`: keyed by strings, each value a bare name."""
+    return bool(node.values) and all(
+        isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(value, ast.Name)
+        for key, value in zip(node.keys, node.values, strict=True)
+    )
+
+
 def _literal_table(node: ast.Dict) -> Val.Table | None:
     """A dict literal keyed by strings: its entries, a value that is no literal unknown."""
     items: list[tuple[str, Val.Value]] = []
@@ -565,13 +645,31 @@ def module_name_list(info: ModuleInfo, name: str) -> tuple[str, ...] | None:
 _NAMES = "\x00names:"  # the key a list of bare names is kept under in a module's constants
 _EXPRESSION = "\x00expression:"  # the key of an expression reading the environment, as source
 _ENVIRONMENT = re.compile(r"\b(?:environ|getenv)\b")
+#: makers of callables bound at module level (`_abort_all = methodcaller("finish_requests", ...)`)
+_MAKERS = frozenset({"methodcaller", "attrgetter", "partial", "SimpleNamespace"})
 
 
 def module_expression(info: ModuleInfo, name: str) -> str | None:
     """A module-level `NAME = <expression reading the environment>` (`os.environ.get("FT_EVICT",
-    "1") == "1"`): its source, for the walk to evaluate as the handler runs with no variable set."""
+    "1") == "1"`) or `name = methodcaller(...)` (`attrgetter`, `partial`): its source, for the walk
+    to evaluate as the handler runs with no variable set."""
     found = module_constant(info, _EXPRESSION + name)
     return found.text if isinstance(found, Val.Str) else None
+
+
+def _expression_source(value: ast.expr, whole: str, name: str) -> str | None:
+    """The source of a module-level value the walk evaluates where it is read: an expression
+    reading the environment (`os.environ.get(...) == "1"`), a maker of a callable
+    (`methodcaller("reset_prefix_cache")`), a dict of functions the module never changes
+    (`_FINISH = {"abort": _abort, ...}`); None for another value."""
+    if isinstance(value, ast.Dict) and _table_of_names(value) and _never_changed(whole, name):
+        return ast.unparse(value)
+    if not isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call)):
+        return None
+    source = ast.unparse(value)
+    if _ENVIRONMENT.search(source) or (isinstance(value, ast.Call) and _last_name(value.func) in _MAKERS):
+        return source
+    return None
 
 
 def _constants(text: str, whole: str) -> dict[str, Val.Value]:
@@ -607,10 +705,9 @@ def _constants(text: str, whole: str) -> dict[str, Val.Value]:
             names = tuple(cast(ast.Name, e).id for e in value.elts)
             found[_NAMES + name] = Val.Seq(tuple(Val.Str(n) for n in names))
             continue
-        if isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call)) and _ENVIRONMENT.search(
-            ast.unparse(value)
-        ):
-            found[_EXPRESSION + name] = Val.Str(ast.unparse(value))  # `EVICT = os.environ.get(...) == "1"`
+        evaluated = _expression_source(value, whole, name)
+        if evaluated is not None:
+            found[_EXPRESSION + name] = Val.Str(evaluated)
             continue
         if isinstance(value, ast.Dict) and _never_changed(whole, name):
             table = _literal_table(value)

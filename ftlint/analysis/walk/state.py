@@ -284,6 +284,7 @@ def promote(states: list[State], keys: list[str], depth: int) -> list[State]:
     if not keys:
         return [without(s, tag) for s in states]
     born = set(keys) | {k + "'" for k in keys}
+    states = _gate_sides_kept_empty(states, born)
     # A loop that skips some requests for another reason than "no dirty tail" evicts
     # for only part of them.
     every = "partial" if any(skipped(st) for st in states) else "*"
@@ -318,6 +319,24 @@ def promote(states: list[State], keys: list[str], depth: int) -> list[State]:
                 env={n: _for_every(v, born, every) for n, v in s.env.items() if n != tag},
             )
         )
+    return out
+
+
+def _gate_sides_kept_empty(states: list[State], born: set[str]) -> list[State]:
+    """`for req in reqs: if gate: skip = True; ...; if not skip: ids |= tail(req)`: on a path
+    through a gate's side that left the accumulator as it was (empty), it holds the ids of
+    part of the requests, not none (as a `continue` on that side would mark, see skip)."""
+    added: dict[str, Val.Ids] = {}
+    for st in states:
+        for name, value in st.env.items():
+            if isinstance(value, Val.Ids) and value.key in born:
+                added.setdefault(name, value)
+    if not added:
+        return states
+    out = []
+    for st in states:
+        kept = {n: Val.with_key(v, "partial") for n, v in added.items() if Val.is_empty_ids(st.env.get(n))}
+        out.append(st.replace(env={**st.env, **kept}) if kept and gates(st) else st)
     return out
 
 

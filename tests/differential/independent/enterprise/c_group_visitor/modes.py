@@ -1,0 +1,6 @@
+from enum import Enum, auto
+
+
+class RecoveryMode(Enum):
+    ABORT = auto()
+    RESUME = auto()
