@@ -1703,7 +1703,29 @@ OBJECT_PAIRS += [
         ["FT007"],
     ),
 ]
+FLUSH = "def flush(kv, ids):\n    if {test}:\n        return 0\n    kv.evict_blocks(ids)\n    return 1\n"
+OBJECT_PAIRS += [
+    (
+        "early-return-when-unknown-ids-are-empty",
+        FLUSH.format(test="not (n := len(ids))"),
+        f"flush(kv, self.engine.collected())\n{ABORT}",
+        f"flush(kv, self.engine.collected())\n{ABORT}",
+        ["FT007"],
+    ),
+]
+STACKED = "with contextlib.ExitStack() as stack:\n    stack.callback({first})\n    stack.callback({second})\n"
+FREE_ALL = "sched.finish_requests, None, RequestStatus.FINISHED_ABORTED"
+OBJECT_PAIRS += [
+    (
+        "callbacks-of-an-exit-stack",
+        "def evict_tails(kv, reqs):\n    kv.evict_blocks(tail_ids(kv, reqs))\n",
+        STACKED.format(first=FREE_ALL, second="evict_tails, kv, reqs"),  # unwound last first: evicts first
+        STACKED.format(first="evict_tails, kv, reqs", second=FREE_ALL),
+        ["FT006", "FT007"],
+    ),
+]
 _BAD_TOPS_LATER = {
+    "early-return-when-unknown-ids-are-empty": FLUSH.format(test="ids"),
     "option-off-leaves-the-ids-empty": OPTION.format(value="False"),
     "flag-kept-in-a-simple-namespace": NAMESPACE.format(evict="False"),
 }

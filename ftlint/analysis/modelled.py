@@ -694,6 +694,18 @@ MODELLED: tuple[Construct, ...] = (
         "function-kept-in-a-simple-namespace",
     ),
     Construct(
+        "`if not ids: return` (also `if not (n := len(ids)): return 0`) before `evict(ids)`, `ids` unknown",
+        "modelled",
+        "the path that returns had nothing to evict (as for ids the walk knows)",
+        "early-return-when-unknown-ids-are-empty",
+    ),
+    Construct(
+        "`with ExitStack() as stack: stack.callback(f, *args)`",
+        "modelled",
+        "`f(*args)` when the block leaves, the last registered first; one the walk cannot call may evict",
+        "callbacks-of-an-exit-stack",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

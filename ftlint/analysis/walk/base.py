@@ -131,6 +131,8 @@ class WalkBase:
         self.foreign: set[int] = set()  # id() of such lambdas
         self.names: dict[tuple[object, ...], Val.Value] = {}  # names resolved per frame
         self.decrements: dict[int, Decrement] = {}  # by id() of the counter written
+        #: `stack.callback(f, *args)` of an ExitStack, by id() of the call: (f, args, the call)
+        self.exit_callbacks: dict[str, tuple[Val.Value, tuple[Val.Value, ...], cst.CSTNode]] = {}
         # id() of the loops during which the live running queue lost an item
         # (`scheduler.running.remove(req)`): a loop over that queue then skips requests
         self.running_mutated: set[int] = set()

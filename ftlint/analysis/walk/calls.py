@@ -29,7 +29,18 @@ from ftlint.analysis.walk.shapes import (
     record_fields,
     zeroed_counters,
 )
-from ftlint.analysis.walk.state import Flow, Results, Site, State, covered, heap_of, merge_results, promote, skip
+from ftlint.analysis.walk.state import (
+    EXIT_STACK,
+    Flow,
+    Results,
+    Site,
+    State,
+    covered,
+    heap_of,
+    merge_results,
+    promote,
+    skip,
+)
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
@@ -183,18 +194,40 @@ class Calls(Expressions):
             ]
         return None
 
+    def _held_callable(
+        self, method: str, receiver: Val.Value, args: Args, keywords: Keywords, node: cst.Call, state: State
+    ) -> Results | None:
+        """`stack.callback(f, ...)` of an ExitStack; `utils.union(...)` of `utils =
+        SimpleNamespace(union=...)`; None for another method call."""
+        if isinstance(receiver, Val.Str) and receiver.text.startswith(EXIT_STACK) and method == "callback":
+            return [self._register_callback(receiver.text, args, keywords, node, state)]
+        entry = _namespace_entry(receiver, method)
+        return self.call_value(entry, args, keywords, node, state) if entry is not None else None
+
+    def _register_callback(self, stack: str, args: Args, keywords: Keywords, node: cst.Call, state: State) -> Effect:
+        """`stack.callback(f, *args)`: kept to run when the `with` block leaves (one the walk
+        cannot call, or given keywords, may evict there: an unknown value gives no finding)."""
+        registered = state.env.get(stack)
+        if not isinstance(registered, Val.Seq):
+            return None, state
+        key = f"{id(node)}"
+        if args and Val.is_callable(args[0]) and not keywords:
+            self.exit_callbacks[key] = (args[0], tuple(args[1:]), node)
+        return None, state.bind(stack, Val.Seq((*registered.items, Val.Str(key))))
+
     def _stdlib(self, func: cst.BaseExpression, state: State) -> str | None:
         """`map` (the builtin), `itertools.X` / `dataclasses.X` (so named, or imported from
         there): its dotted name; None for another callee."""
         dotted = ir.dotted_name(func) or ""
-        if dotted.startswith(("itertools.", "dataclasses.", "types.")):
+        if dotted.startswith(("itertools.", "dataclasses.", "types.", "contextlib.")):
             return dotted
         if not isinstance(func, cst.Name) or func.value in state.env:
             return None
         info = self.fn.module
         ref = info.imports.get(func.value) if info is not None else None
         if ref is not None:
-            return f"{ref.module}.{ref.name}" if ref.module in ("itertools", "dataclasses", "types") else None
+            modules = ("itertools", "dataclasses", "types", "contextlib")
+            return f"{ref.module}.{ref.name}" if ref.module in modules else None
         own = info is not None and func.value in info.top_functions
         return "map" if func.value == "map" and not own else None
 
@@ -250,9 +283,9 @@ class Calls(Expressions):
             found = self.interp.project.method(receiver.cls, method)
             if found is not None:
                 return self.inline(found, True, args, keywords, node, state, receiver)
-        entry = _namespace_entry(receiver, method)
-        if entry is not None:  # `utils.union(...)` of `utils = SimpleNamespace(union=...)`
-            return self.call_value(entry, args, keywords, node, state)
+        held = self._held_callable(method, receiver, args, keywords, node, state)
+        if held is not None:
+            return held
         tracked = self._tracked_method(func, method, receiver, args, keywords, node, state)
         if tracked is not None:
             return [tracked]

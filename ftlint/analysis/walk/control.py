@@ -6,7 +6,7 @@ every request; `try`, `with` (a project `@contextmanager` runs its code before t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -25,6 +25,7 @@ from ftlint.analysis.walk.shapes import (
     phase_test,
 )
 from ftlint.analysis.walk.state import (
+    EXIT_STACK,
     Flow,
     Results,
     State,
@@ -123,9 +124,15 @@ class ControlFlow(Calls):
         knows runs its code before the `yield` on entry and the rest on exit, after the body
         (evictions in its `finally` come after the body's frees)."""
         exits: list[tuple[str, ContextSplit, cst.Call] | tuple[Function, cst.BaseExpression]] = []
+        stacks: list[str] = []
         for item in node.items:
             split = self._context_manager(item.item)
-            if split is None or not isinstance(item.item, cst.Call):
+            stack = self._exit_stack(item)
+            if stack is not None:  # `with ExitStack() as stack:`: its callbacks run after the body
+                stacks.append(stack)
+                states = [s.bind(stack, Val.Seq(())) for s in states]
+                results: Results = [(Val.Str(stack), s) for s in states]
+            elif split is None or not isinstance(item.item, cst.Call):
                 results = self._enter_object(item.item, self.ev_all(item.item, states), exits)
             else:
                 tag = f"<ctx{id(item)}>"
@@ -134,6 +141,9 @@ class ControlFlow(Calls):
             asname = item.asname
             states = [self.assign(asname.name, v, s) if asname is not None else s for v, s in results]
         flow = self.suite(node.body, states)
+        for stack in reversed(stacks):
+            flow.normal = self._unwind(stack, flow.normal)
+            flow.ret = self._unwind(stack, flow.ret)
         for leaving in reversed(exits):
             if len(leaving) == 3:
                 tag, split, call = leaving
@@ -144,6 +154,32 @@ class ControlFlow(Calls):
                 flow.normal = self._exit_object(leave, expr, flow.normal)
                 flow.ret = self._exit_object(leave, expr, flow.ret)
         return flow
+
+    def _exit_stack(self, item: cst.WithItem) -> str | None:
+        """`with ExitStack() as stack:` (contextlib's): the name its callbacks are kept under in
+        the path's state; None for another item."""
+        expr = item.item
+        if not (isinstance(expr, cst.Call) and not expr.args and item.asname is not None):
+            return None
+        if self._stdlib(expr.func, State({})) != "contextlib.ExitStack":
+            return None
+        return f"{EXIT_STACK}{id(item)}"
+
+    def _unwind(self, stack: str, states: list[State]) -> list[State]:
+        """The callbacks `stack.callback(f, *args)` registered, last first, on each path."""
+        out: list[State] = []
+        for state in states:
+            current = [state]
+            registered = state.env.get(stack)
+            for entry in reversed(registered.items if isinstance(registered, Val.Seq) else ()):
+                kept = self.exit_callbacks.get(cast(Val.Str, entry).text)
+                if kept is None:  # a callback the walk cannot call: it may evict
+                    current = [covered(st) for st in current]
+                    continue
+                callee, args, node = kept
+                current = [s for st in current for _, s in self.call_value(callee, list(args), {}, node, st)]
+            out.extend(s.replace(env={k: v for k, v in s.env.items() if k != stack}) for s in current)
+        return out
 
     def _enter_object(
         self,
@@ -237,7 +273,10 @@ class ControlFlow(Calls):
                 truth = Val.truth(value)
                 side_gate = gate if truth is None else None  # a test decided on this path splits nothing
                 if truth is not False:
-                    taken.append(mark(self._guard(current.test, s, True), side_gate, True))
+                    held = self._guard(current.test, s, True)
+                    if value is None and _returns_when_empty(current, self._function_body(current)):
+                        held = covered(held)  # `if not ids: return` before `evict(ids)`
+                    taken.append(mark(held, side_gate, True))
                 if truth is not True:
                     passed = self._guard(current.test, s, False)
                     if value is None and _evicts_what_it_tests(
@@ -816,14 +855,7 @@ def _evicts_what_it_tests(node: cst.If, body: cst.CSTNode) -> bool:
     where it is empty had nothing to evict (as `if ids:` with ids the walk knows). Also
     `if ctx.dirty:`, `if len(dirty) > 0:` (`!= 0`, `>= 1`), and a flag bound once to such a
     test in the function (`ok = len(dirty) > 0; if ok:`, `body`: the function's)."""
-    given = {
-        ir.dotted_name(n)
-        for call in all_nodes(node.body)
-        if isinstance(call, cst.Call) and ir.called_name(call.func) in V.EVICT_BY_BLOCK
-        for arg in call.args
-        for n in all_nodes(arg.value)
-        if isinstance(n, (cst.Name, cst.Attribute))
-    } - {None}
+    given = _evicted_names(node.body)
     if not given:
         return False
     test = _bound(node.test)
@@ -855,6 +887,36 @@ def _length_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | 
     if pair in _EMPTY_RIGHT:
         return left.args[0].value, True
     return None
+
+
+def _evicted_names(root: cst.CSTNode) -> set[str | None]:
+    """The dotted names in the arguments of the evictions under `root`."""
+    return {
+        ir.dotted_name(n)
+        for call in all_nodes(root)
+        if isinstance(call, cst.Call) and ir.called_name(call.func) in V.EVICT_BY_BLOCK
+        for arg in call.args
+        for n in all_nodes(arg.value)
+        if isinstance(n, (cst.Name, cst.Attribute))
+    } - {None}
+
+
+def _returns_when_empty(node: cst.If, body: cst.CSTNode) -> bool:
+    """`if not ids: return` (also `if not (n := len(ids)): return 0`) in a function that later
+    evicts `ids`: with `ids` unknown, the path that returns had nothing to evict (not a
+    `continue`: it skips one request of a loop, not every one)."""
+    test = node.test
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return False
+    inner = test.expression.value if isinstance(test.expression, cst.NamedExpr) else test.expression
+    tested = _emptiness_of(inner)
+    lines = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    leaves = (
+        len(lines) == 1
+        and isinstance(lines[0], cst.SimpleStatementLine)
+        and all(isinstance(small, cst.Return) for small in lines[0].body)
+    )
+    return tested is not None and leaves and tested in _evicted_names(body)
 
 
 def _count_of_given(test: cst.BaseExpression, given: set[str | None]) -> bool:

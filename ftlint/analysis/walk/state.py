@@ -61,6 +61,8 @@ AtZero = frozenset[tuple[str, str, str]]
 
 #: the prefix of the names under which the attributes of objects made in the walk are kept
 HEAP = "\x00heap:"
+#: the prefix of the name an `ExitStack`'s registered callbacks are kept under in a path's env
+EXIT_STACK = "\x00exitstack:"
 
 
 def cell(owner: Val.Instance, attr: str) -> str:
