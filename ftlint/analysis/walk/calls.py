@@ -18,7 +18,14 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.walk.base import MAX_CALL_DEPTH
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
-from ftlint.analysis.walk.expressions import API_OBJECTS, FIRST_GROUP_ONLY, Expressions, arithmetic, made_by_loop
+from ftlint.analysis.walk.expressions import (
+    API_OBJECTS,
+    FIRST_GROUP_ONLY,
+    Expressions,
+    arithmetic,
+    literal_one,
+    made_by_loop,
+)
 from ftlint.analysis.walk.shapes import (
     Body,
     defaults,
@@ -39,7 +46,7 @@ from ftlint.analysis.walk.state import (
     heap_of,
     merge_results,
     promote,
-    skip,
+    skipping,
 )
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
@@ -50,6 +57,8 @@ if TYPE_CHECKING:
     from ftlint.analysis import vllm_summaries
     from ftlint.index.project import ClassInfo, Function, ModuleInfo
 
+#: modules whose callables the walk reads by name (Calls._stdlib_call)
+_STDLIB_MODULES = frozenset({"itertools", "dataclasses", "types", "contextlib"})
 UNROLLED = 8  # items of a literal sequence of callables run one by one (a loop, a reduce)
 _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter", "deque"}
@@ -147,7 +156,7 @@ class Calls(Expressions):
             folded = [r for args, _, s in self.arguments(node, state) for r in self._reduce(args, node, s) or ()]
             if folded:
                 return folded
-        iterated = self._itertools_call(node, state)
+        iterated = self._stdlib_call(node, state)
         if iterated is not None:
             return iterated
         # Method calls on values this walk tracks (collections, req_to_blocks, the queue).
@@ -177,7 +186,7 @@ class Calls(Expressions):
                 out.extend(self.call_value(callee, args, keywords, node, s2))
         return out
 
-    def _itertools_call(self, node: cst.Call, state: State) -> Results | None:
+    def _stdlib_call(self, node: cst.Call, state: State) -> Results | None:
         """`map(f, ...)` / `starmap(f, ...)` with `f` known, `product(a, b)`,
         `dataclasses.replace(record, **changes)`; None for another call."""
         tool = self._stdlib(node.func, state)
@@ -216,18 +225,17 @@ class Calls(Expressions):
         return None, state.bind(stack, Val.Seq((*registered.items, Val.Str(key))))
 
     def _stdlib(self, func: cst.BaseExpression, state: State) -> str | None:
-        """`map` (the builtin), `itertools.X` / `dataclasses.X` (so named, or imported from
-        there): its dotted name; None for another callee."""
+        """`map` (the builtin), `itertools.X`, `dataclasses.X`, ... (so named, or imported from
+        there, _STDLIB_MODULES): its dotted name; None for another callee."""
         dotted = ir.dotted_name(func) or ""
-        if dotted.startswith(("itertools.", "dataclasses.", "types.", "contextlib.")):
+        if dotted.split(".", 1)[0] in _STDLIB_MODULES and "." in dotted:
             return dotted
         if not isinstance(func, cst.Name) or func.value in state.env:
             return None
         info = self.fn.module
         ref = info.imports.get(func.value) if info is not None else None
         if ref is not None:
-            modules = ("itertools", "dataclasses", "types", "contextlib")
-            return f"{ref.module}.{ref.name}" if ref.module in modules else None
+            return f"{ref.module}.{ref.name}" if ref.module in _STDLIB_MODULES else None
         own = info is not None and func.value in info.top_functions
         return "map" if func.value == "map" and not own else None
 
@@ -249,7 +257,7 @@ class Calls(Expressions):
                 element = self.element(source, node, None, [])
                 some = Val.some_of(source)
                 if some:  # over part of the running requests: the others are skipped
-                    s = s.replace(evicted=s.evicted | {skip(id(node))})
+                    s = skipping(s, id(node))
                 spread = (star or len(args) > 2) and isinstance(element, Val.Seq)
                 given: Args = list(cast(Val.Seq, element).items) if spread else [None] if star else [element]
                 made = self.call_value(args[0], given, {}, node, s)
@@ -499,8 +507,7 @@ class Calls(Expressions):
         if name == "filter" and len(args) == 2 and isinstance(args[1], Val.Running) and self._phase_filter(args[0]):
             return Val.SOME_RUNNING, state  # `filter(has_output, running)`: the decoding requests only
         if name == "islice" and len(node.args) == 2 and isinstance(args[0], Val.Managers):
-            one = isinstance(node.args[1].value, cst.Integer) and node.args[1].value.value == "1"
-            return (FIRST_GROUP_ONLY if one else None), state  # `islice(managers, 1)`
+            return (FIRST_GROUP_ONLY if literal_one(node.args[1].value) else None), state  # `islice(managers, 1)`
         if name == "islice" and len(args) >= 2:  # islice(blocks, start, stop) / islice(blocks, stop)
             if len(args) >= 3:
                 return self._slice(args[0], not isinstance(args[1], Val.NoneValue), args[1], args[2]), state

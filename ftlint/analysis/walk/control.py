@@ -37,7 +37,7 @@ from ftlint.analysis.walk.state import (
     not_at_zero,
     promote,
     retire,
-    skip,
+    skipping,
     tag_entries,
     unbind,
 )
@@ -127,7 +127,7 @@ class ControlFlow(Calls):
         stacks: list[str] = []
         for item in node.items:
             split = self._context_manager(item.item)
-            stack = self._exit_stack(item)
+            stack = self._exit_stack(item, states)
             if stack is not None:  # `with ExitStack() as stack:`: its callbacks run after the body
                 stacks.append(stack)
                 states = [s.bind(stack, Val.Seq(())) for s in states]
@@ -155,13 +155,13 @@ class ControlFlow(Calls):
                 flow.ret = self._exit_object(leave, expr, flow.ret)
         return flow
 
-    def _exit_stack(self, item: cst.WithItem) -> str | None:
+    def _exit_stack(self, item: cst.WithItem, states: list[State]) -> str | None:
         """`with ExitStack() as stack:` (contextlib's): the name its callbacks are kept under in
         the path's state; None for another item."""
         expr = item.item
         if not (isinstance(expr, cst.Call) and not expr.args and item.asname is not None):
             return None
-        if self._stdlib(expr.func, State({})) != "contextlib.ExitStack":
+        if self._stdlib(expr.func, states[0] if states else State({})) != "contextlib.ExitStack":
             return None
         return f"{EXIT_STACK}{id(item)}"
 
@@ -296,8 +296,7 @@ class ControlFlow(Calls):
                 and id(node) not in self.loop_ends
                 and not self._skips_clean(current.test, taken[0] if taken else None)
             ):
-                mark_skip = skip(self.loop_nodes[-1])
-                body.cont = [c.replace(evicted=c.evicted | {mark_skip}) for c in body.cont]
+                body.cont = [skipping(c, self.loop_nodes[-1]) for c in body.cont]
             flow.add(body)
             states = skipped
             current = current.orelse
@@ -540,11 +539,11 @@ class ControlFlow(Calls):
             element = self.element(iterable, node, node.target, [node.body])
             over_requests |= _holds_request(element)
             # over part of the running requests (`running[:-1]`): the loop skips the others
-            part: frozenset[tuple[str, str]] = frozenset({skip(id(node))}) if Val.some_of(iterable) else frozenset()
+            part = Val.some_of(iterable)
 
-            def bind(s: State, e: Val.Value = element, part: frozenset[tuple[str, str]] = part) -> State:
+            def bind(s: State, e: Val.Value = element, part: bool = part) -> State:
                 s = self.assign(node.target, e, s)
-                return s.replace(evicted=s.evicted | part) if part else s
+                return skipping(s, id(node)) if part else s
 
             body = self._loop_body(node.body, [state], bind)
             flow.add(body, normal=False)
@@ -555,8 +554,7 @@ class ControlFlow(Calls):
         if id(node) in self.running_mutated and live_running(node.iter):
             # `for req in scheduler.running: ... scheduler.running.remove(req)`: the list shifts
             # under the loop, which skips the request after each one removed
-            mark = skip(id(node))
-            flow.normal = [s.replace(evicted=s.evicted | {mark}) for s in flow.normal]
+            flow.normal = [skipping(s, id(node)) for s in flow.normal]
         if not born and not over_requests:
             flow.normal, flow.brk = clear_skips(flow.normal, id(node)), clear_skips(flow.brk, id(node))
         if not born:
@@ -564,7 +562,7 @@ class ControlFlow(Calls):
         else:
             # `for req in running: ...; break` (also under an `if`): the loop ends for the
             # requests after this one (not an `if ids:` guard)
-            flow.brk = [s.replace(evicted=s.evicted | {skip(id(node))}) for s in flow.brk]
+            flow.brk = [skipping(s, id(node)) for s in flow.brk]
         exits = promote(flow.normal, born, depth)
         flow.brk = promote(flow.brk, born, depth)
         after = self.suite(node.orelse.body, exits) if node.orelse else Flow(normal=exits)
@@ -609,7 +607,7 @@ class ControlFlow(Calls):
         if born and isinstance(node.test, cst.Comparison):
             # `while i < n: req = running[i]; ...; break`: the loop ends for the requests after
             # this one (a `while True:` or `while queue:` loop may break when none is left)
-            body.brk = [s.replace(evicted=s.evicted | {skip(id(node))}) for s in body.brk]
+            body.brk = [skipping(s, id(node)) for s in body.brk]
         if not born:  # `while i < len(blocks): ids.add(...)`: as a `for` over the blocks
             left = fill_accumulators(states, left)
         exits = promote(left, born, depth)

@@ -39,7 +39,7 @@ from ftlint.analysis.walk.state import (
     merge,
     merge_results,
     promote,
-    skip,
+    skipping,
 )
 from ftlint.core import vocabulary as V
 from ftlint.index.project import Function
@@ -48,7 +48,7 @@ from ftlint.syntax import ir
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ftlint.index.project import ClassInfo
+    from ftlint.index.project import ClassInfo, ModuleInfo
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 #: attributes whose value does not depend on the object they are read on
@@ -389,17 +389,26 @@ class Expressions(Effects):
             self.names[key] = found if found is not None else self._module_functions(name)
         return self.names[key]
 
+    def _defining_module(self, name: str) -> tuple[ModuleInfo, str] | None:
+        """The module a module-level `name` of this function's module is defined in, and its
+        name there: this module, or the project module it is imported from (None when that
+        module is not the project's)."""
+        info = self.fn.module
+        ref = info.imports.get(name)
+        if ref is None or ref.name is None:
+            return info, name
+        project = self.interp.project
+        file = project.find_module_file(ref.module, info.path, ref.level)
+        source = project.module_at(file) if file is not None else None
+        return (source, ref.name) if source is not None else None
+
     def _module_functions(self, name: str) -> Val.Value:
         """`NAME = [f, g, h]` at module level (here or where `name` is imported from), each a
         function of that module: the list of them; None otherwise."""
-        project, info, local = self.interp.project, self.fn.module, name
-        ref = info.imports.get(name)
-        if ref is not None and ref.name is not None:
-            file = project.find_module_file(ref.module, info.path, ref.level)
-            source = project.module_at(file) if file is not None else None
-            if source is None:
-                return None
-            info, local = source, ref.name
+        project, defined = self.interp.project, self._defining_module(name)
+        if defined is None:
+            return None
+        info, local = defined
         names = module_name_list(info, local)
         functions = [project.lookup(info, n) for n in names or ()]
         if not functions or not all(isinstance(f, Function) for f in functions):
@@ -468,15 +477,10 @@ class Expressions(Effects):
         `_FINISH = {"abort": _abort}` (a table of functions); anything else unknown. Imported
         from another module of the project (`from requeue import requeue_dropping_stale`): read
         there, its names that module's."""
-        info, local = self.fn.module, name
-        ref = info.imports.get(name)
-        if ref is not None and ref.name is not None:
-            project = self.interp.project
-            file = project.find_module_file(ref.module, info.path, ref.level)
-            found = project.module_at(file) if file is not None else None
-            if found is None or not found.functions:
-                return None
-            info, local = found, ref.name
+        defined = self._defining_module(name)
+        if defined is None or not defined[0].functions:
+            return None
+        info, local = defined
         source = module_expression(info, local)
         if source is None:
             return None
@@ -580,7 +584,7 @@ class Expressions(Effects):
                     sliced = self._slice(base, element.lower is not None, lower, upper)
                     if isinstance(base, Val.Running) and self._leaves_out(element, s2):
                         sliced = Val.SOME_RUNNING
-                    if isinstance(base, Val.Managers) and element.lower is None and _one(element.upper):
+                    if isinstance(base, Val.Managers) and element.lower is None and literal_one(element.upper):
                         sliced = FIRST_GROUP_ONLY  # `managers[:1]`
                     out.append((sliced, s2))
                 continue
@@ -694,13 +698,13 @@ class Expressions(Effects):
                 element = self.element(iterable, clause, clause.target, [c.test for c in clause.ifs])
                 s = self.assign(clause.target, element, s)
                 if Val.some_of(iterable):  # over part of the running requests: it skips the others
-                    s, some = s.replace(evicted=s.evicted | {skip(id(clause))}), True
+                    s, some = skipping(s, id(clause)), True
                 for condition in clause.ifs:
                     if self.drops_by_length(condition.test, s):
                         dropped = True
                     if isinstance(iterable, Val.Running) and phase_test(condition.test):
                         # `[r for r in running if r.num_output_tokens > 0]`: decoding ones only
-                        s, some = s.replace(evicted=s.evicted | {skip(id(clause))}), True
+                        s, some = skipping(s, id(clause)), True
                     s = self.ev(condition.test, s)[-1][1]
                 nxt.append(s)
             states = nxt
@@ -984,7 +988,8 @@ def _empty_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
 
 
-def _one(node: cst.BaseExpression | None) -> bool:
+def literal_one(node: cst.BaseExpression | None) -> bool:
+    """The integer literal 1."""
     return isinstance(node, cst.Integer) and node.value == "1"
 
 

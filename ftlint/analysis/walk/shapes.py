@@ -225,11 +225,8 @@ def _class_strings(info: ModuleInfo) -> dict[tuple[str, str], str]:
     known = _CLASS_STRINGS.get(id(info))
     if known is None or known[0] is not info:
         found: dict[tuple[str, str], str] = {}
-        try:
-            tree = ast.parse(info.text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = ast.Module(body=[], type_ignores=[])
-        for node in tree.body:
+        tree = _parsed(info)
+        for node in tree.body if tree is not None else ():
             if not isinstance(node, ast.ClassDef):
                 continue
             for line in node.body:
@@ -246,6 +243,24 @@ def _class_strings(info: ModuleInfo) -> dict[tuple[str, str], str]:
 
 
 _CLASS_STRINGS: dict[int, tuple[ModuleInfo, dict[tuple[str, str], str]]] = {}
+
+
+def _parsed(info: ModuleInfo) -> ast.Module | None:
+    """The module's text parsed with Python's own parser, not LibCST's (the module may be big,
+    outlined, and parsed for this alone: a fifth of the time), for its record classes and
+    class-level strings; None when it does not parse. The last module's tree is kept (its
+    classes are asked in turn), no more: a tree is large."""
+    if _LAST_PARSED and _LAST_PARSED[0][0] is info:
+        return _LAST_PARSED[0][1]
+    try:
+        tree: ast.Module | None = ast.parse(info.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    _LAST_PARSED[:] = [(info, tree)]
+    return tree
+
+
+_LAST_PARSED: list[tuple[ModuleInfo, ast.Module | None]] = []
 
 
 def _self_writes(info: ModuleInfo) -> tuple[dict[str, int], frozenset[str]]:
@@ -296,11 +311,8 @@ _EMPTY_FACTORIES = {"set": "ids", "list": "ids", "frozenset": "ids", "dict": "ta
 
 
 def _record_fields(cls: ClassInfo) -> tuple[tuple[str, ...] | None, tuple[tuple[str, Val.Value], ...]]:
-    # Python's own parser, not LibCST's (the module may be big, outlined, and parsed for this
-    # alone): a fifth of the time
-    try:
-        tree = ast.parse(cls.module.text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parsed(cls.module)
+    if tree is None:
         return None, ()
     node = next((t for t in tree.body if isinstance(t, ast.ClassDef) and t.name == cls.name), None)
     if node is None:

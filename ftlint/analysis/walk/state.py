@@ -32,6 +32,11 @@ def skip(loop: int) -> tuple[str, str]:
     return ("#skip", str(loop))
 
 
+def skipping(state: State, loop: int) -> State:
+    """`state` marked as a path on which this loop skipped a request (see skip)."""
+    return state.replace(evicted=state.evicted | {skip(loop)})
+
+
 def skipped(state: State) -> bool:
     return any(k == "#skip" for k, _ in state.evicted)
 
