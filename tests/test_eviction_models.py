@@ -2136,3 +2136,225 @@ def test_option_imported_from_another_module(tmp_path):
     body = f"if EVICT:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}"
     assert _codes(tmp_path / "on", body, top="from opts import EVICT\n") == []
     assert _codes(tmp_path / "off", body, top="from opts import EVICT\n") == ["FT007"]
+
+
+def test_option_computed_by_the_modules_only_function(tmp_path):
+    """`EVICT = _flag("FT_EVICT", "1")` with `_flag` the module's one function: called from the
+    module's top (before, from inside `_flag` itself: a recursive call, unknown), and a module
+    with no function at all is read too."""
+    flag = "import os\n\n\ndef _flag(name, default):\n    return os.environ.get(name, default) == '1'\n\n\n"
+    for case, text in (
+        ("on", flag + "EVICT = _flag('FT_EVICT', '1')\n"),
+        ("off", flag + "EVICT = _flag('FT_EVICT', '0')\n"),
+        ("bare", "import os\n\nEVICT = os.environ.get('FT_EVICT', '1') == '1'\n"),
+    ):
+        (tmp_path / case).mkdir(parents=True)
+        (tmp_path / case / "opts.py").write_text(text)
+    body = f"if EVICT:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}"
+    assert _codes(tmp_path / "on", body, top="from opts import EVICT\n") == []
+    assert _codes(tmp_path / "bare", body, top="from opts import EVICT\n") == []
+    assert _codes(tmp_path / "off", body, top="from opts import EVICT\n") == ["FT007"]
+
+
+FACTORY = """\
+import dataclasses
+import os
+
+
+def _flag(name, default):
+    return os.environ.get(name, default).strip().lower() in ("1", "true")
+
+
+@dataclasses.dataclass
+class Policy:
+    evict: bool = dataclasses.field(default_factory=lambda: _flag("FT_EVICT", "{default}"))
+"""
+
+
+def test_record_field_made_by_a_default_factory(tmp_path):
+    """`evict: bool = field(default_factory=lambda: _flag("FT_EVICT", "1"))` and `self.policy =
+    Policy()` in `__init__`: the field is what the lambda computes with no variable set (before,
+    unknown: the path without the eviction was taken)."""
+    attrs = "@functools.cached_property\ndef policy(self):\n    return Policy()\n"
+    body = f"if self.policy.evict:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}"
+    assert _codes(tmp_path / "on", body, top=FACTORY.format(default="1"), attrs=attrs) == []
+    assert _codes(tmp_path / "off", body, top=FACTORY.format(default="0"), attrs=attrs) == ["FT007"]
+
+
+NAMESPACED = """\
+import types
+from vllm.v1.request import RequestStatus
+from tails import tail_ids
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+        self.cfg = types.SimpleNamespace(evict={evict}, mode="abort", retries=3)
+{more}
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        if self.cfg.evict and (ids := tail_ids(kv, sched.running)):
+            kv.evict_blocks(ids)
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+TAILS = """\
+def tail_ids(kv, reqs):
+    ids = set()
+    for req in reqs:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            ids |= {b.block_id for b in mgr.req_to_blocks[req.request_id][confirmed // mgr.block_size:]}
+    return ids
+"""
+
+
+@pytest.mark.parametrize(
+    ("evict", "more", "codes"),
+    [
+        ("True", "", []),
+        ("False", "", ["FT007"]),
+        # a field some method assigns is a switch: the path with it off is walked too
+        ("True", "\n    def disable(self):\n        self.cfg.evict = False\n", ["FT007"]),
+        ("True", "\n    def set(self, k, v):\n        setattr(self.cfg, k, v)\n", ["FT007"]),
+    ],
+    ids=["on", "off", "assigned-in-a-method", "set-by-name"],
+)
+def test_flag_kept_in_a_namespace_made_in_init(tmp_path, evict, more, codes):
+    """`self.cfg = SimpleNamespace(evict=True, ...)` in `__init__`, then `if self.cfg.evict and
+    (ids := tail_ids(...)): evict(ids)`: the flag is its literal unless a method of the class
+    assigns it; with the flag on, the path where the test fails is the one where the ids are
+    empty (nothing to evict)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "tails.py").write_text(TAILS)
+    (tmp_path / "handler.py").write_text(NAMESPACED.format(evict=evict, more=more))
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted(f.code for f in result.findings if f.code in ("FT004", "FT006", "FT007")) == codes
+
+
+@pytest.mark.parametrize(
+    ("test", "codes"),
+    [
+        ("EVICT and (ids := tail_ids(kv, reqs))", []),
+        ("(ids := tail_ids(kv, reqs)) and EVICT", []),
+        ("not (not EVICT or not (ids := tail_ids(kv, reqs)))", ["FT007"]),  # a negated `or`: not modelled
+        ("OFF or (ids := tail_ids(kv, reqs))", []),
+        ("EVICT and OFF and (ids := tail_ids(kv, reqs))", ["FT007"]),
+    ],
+    ids=["flag-and-ids", "ids-and-flag", "negated-or", "off-or-ids", "never"],
+)
+def test_ids_bound_in_one_side_of_a_test(tmp_path, test, codes):
+    """`if EVICT and (ids := tail_ids(kv, reqs)): evict(ids)` with EVICT true: the path where
+    the test fails is the one where the ids are empty, nothing to evict."""
+    body = f"ids = set()\nif {test}:\n    kv.evict_blocks(ids)\n{ABORT}"
+    top = "EVICT = True\nOFF = False\n"
+    assert _codes(tmp_path, body, top=top) == codes
+
+
+@pytest.mark.parametrize(
+    ("statement", "codes"),
+    [
+        ("self.engine.evict_on and kv.evict_blocks(tail_ids(kv, reqs))", ["FT007"]),  # the flag may be off
+        ("self.engine.evict_off or kv.evict_blocks(tail_ids(kv, reqs))", ["FT007"]),
+        ("True and kv.evict_blocks(tail_ids(kv, reqs))", []),
+        ("dirty and kv.evict_blocks(dirty)", []),  # skipped only when there is nothing to evict
+        ("not dirty or kv.evict_blocks(dirty)", []),
+        ("dirty and kv.evict_blocks(self.engine.other())", ["FT007"]),
+    ],
+    ids=["unknown-and", "unknown-or", "true-and", "empty-and", "empty-or", "other-ids"],
+)
+def test_eviction_on_the_right_of_and_or(tmp_path, statement, codes):
+    """`flag and kv.evict_blocks(ids)` as a statement: with the flag unknown, the path that
+    skips the eviction is walked too (before, the eviction was taken as made on every path);
+    `dirty and evict(dirty)` skips it only when `dirty` is empty."""
+    body = f"dirty = self.engine.collected()\n{statement}\n{ABORT}"
+    assert _codes(tmp_path, body) == codes
+
+
+@pytest.mark.parametrize(
+    ("test", "codes"),
+    [("dirty.size", []), ("dirty.numel() > 0", []), ("dirty.size > 0", []), ("dirty.any()", ["FT007"])],
+    ids=["size", "numel", "size-positive", "any-is-not-emptiness"],
+)
+def test_size_of_an_array_of_ids(tmp_path, test, codes):
+    """`if dirty.size: kv.evict_blocks(set(dirty.tolist()))` with `dirty` an array the walk
+    cannot compute (numpy): the path that skips the eviction had nothing to evict, as `if dirty:`."""
+    body = f"dirty = np.unique(self.engine.collected())\nif {test}:\n    kv.evict_blocks(set(dirty.tolist()))\n{ABORT}"
+    assert _codes(tmp_path, body, top="import numpy as np\n") == codes
+
+
+def test_size_of_known_ids_is_their_emptiness(tmp_path):
+    """`if ids.size:` of ids the walk knows reads as `if ids:`: empty ids skip nothing, and
+    ids of the first group alone are still found (before, unknown: both ways)."""
+    first = (
+        "mgr = kv.coordinator.single_type_managers[0]\n"
+        "ids = {b.block_id for r in reqs for b in mgr.req_to_blocks[r.request_id]"
+        "[(r.num_computed_tokens - r.num_in_flight_tokens) // mgr.block_size:]}\n"
+        f"if ids.size:\n    kv.evict_blocks(ids)\n{ABORT}"
+    )
+    assert _codes(tmp_path / "first", first) == ["FT007"]
+    assert "first KV-cache group" in _FINDINGS[-1].message
+    empty = f"ids = set()\nif ids.size:\n    kv.evict_blocks(ids)\nkv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}"
+    assert _codes(tmp_path / "empty", empty) == []
+
+
+@pytest.mark.parametrize(
+    ("top", "codes"),
+    [
+        ("EVICT = True\n", []),
+        ("EVICT = False\n", ["FT007"]),
+        ("EVICT = True\n\n\ndef disable():\n    global EVICT\n    EVICT = False\n", ["FT007"]),
+    ],
+    ids=["true", "false", "rebound-by-global"],
+)
+def test_module_level_boolean(tmp_path, top, codes):
+    """`EVICT = True` at module level, no function rebinding it: its value (before, unknown:
+    the path without the eviction was walked and reported)."""
+    body = f"if EVICT:\n    kv.evict_blocks(tail_ids(kv, reqs))\n{ABORT}"
+    assert _codes(tmp_path, body, top=top) == codes
+
+
+def test_comprehension_over_unknown_items(tmp_path):
+    """`[s for s in plan.steps if s.kind == "evict"]` with `plan` unknown: its items are no
+    running requests, so `step.block_ids` is no request's every block (before: FT004)."""
+    body = (
+        "plan = self.engine.plan()\nfor step in [s for s in plan.steps if s.kind == 'evict']:\n"
+        f"    kv.evict_blocks(set(step.block_ids))\n{ABORT}"
+    )
+    assert _codes(tmp_path / "unknown", body) == []
+    running = (
+        f"for r in [r for r in sched.running if r.num_computed_tokens]:\n    kv.evict_blocks(set(r.block_ids))\n{ABORT}"
+    )
+    assert _codes(tmp_path / "running", running) == ["FT004"]
+
+
+INTERPRETER = """\
+for kind, arg in self.engine.plan():
+    if kind == "evict":
+        kv.evict_blocks(set(arg))
+    elif kind == "{free}":
+        {call}
+"""
+
+
+@pytest.mark.parametrize(
+    ("free", "call", "codes"),
+    [
+        ("abort", "sched.finish_requests(arg, RequestStatus.FINISHED_ABORTED)", []),
+        ("preempt", "sched._preempt_request(sched.requests[arg], 0)", []),
+    ],
+    ids=["abort", "preempt"],
+)
+def test_interpreter_loop_over_an_unknown_plan(tmp_path, free, call, codes):
+    """`for kind, arg in plan: if kind == "evict": evict(arg) elif kind == "abort": free(arg)`
+    with the plan computed where the walk cannot see: which step comes first is unknown, so
+    neither the free nor the preempt is reported (before: FT007, FT008). A free after the
+    loop, or in a loop with no eviction, still is."""
+    body = INTERPRETER.format(free=free, call=call)
+    assert _codes(tmp_path / "loop", body, codes=("FT007", "FT008")) == codes
+    after = body + ABORT
+    assert _codes(tmp_path / "after", after, codes=("FT007",)) == []  # the loop may have evicted
+    no_evict = body.replace('kind == "evict"', 'kind == "log"').replace("kv.evict_blocks(set(arg))", "print(arg)")
+    assert _codes(tmp_path / "no-evict", no_evict, codes=("FT007", "FT008")) != []

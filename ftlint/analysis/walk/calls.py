@@ -33,6 +33,7 @@ from ftlint.analysis.walk.shapes import (
     phase_test,
     predicate_test,
     record_empties,
+    record_factories,
     record_fields,
     zeroed_counters,
 )
@@ -650,13 +651,23 @@ class Calls(Expressions):
             filled = _filled(fields, node, args)
             given = {name for name, _ in filled}
             empties = tuple(item for item in record_empties(cls) if item[0] not in given)
-            return [(Val.Instance(cls, filled + empties, f"{id(node)}"), state)]
+            return [(Val.Instance(cls, filled + empties + self._factory_made(cls, given), f"{id(node)}"), state)]
         if split is None or len(self.stack) >= MAX_CALL_DEPTH:
             return [(Val.Instance(cls, ()), state)]
         made = Val.Instance(cls, (), f"{id(node)}")
         if init is None:
             return [(made, state)]
         return [(made, after) for _, after in self.inline(init, True, split[0], split[1], node, state, made)]
+
+    def _factory_made(self, cls: ClassInfo, given: set[str]) -> tuple[tuple[str, Val.Value], ...]:
+        """The record fields the constructor left to a `default_factory=lambda: ...` that
+        computes a flag, a string or a number (`_flag("FT_EVICT", "1")` with no variable set)."""
+        made = ((name, self.evaluated_in(cls.module, source)) for name, source in record_factories(cls))
+        return tuple(
+            (name, value)
+            for name, value in made
+            if name not in given and isinstance(value, (Val.Bool, Val.Str, Val.Num))
+        )
 
     def _opaque_call(self, node: cst.Call, state: State, callee: Val.Value) -> State:
         """A call the walk cannot follow: no effect, unless what it calls may be a project

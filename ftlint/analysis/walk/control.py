@@ -22,7 +22,9 @@ from ftlint.analysis.walk.shapes import (
     counters_read,
     decrements,
     is_generator,
+    names_in,
     phase_test,
+    target_names,
 )
 from ftlint.analysis.walk.state import (
     EXIT_STACK,
@@ -279,8 +281,10 @@ class ControlFlow(Calls):
                     taken.append(mark(held, side_gate, True))
                 if truth is not True:
                     passed = self._guard(current.test, s, False)
-                    if value is None and _evicts_what_it_tests(
-                        current, self._function_body(current)
+                    if (
+                        value is None
+                        and not _tests_known_ids(current.test, s)
+                        and _evicts_what_it_tests(current, self._function_body(current))
                     ):  # `if dirty: evict(dirty)`
                         passed = covered(passed)
                     skipped.append(mark(passed, side_gate, False))
@@ -326,11 +330,14 @@ class ControlFlow(Calls):
         path where a copy of the running queue is empty (`if not reqs: return`)."""
         for field_name in counters_read(test):  # `if req.num_output_placeholders > 0:`: tested
             state = not_at_zero(state, None, field_name)
+        if isinstance(test, cst.BooleanOperation):
+            return self._guard_both(test, state, holds)
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         inner = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
         counted = _length_test(inner)
         if counted is not None:  # `len(ids) == 0` as `not ids`, `len(ids) > 0` as `ids`
             inner, negated = counted[0], counted[1] != negated
+        inner = _array_size_of(inner) or inner  # `ids.size`, `ids.numel()` as `ids`
         if (
             isinstance(inner, cst.Call)
             and isinstance(inner.func, cst.Name)
@@ -361,6 +368,31 @@ class ControlFlow(Calls):
             # add): this iteration had nothing to evict, which covers no other request
             return state
         return state.replace(evicted=state.evicted | {(value.key or "*", Val.quality(value))})
+
+    def short_circuit(self, node: cst.BooleanOperation, state: State) -> State:
+        """`dirty and evict(dirty)` (`not dirty or evict(dirty)`) skipping the eviction: `dirty`
+        was empty, nothing to evict (as `if dirty: evict(dirty)`); else the left side's outcome
+        as an `if` reads it."""
+        conjunction = isinstance(node.operator, cst.And)
+        held = self._guard(node.left, state, not conjunction)
+        left = _bound(node.left)
+        negated = isinstance(left, cst.UnaryOperation) and isinstance(left.operator, cst.Not)
+        inner = _bound(left.expression) if isinstance(left, cst.UnaryOperation) and negated else left
+        tested = _emptiness_of(inner) if conjunction != negated else None
+        return covered(held) if tested is not None and tested in _evicted_names(node.right) else held
+
+    def _guard_both(self, test: cst.BooleanOperation, state: State, holds: bool) -> State:
+        """`a and b` holding (`a or b` failing): each side did; `a and b` failing with one
+        side true on the path (`if self.opts.evict and (ids := tail()):`): the other did;
+        `a or b` holding with one side false: the other did. Otherwise no side is known."""
+        conjunction = isinstance(test.operator, cst.And)
+        if holds == conjunction:
+            return self._guard(test.right, self._guard(test.left, state, holds), holds)
+        if Val.truth(self.ev_pure(test.left, state)) is conjunction:
+            return self._guard(test.right, state, holds)
+        if Val.truth(self.ev_pure(test.right, state)) is conjunction:  # `(ids := tail()) and EVICT`
+            return self._guard(test.left, state, holds)
+        return state
 
     def _in_flight_zero(self, test: cst.Attribute, state: State) -> State:
         """The path where `req.num_in_flight_tokens` is falsy: 0. A request preempted with
@@ -546,6 +578,8 @@ class ControlFlow(Calls):
                 return skipping(s, id(node)) if part else s
 
             body = self._loop_body(node.body, [state], bind)
+            if iterable is None and _interprets(node):
+                body = _forget_effects(body, state)
             flow.add(body, normal=False)
             flow.normal += body.normal + body.cont
         born = self.loops.pop()
@@ -792,6 +826,39 @@ def _in_flight_positive(test: cst.BaseExpression) -> bool:
     return False
 
 
+def _interprets(node: cst.For) -> bool:
+    """`for op in plan: if isinstance(op, Evict): evict(...) elif isinstance(op, Abort): ...`:
+    a loop whose body picks what to do by the item (an `if` or `match` on it) and whose
+    body evicts on some branch."""
+    names = set(target_names(node.target))
+    picks = any(
+        (isinstance(n, cst.If) and names & names_in(n.test))
+        or (isinstance(n, cst.Match) and names & names_in(n.subject))
+        for n in all_nodes(node.body)
+    )
+    return picks and any(
+        isinstance(n, cst.Call) and ir.called_name(n.func) in V.EVICT_BY_BLOCK for n in all_nodes(node.body)
+    )
+
+
+def _forget_effects(body: Flow, entry: State) -> Flow:
+    """Over items the walk cannot see (a plan computed elsewhere), the order and number of
+    the steps a loop like `_interprets`'s runs are unknown: the frees and unreset preempts
+    its body made are dropped from its exits, which may have evicted any tail (unknown
+    never produces a finding)."""
+
+    def forget(s: State) -> State:
+        return covered(s.replace(freed=s.freed & entry.freed, pending=s.pending & entry.pending))
+
+    out = Flow(
+        normal=[forget(s) for s in body.normal],
+        ret=[forget(s) for s in body.ret],
+        exc=[forget(s) for s in body.exc],
+    )
+    out.brk, out.cont = [forget(s) for s in body.brk], [forget(s) for s in body.cont]
+    return out
+
+
 def _holds_request(element: Val.Value) -> bool:
     """A loop element that is a running request (or a tuple holding one: `for req, first in
     pairs`), not an item of a queue the walk cannot see into."""
@@ -865,6 +932,28 @@ def _evicts_what_it_tests(node: cst.If, body: cst.CSTNode) -> bool:
     return value is not None and _emptiness_of(value) in given
 
 
+def _tests_known_ids(test: cst.BaseExpression, state: State) -> bool:
+    """Whether `test` is the emptiness of a name bound to block ids the walk knows (the
+    guard reads those; only unknown ones are taken as "nothing to evict when empty")."""
+    tested = _emptiness_of(_bound(test))
+    return tested is not None and isinstance(state.env.get(tested), Val.Ids)
+
+
+def _array_size_of(test: cst.BaseExpression) -> cst.Name | None:
+    """`ids.size` of an array, `ids.numel()` / `ids.nelement()` of a tensor: `ids`."""
+    if isinstance(test, cst.Attribute) and test.attr.value == "size" and isinstance(test.value, cst.Name):
+        return test.value
+    if (
+        isinstance(test, cst.Call)
+        and not test.args
+        and isinstance(test.func, cst.Attribute)
+        and test.func.attr.value in ("numel", "nelement")
+        and isinstance(test.func.value, cst.Name)
+    ):
+        return test.func.value
+    return None
+
+
 def _length_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
     """`len(x) == 0` (`< 1`, `<= 0`): (x, True), true when x is empty; `len(x) > 0` (`!= 0`,
     `>= 1`): (x, False), true when it is not; None for another test."""
@@ -932,7 +1021,11 @@ def _count_of_given(test: cst.BaseExpression, given: set[str | None]) -> bool:
 
 def _emptiness_of(test: cst.BaseExpression) -> str | None:
     """The dotted name whose emptiness `test` is: `ids`, `ctx.ids`, `len(ids)`, `bool(ids)`,
-    `len(ids) > 0`, `len(ids) != 0`, `len(ids) >= 1` (or the same written the other way round)."""
+    `len(ids) > 0`, `len(ids) != 0`, `len(ids) >= 1` (or the same written the other way round);
+    an array's `ids.size`, `ids.numel()`, `ids.size > 0`."""
+    sized = _array_size_of(test)
+    if sized is not None:
+        return sized.value
     if isinstance(test, (cst.Name, cst.Attribute)):
         return ir.dotted_name(test)
     if isinstance(test, cst.Call) and ir.dotted_name(test.func) in ("len", "bool") and len(test.args) == 1:
@@ -945,7 +1038,7 @@ def _emptiness_of(test: cst.BaseExpression) -> str | None:
     counted, number = (test.left, right) if isinstance(right, cst.Integer) else (right, test.left)
     if not isinstance(number, cst.Integer) or (type(operator), number.value) not in bound:
         return None
-    return _emptiness_of(counted) if isinstance(counted, cst.Call) else None
+    return _emptiness_of(counted) if isinstance(counted, (cst.Call, cst.Attribute)) else None
 
 
 #: `len(x) OP n` (and `n OP len(x)`) that hold exactly when x is not empty

@@ -27,6 +27,7 @@ from ftlint.analysis.walk.shapes import (
     module_name_list,
     names_in,
     phase_test,
+    settled_fields,
     string,
     target_names,
 )
@@ -273,7 +274,8 @@ class Expressions(Effects):
 
     def _boolean(self, node: cst.BooleanOperation, state: State) -> Results:
         """`a and b`, `a or b`: the left side when it decides (`False and ...`, `True or ...`),
-        else the right side where the left is decided, else either."""
+        else the right side where the left is decided, else either (and, when the right side
+        has effects, the path that skipped it)."""
         out: Results = []
         conjunction = isinstance(node.operator, cst.And)
         for left, s in self.ev(node.left, state):
@@ -281,10 +283,16 @@ class Expressions(Effects):
             if truth is not None and truth is not conjunction:
                 out.append((left, s))
                 continue
-            out.extend(
-                (right if truth is not None else Val.join(left, right), s2) for right, s2 in self.ev(node.right, s)
-            )
+            rights = self.ev(node.right, s)
+            out.extend((right if truth is not None else Val.join(left, right), s2) for right, s2 in rights)
+            if truth is None and any(not _same_effects(s, s2) for _, s2 in rights):
+                out.append((left, self.short_circuit(node, s)))  # `self.on and evict(ids)`: skipped
         return out
+
+    def short_circuit(self, node: cst.BooleanOperation, state: State) -> State:
+        """The path where `node.left` decided `node` and its right side did not run: what that
+        outcome of the left side says (see ControlFlow, which reads tests as `if` does)."""
+        return state
 
     def _compound(self, node: cst.BaseExpression, state: State) -> Results:
         if isinstance(node, cst.IfExp):
@@ -418,8 +426,8 @@ class Expressions(Effects):
     def attribute(self, base: Val.Value, attr: str, node: cst.Attribute) -> Val.Value:
         if attr == "__dict__":
             return Val.Fields(base)
-        if isinstance(base, Val.Table) and isinstance(node.value, cst.Name) and attr in dict(base.items):
-            return dict(base.items)[attr]  # `opts.evict` of `opts = SimpleNamespace(evict=True)`
+        if isinstance(base, Val.Table) and _named_or_own(node.value) and attr in dict(base.items):
+            return dict(base.items)[attr]  # `opts.evict` of `opts = SimpleNamespace(evict=True)`, `self.opts.evict`
         if attr == V.NUM_IN_FLIGHT_TOKENS and self._zeroed(base, attr):
             return Val.ZERO  # `req.num_in_flight_tokens = 0` earlier on this path: the boundary is lost
         fixed = _ATTRIBUTES.get(attr)
@@ -478,23 +486,27 @@ class Expressions(Effects):
         from another module of the project (`from requeue import requeue_dropping_stale`): read
         there, its names that module's."""
         defined = self._defining_module(name)
-        if defined is None or not defined[0].functions:
+        if defined is None:
             return None
         info, local = defined
         source = module_expression(info, local)
         if source is None:
             return None
-        frame = self.fn if info is self.fn.module else info.functions[0]  # names resolve in `info`
-        self.stack.append((frame, self.stack[-1][1]))
-        try:
-            value = self.ev_pure(cst.parse_expression(source), State({}))
-        finally:
-            self.stack.pop()
+        value = self.evaluated_in(info, source)
         for made in (value, *(v for _, v in value.items)) if isinstance(value, Val.Table) else (value,):
             if isinstance(made, Val.Lambda):  # its body lies in no tree of the file: effects go to the call
                 self.foreign.add(id(made.node))
         kept = (Val.Bool, Val.Str, Val.Num, Val.MethodCaller, Val.Partial, Val.Lambda, Val.Table)
         return value if isinstance(value, kept) else None
+
+    def evaluated_in(self, info: ModuleInfo, source: str) -> Val.Value:
+        """The value of an expression written at the top of module `info` (its names that
+        module's), with no local bound and no variable of the environment set."""
+        self.stack.append((_module_frame(info), self.stack[-1][1]))  # names resolve in `info`
+        try:
+            return self.ev_pure(cst.parse_expression(source), State({}))
+        finally:
+            self.stack.pop()
 
     def _api_object(self, node: cst.BaseExpression) -> bool:
         """`sched.kv_cache_manager`, `getattr(sched, "kv_cache_manager", None)`, or a local
@@ -551,8 +563,11 @@ class Expressions(Effects):
             self.stack.pop()
             self.current = current
         # what dispatches (callables, tables and lists of them, helper objects); a flag or a
-        # number may be set from outside the class (a switch a deployment flips): unknown
-        return found_value if _dispatches(found_value) else None
+        # number may be set from outside the class (a switch a deployment flips): unknown,
+        # unless held in a namespace whose fields no module of the class assigns
+        if _dispatches(found_value):
+            return found_value
+        return settled_fields(self.interp.project.class_chain(cls), value, found_value)
 
     def read_blocks(self, key: str | None, groups: str) -> Val.Ids:
         freed = self.current.freed_keys() if self.current is not None else set()
@@ -914,7 +929,7 @@ def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool, some
         if dropped and result.start in ("tail", "unknown", "whole", "early"):
             result = Val.with_start(result, "dropped")
         return result
-    if isinstance(value, Val.Req):
+    if isinstance(value, Val.Req) and not _unknown_item(value):
         return Val.SOME_RUNNING if some else Val.RUNNING
     if isinstance(value, Val.Rid) and value.key in born:  # `[r.request_id for r in reqs]`
         return Val.Each(value, tuple(born), some)
@@ -1020,6 +1035,32 @@ def _dispatches(value: Val.Value) -> bool:
     if isinstance(value, Val.Table):
         return bool(value.items) and all(_dispatches(item) for _, item in value.items)
     return Val.is_callable(value) or isinstance(value, Val.Instance)
+
+
+_MODULE_FRAMES: dict[int, tuple[ModuleInfo, Function]] = {}
+
+
+def _module_frame(info: ModuleInfo) -> Function:
+    """A frame standing for the top of module `info`: its names resolve there, and a function
+    of the module called from it is no recursive call (as it would be from that function)."""
+    known = _MODULE_FRAMES.get(id(info))
+    if known is None or known[0] is not info:
+        top = cst.parse_module("def _module_(): pass\n").body[0]
+        frame = Function(info, "<module>", "<module>", None, cast(cst.FunctionDef, top), (), False, False)
+        if len(_MODULE_FRAMES) > 512:  # an editor's session parses new modules on each edit
+            _MODULE_FRAMES.clear()
+        known = _MODULE_FRAMES[id(info)] = (info, frame)
+    return known[1]
+
+
+def _same_effects(a: State, b: State) -> bool:
+    """No eviction, free or counter change between two states of one path."""
+    return (a.evicted, a.freed, a.pending, a.zeroed, a.at_zero) == (b.evicted, b.freed, b.pending, b.zeroed, b.at_zero)
+
+
+def _named_or_own(node: cst.BaseExpression) -> bool:
+    """`opts` or `self.opts`."""
+    return isinstance(node, cst.Name) or (isinstance(node, cst.Attribute) and _is_self(node.value))
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

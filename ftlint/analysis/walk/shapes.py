@@ -210,6 +210,30 @@ _CHANGE = re.compile(
 _WRITES: dict[int, tuple[ModuleInfo, dict[str, int], frozenset[str]]] = {}
 
 
+_FIELD_WRITE = re.compile(r"\.(\w+)\s*(?::[^=\n]*)?(?:[-+*/|&^%@]|//|<<|>>|\*\*)?=(?!=)")
+_ANY_FIELD_WRITE = re.compile(r"\bsetattr\(|__dict__|\bvars\([^)]*\)\s*\.\s*update\b")
+
+
+def settled_fields(chain: Sequence[ClassInfo], value: cst.BaseExpression, table: Val.Value) -> Val.Value:
+    """`self.cfg = SimpleNamespace(evict=True, mode="abort")` in `__init__`: the flags,
+    strings and numbers it holds that no module of the class assigns as an attribute
+    (`self.cfg.mode = ...` in a setter), as a table; None when there are none, when the
+    value is not a namespace, or when a module sets attributes by name (`setattr`)."""
+    named = ir.dotted_name(value.func) if isinstance(value, cst.Call) else None
+    if named not in ("SimpleNamespace", "types.SimpleNamespace") or not isinstance(table, Val.Table):
+        return None
+    texts = [info.text for info in {id(c.module): c.module for c in chain}.values()]
+    if any(_ANY_FIELD_WRITE.search(text) for text in texts):
+        return None
+    written = {match.group(1) for text in texts for match in _FIELD_WRITE.finditer(text)}
+    kept = tuple(
+        (name, item)
+        for name, item in table.items
+        if isinstance(item, (Val.Bool, Val.Str, Val.Num)) and name not in written
+    )
+    return Val.Table(kept) if kept else None
+
+
 def class_string(cls: ClassInfo, attr: str) -> str | None:
     """`EVICT = "evict_blocks"` in the class body, never assigned through `self` in its module:
     that string (a flag or a number at class level stays unknown: a switch a deployment flips)."""
@@ -341,6 +365,23 @@ def _record_fields(cls: ClassInfo) -> tuple[tuple[str, ...] | None, tuple[tuple[
             constant = line.value.value  # `evict: bool = True`
             empties.append((name, Val.Bool(constant) if isinstance(constant, bool) else Val.Str(str(constant))))
     return tuple(cast(ast.Name, line.target).id for line in lines), tuple(empties)
+
+
+def record_factories(cls: ClassInfo) -> tuple[tuple[str, str], ...]:
+    """The fields of a record class made by a lambda (`evict: bool = field(default_factory=
+    lambda: _flag("FT_EVICT", "1"))`): (field, the lambda's body as source), for the walk to
+    compute in the class's module."""
+    tree = _parsed(cls.module) if record_fields(cls) is not None else None
+    node = next((t for t in tree.body if isinstance(t, ast.ClassDef) and t.name == cls.name), None) if tree else None
+    made: list[tuple[str, str]] = []
+    for line in node.body if node is not None else ():
+        value = line.value if isinstance(line, ast.AnnAssign) and isinstance(line.target, ast.Name) else None
+        if not (isinstance(value, ast.Call) and _last_name(value.func) == "field"):
+            continue
+        factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+        if isinstance(factory, ast.Lambda) and not factory.args.args:
+            made.append((cast(ast.Name, cast(ast.AnnAssign, line).target).id, ast.unparse(factory.body)))
+    return tuple(made)
 
 
 def _default_factory(value: ast.expr | None) -> str:
@@ -671,7 +712,8 @@ def module_expression(info: ModuleInfo, name: str) -> str | None:
 
 def _expression_source(value: ast.expr, whole: str, name: str) -> str | None:
     """The source of a module-level value the walk evaluates where it is read: an expression
-    reading the environment (`os.environ.get(...) == "1"`), a maker of a callable
+    reading the environment (`os.environ.get(...) == "1"`) or a call of a function of the
+    module (`_flag("FT_EVICT", "1")`), a maker of a callable
     (`methodcaller("reset_prefix_cache")`), a dict of functions the module never changes
     (`_FINISH = {"abort": _abort, ...}`); None for another value."""
     if isinstance(value, ast.Dict) and _table_of_names(value) and _never_changed(whole, name):
@@ -681,6 +723,9 @@ def _expression_source(value: ast.expr, whole: str, name: str) -> str | None:
     source = ast.unparse(value)
     if _ENVIRONMENT.search(source) or (isinstance(value, ast.Call) and _last_name(value.func) in _MAKERS):
         return source
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):  # `EVICT = _flag("FT_EVICT", "1")`
+        defined = re.search(rf"^def {re.escape(value.func.id)}\(", whole, re.MULTILINE)
+        return source if defined else None
     return None
 
 
@@ -726,14 +771,25 @@ def _constants(text: str, whole: str) -> dict[str, Val.Value]:
             if table is not None:  # `CONFIG = {"margin_blocks": 1, "status": RequestStatus.X}`
                 found[name] = table
                 continue
-        try:
-            constant = ast.literal_eval(value)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if isinstance(constant, (tuple, list)) and constant and all(isinstance(x, str) for x in constant):
-            found[name] = Val.Seq(tuple(Val.Str(x) for x in constant))
-        elif isinstance(constant, str):
-            found[name] = Val.Str(constant)
-        elif type(constant) is int:  # `SAFETY_BLOCKS = 1`: a number as its literal would be
-            found[name] = Val.ZERO if constant == 0 else Val.OTHER
+        literal = _literal(value, whole, name)
+        if literal is not None:
+            found[name] = literal
     return found
+
+
+def _literal(value: ast.expr, whole: str, name: str) -> Val.Value:
+    """A module-level literal: strings (alone or in a tuple), a flag no function rebinds
+    (`global EVICT`), a number as its literal would be (`SAFETY_BLOCKS = 1`)."""
+    try:
+        constant = ast.literal_eval(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if isinstance(constant, (tuple, list)) and constant and all(isinstance(x, str) for x in constant):
+        return Val.Seq(tuple(Val.Str(x) for x in constant))
+    if isinstance(constant, str):
+        return Val.Str(constant)
+    if type(constant) is bool and not re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", whole):
+        return Val.Bool(constant)
+    if type(constant) is int:
+        return Val.ZERO if constant == 0 else Val.OTHER
+    return None
