@@ -2358,3 +2358,312 @@ def test_interpreter_loop_over_an_unknown_plan(tmp_path, free, call, codes):
     assert _codes(tmp_path / "after", after, codes=("FT007",)) == []  # the loop may have evicted
     no_evict = body.replace('kind == "evict"', 'kind == "log"').replace("kv.evict_blocks(set(arg))", "print(arg)")
     assert _codes(tmp_path / "no-evict", no_evict, codes=("FT007", "FT008")) != []
+
+
+PLANNED = """\
+import enum
+from typing import NamedTuple
+
+from vllm.v1.request import RequestStatus
+from tails import tail_ids
+
+
+class Op(enum.Enum):
+    EVICT = "evict"
+    ABORT = "abort"
+
+
+class Item(NamedTuple):
+    verb: str
+    reqs: tuple
+
+
+class Executor:
+    def __init__(self, sched):
+        self.sched = sched
+
+    def run(self, plan):
+        for op, reqs in plan:
+            getattr(self, {lookup})(reqs)
+
+    def run_items(self, plan):
+        for item in plan:
+            if item.verb == "evict":
+                self._op_evict(item.reqs)
+            elif item.verb == "abort":
+                self._op_abort(item.reqs)
+
+    def _op_evict(self, reqs):
+        self.sched.kv_cache_manager.evict_blocks(tail_ids(self.sched.kv_cache_manager, reqs))
+
+    def _op_abort(self, reqs):
+        self.sched.finish_requests([r.request_id for r in reqs], RequestStatus.FINISHED_ABORTED)
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        reqs = tuple(self.engine.scheduler.running)
+        {body}
+"""
+
+
+@pytest.mark.parametrize(
+    ("lookup", "body", "codes"),
+    [
+        ('f"_op_{op.value}"', "Executor(self.engine.scheduler).run([(Op.EVICT, reqs), (Op.ABORT, reqs)])", []),
+        ('f"_op_{op.value}"', "Executor(self.engine.scheduler).run([(Op.ABORT, reqs), (Op.EVICT, reqs)])", ["FT007"]),
+        ('"_op_" + op.name.lower()', "Executor(self.engine.scheduler).run(((Op.ABORT, reqs),))", ["FT007"]),
+        ('"_op_" + op.value', "Executor(self.engine.scheduler).run(((Op.ABORT, reqs),))", ["FT007"]),
+        ('f"_op_{op!r}"', "Executor(self.engine.scheduler).run(((Op.ABORT, reqs),))", []),  # a conversion: unknown
+        (
+            '"_op_" + op.value',
+            "plan = (Item('evict', reqs), Item('abort', reqs)) if reqs else ()\n"
+            "        Executor(self.engine.scheduler).run_items(plan)",
+            [],
+        ),
+        (
+            '"_op_" + op.value',
+            "plan = (Item('abort', reqs),) if reqs else ()\n        Executor(self.engine.scheduler).run_items(plan)",
+            ["FT007"],
+        ),
+    ],
+    ids=[
+        "fstring-evict-first",
+        "fstring-abort-first",
+        "name-lowered",
+        "plus",
+        "conversion",
+        "records",
+        "records-no-evict",
+    ],
+)
+def test_steps_of_a_literal_plan_run_in_order(tmp_path, lookup, body, codes):
+    """A literal plan (`[(Op.EVICT, reqs), (Op.ABORT, reqs)]`, `(Item("abort", reqs),) if reqs
+    else ()`) run by an executor that looks each step up (`getattr(self, f"_op_{op.value}")`,
+    `if item.verb == "evict":`): each step in turn, in order; an enum member's `.value` is its
+    string and `.name` its name; an empty plan runs nothing (before: the steps were unknown)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "tails.py").write_text(TAILS)
+    (tmp_path / "handler.py").write_text(PLANNED.format(lookup=lookup, body=body))
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted(f.code for f in result.findings if f.code in ("FT004", "FT006", "FT007")) == codes
+
+
+@pytest.mark.parametrize(
+    ("unpack", "used", "codes"),
+    [
+        ("full, *_ = kv.coordinator.single_type_managers", "(full,)", ["FT007"]),
+        ("full, swa = kv.coordinator.single_type_managers", "(full, swa)", []),
+        ("*_, last = kv.coordinator.single_type_managers", "(last,)", []),  # not the first group: unknown
+    ],
+    ids=["first-unpacked", "both-unpacked", "starred-first"],
+)
+def test_managers_unpacked(tmp_path, unpack, used, codes):
+    """`full, *_ = managers` binds `full` to the first group, as `managers[0]` (before:
+    unknown, the eviction over it taken as covering every group)."""
+    body = (
+        f"{unpack}\n"
+        f"kv.evict_blocks({{b.block_id for m in {used} for r in reqs for b in m.req_to_blocks[r.request_id]"
+        f"[(r.num_computed_tokens - r.num_in_flight_tokens) // m.block_size:]}})\n{ABORT}"
+    )
+    assert _codes(tmp_path, body) == codes
+
+
+@pytest.mark.parametrize(
+    ("table", "codes"),
+    [
+        ("{False: lambda s, rs: s.finish_requests(None, RequestStatus.FINISHED_ABORTED), True: _requeue}", ["FT007"]),
+        ("{False: _abort, True: _requeue}", ["FT007"]),
+        ("{False: _evict_and_abort, True: _evict_and_abort}", []),
+    ],
+    ids=["lambda-and-function", "functions", "both-evict"],
+)
+def test_table_of_functions_in_the_class_body(tmp_path, table, codes):
+    """`_release = {False: lambda ...: ..., True: _requeue}` in the class body, called as
+    `self._release[self.resume](sched, reqs)`: each entry is a path (before: an unknown call
+    that may reach a project function that evicts, taken as covering every request)."""
+    top = (
+        "def _requeue(s, rs):\n    s.finish_requests(None, RequestStatus.FINISHED_ABORTED)\n\n\n"
+        "def _abort(s, rs):\n    s.finish_requests(None, RequestStatus.FINISHED_ABORTED)\n\n\n"
+        "def _evict_and_abort(s, rs):\n    kv = s.kv_cache_manager\n    kv.evict_blocks(tail_ids(kv, rs))\n"
+        "    s.finish_requests(None, RequestStatus.FINISHED_ABORTED)\n"
+    )
+    attrs = f"_release = {table}\n"
+    assert _codes(tmp_path, "self._release[self.resume](sched, reqs)\n", top=top, attrs=attrs) == codes
+
+
+ARRAYS = """\
+ids = set()
+for req in reqs:
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        table = np.asarray([b.block_id for b in mgr.req_to_blocks[req.request_id]], dtype=np.int64)
+        first = confirmed // mgr.block_size
+        ids.update({picked}.tolist())
+if ids:
+    kv.evict_blocks(ids)
+{free}"""
+
+
+@pytest.mark.parametrize(
+    ("picked", "codes"),
+    [
+        ("table[np.arange(table.size) >= first]", []),
+        ("table[(np.arange(len(table)) >= first) & (table != 0)]", []),
+        ("table[first <= np.arange(table.size)]", []),
+        ("table[table > 0]", ["FT004"]),  # the null block dropped, every other block kept
+        ("np.unique(table)", ["FT004"]),
+        ("torch.as_tensor(table)", ["FT004"]),
+        ("np.concatenate([table, table[first:]])", ["FT004"]),
+        ("table[np.arange(table.size) > first]", []),  # another mask: where it starts is unknown
+    ],
+    ids=["mask", "mask-and-not-null", "mask-reversed", "null-filter", "unique", "tensor", "concatenate", "strict"],
+)
+def test_block_ids_through_numpy_and_torch(tmp_path, picked, codes):
+    """numpy / torch arrays of block ids: `np.asarray(ids)`, `np.unique`, `torch.as_tensor`,
+    `.tolist()` keep the ids, `np.concatenate` joins them, a mask over positions
+    (`np.arange(n) >= first`) starts where `ids[first:]` would (before: unknown, never
+    broad)."""
+    body = ARRAYS.format(picked=picked, free=ABORT)
+    assert _codes(tmp_path, body, top="import numpy as np\nimport torch\n") == codes
+
+
+def test_empty_array_is_no_block(tmp_path):
+    """`np.empty(0)` returned when a request holds nothing: no block (before: unknown, and a
+    later `if chunks:` walked both ways)."""
+    top = (
+        "import numpy as np\n\n\ndef pick(kv, req):\n    blocks = kv.coordinator.single_type_managers[0]"
+        ".req_to_blocks[req.request_id]\n    if not blocks:\n        return np.empty(0, dtype=np.int64)\n"
+        "    return np.asarray(list(tail_ids(kv, [req])))\n"
+    )
+    body = f"chunks = [pick(kv, r) for r in reqs]\nif chunks:\n    kv.evict_blocks(set(np.concatenate(chunks).tolist()))\n{ABORT}"
+    assert _codes(tmp_path, body, top=top) == []
+
+
+def test_run_time_hook_given_the_request_may_reset_it(tmp_path):
+    """`for fn in self.hooks[name]: fn(request)` after a preempt, with the hooks filled by
+    `append` (the walk cannot list them): when a project function sets a request's in-flight
+    counter to 0, one of them may, so FT008 is not reported; with none that does, it is."""
+    attrs = (
+        "hooks = {}\n\ndef fire(self, name, request):\n    for fn in self.hooks.get(name, []):\n        fn(request)\n\n"
+        "def add(self, name, fn):\n    self.hooks.setdefault(name, []).append(fn)\n"
+    )
+    body = (
+        "kv.evict_blocks(tail_ids(kv, reqs))\nfor r in reqs:\n    sched.running.remove(r)\n"
+        "    sched._preempt_request(r, 0)\n    self.fire('after', r)\n"
+    )
+    resets = "def forget(request):\n    request.num_in_flight_tokens = 0\n    request.num_stale_output_tokens = 0\n"
+    logs = "def forget(request):\n    print(request)\n"
+    assert _codes(tmp_path / "resets", body, top=resets, attrs=attrs, codes=("FT007", "FT008")) == []
+    assert _codes(tmp_path / "logs", body, top=logs, attrs=attrs, codes=("FT007", "FT008")) == ["FT008"]
+
+
+SIGNALS = """\
+class Signal:
+    def __init__(self):
+        self.receivers = []
+
+    def connect(self, fn):
+        self.receivers.append(fn)
+        return fn
+
+    def send(self, sched, **kwargs):
+        return [fn(sched, **kwargs) for fn in self.receivers]
+
+
+before_abort = Signal()
+"""
+RECEIVERS = """\
+from signals import before_abort
+
+
+@before_abort.connect
+def evict_tails(sched, requests):
+    kv = sched.kv_cache_manager
+    ids = set()
+    for req in requests:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            ids |= {b.block_id for b in mgr.req_to_blocks[req.request_id][confirmed // mgr.block_size:]}
+    kv.evict_blocks(ids)
+"""
+
+
+@pytest.mark.parametrize(("imported", "codes"), [(True, []), (False, ["FT007"])], ids=["imported", "not-imported"])
+def test_signal_object_at_module_level_and_receivers_imported(tmp_path, imported, codes):
+    """`before_abort = Signal()` at module level is an object of that class (`send` is walked),
+    and `import receivers` (imported for the listeners it registers) makes a callable the
+    walk cannot list one that may evict: no finding. Without that import no receiver evicts."""
+    (tmp_path / "signals.py").write_text(SIGNALS)
+    (tmp_path / "receivers.py").write_text(RECEIVERS)
+    top = "from signals import before_abort\n" + ("import receivers  # noqa: F401\n" if imported else "")
+    body = f"before_abort.send(sched, requests=reqs)\n{ABORT}"
+    assert _codes(tmp_path, body, top=top) == codes
+
+
+WORKER = """\
+import asyncio
+import concurrent.futures
+import threading
+
+
+class Worker(threading.Thread):
+    def __init__(self, kv, reqs):
+        super().__init__()
+        self.kv = kv
+        self.reqs = reqs
+
+    def run(self):
+        evict(self.kv, self.reqs)
+
+
+def evict(kv, reqs):
+    kv.evict_blocks({ids})
+"""
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "w = Worker(kv, reqs)\nw.start()\nw.join()",
+        "workers = [Worker(kv, reqs) for _ in range(2)]\nfor w in workers:\n    w.start()\nfor w in workers:\n    w.join()",
+        "t = threading.Thread(target=evict, args=(kv, reqs))\nt.start()\nt.join()",
+        "with concurrent.futures.ThreadPoolExecutor() as pool:\n    pool.submit(evict, kv, reqs).result()",
+        "loop = asyncio.new_event_loop()\nloop.run_until_complete(loop.run_in_executor(None, evict, kv, reqs))",
+        "asyncio.run(asyncio.to_thread(evict, kv, reqs))",
+    ],
+    ids=["thread-subclass", "workers-in-a-list", "thread-target", "executor-submit", "run-in-executor", "to-thread"],
+)
+def test_work_handed_to_threads_and_executors(tmp_path, start):
+    """A thread's `run()` (a `threading.Thread` subclass started), `Thread(target=f, args=...)`,
+    `executor.submit(f, ...)`, `loop.run_in_executor(pool, f, ...)`, `asyncio.to_thread(f, ...)`:
+    `f` runs with those arguments (the handler joins or awaits it); its eviction counts, and
+    one of every block is FT004 (before: an unknown call, no eviction)."""
+    body = f"{start}\n{ABORT}"
+    assert _codes(tmp_path / "tail", body, top=WORKER.format(ids="tail_ids(kv, reqs)")) == []
+    assert _codes(tmp_path / "whole", body, top=WORKER.format(ids=WHOLE)) == ["FT004"]
+
+
+@pytest.mark.parametrize(
+    ("hook", "codes"),
+    [
+        ("    request.num_stale_output_tokens = 0\n", ["FT008"]),
+        ("    request.num_in_flight_tokens = 0\n    request.num_stale_output_tokens = 0\n", []),
+    ],
+    ids=["one-counter", "both-counters"],
+)
+def test_tuple_of_functions_in_the_class_body(tmp_path, hook, codes):
+    """`post_preempt = (_clear,)` in the class body, run as `for hook in self.post_preempt:
+    hook(request)` after each preempt: each function in turn (before: a callable computed at
+    run time, which may reset every counter)."""
+    top = f"def _clear(request):\n{hook}"
+    attrs = "post_preempt = (_clear,)\n"
+    body = (
+        "kv.evict_blocks(tail_ids(kv, reqs))\nfor r in reqs:\n    sched.running.remove(r)\n"
+        "    sched._preempt_request(r, 0)\n    for fn in self.post_preempt:\n        fn(r)\n"
+    )
+    assert _codes(tmp_path, body, top=top, attrs=attrs, codes=("FT007", "FT008")) == codes

@@ -311,9 +311,10 @@ class Bool:
 @dataclass(frozen=True, slots=True)
 class Member:
     """`Phase.SCAN`: a member of a project enum (`enum_qualname.name`); two are the same
-    object exactly when their names are equal."""
+    object exactly when their names are equal. `text`: its value when a string literal."""
 
     name: str
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import functools
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
     from ftlint.index.project import ClassInfo, Function, ModuleInfo
 
 #: modules whose callables the walk reads by name (Calls._stdlib_call)
-_STDLIB_MODULES = frozenset({"itertools", "dataclasses", "types", "contextlib"})
+_STDLIB_MODULES = frozenset({"itertools", "dataclasses", "types", "contextlib", "threading", "asyncio"})
 UNROLLED = 8  # items of a literal sequence of callables run one by one (a loop, a reduce)
 _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter", "deque"}
@@ -107,6 +108,11 @@ _STDLIB_VALUES = {
     "itertools.chain.from_iterable": "from_iterable",
     "chain.from_iterable": "from_iterable",
 }
+_RESETS_IN_FLIGHT = re.compile(rf"\.{V.COUNTER_FIELDS[0]}\s*=\s*0\b|['\"]{V.COUNTER_FIELDS[0]}['\"]")
+#: numpy / torch calls and array methods that give back the block ids they are given
+_ARRAY_KEEPS = frozenset({"array", "asarray", "asanyarray", "fromiter", "tensor", "as_tensor", "unique", "sort"})
+_ARRAY_JOINS = frozenset({"concatenate", "hstack", "cat", "union1d"})
+_ARRAY_METHODS = frozenset({"tolist", "flatten", "ravel", "numpy", "cpu", "copy"})
 #: `copy.copy(request)`: another object, on which resets miss the request
 _COPIES = frozenset({"copy.copy", "copy.deepcopy"})
 _ADDING = frozenset(
@@ -197,6 +203,15 @@ class Calls(Expressions):
             return [(Val.Zipped(tuple(args)), s) for args, _, s in self.arguments(node, state)]
         if tool == "dataclasses.replace":
             return [(_replaced(node, args, keywords), s) for args, keywords, s in self.arguments(node, state)]
+        if tool == "threading.Thread":  # `Thread(target=f, args=(a,))`: `f(a)` when it is started
+            return [(_thread_target(keywords), s) for _, keywords, s in self.arguments(node, state)]
+        if tool == "asyncio.to_thread":  # `await asyncio.to_thread(f, *args)`: `f(*args)`, awaited
+            return [
+                result
+                for args, keywords, s in self.arguments(node, state)
+                if args and Val.is_callable(args[0])
+                for result in self.call_value(args[0], list(args[1:]), keywords, node, s)
+            ] or None
         if tool == "types.SimpleNamespace":  # `utils = SimpleNamespace(union=lambda ...)`: its attributes
             return [
                 (None if args or UNKNOWN_KEYWORDS in keywords else Val.Table(tuple(keywords.items())), s)
@@ -281,17 +296,9 @@ class Calls(Expressions):
     ) -> Results:
         if method in _REQUEUE and args and (ir.dotted_name(func.value) or "").rsplit(".", 1)[-1] == V.SCHEDULER_WAITING:
             state = self.rewind(args[-1], node, state, "requeue")  # put back to wait, blocks kept
-        if isinstance(receiver, Val.Either) and all(isinstance(o, Val.Instance) for o in receiver.options):
-            # `strategy.apply(...)` with the strategy picked at run time: any of them
-            return [
-                result
-                for option in receiver.options
-                for result in self.method_call(func, method, option, args, keywords, node, state)
-            ]
-        if isinstance(receiver, Val.Instance):
-            found = self.interp.project.method(receiver.cls, method)
-            if found is not None:
-                return self.inline(found, True, args, keywords, node, state, receiver)
+        own = self._object_method(func, method, receiver, args, keywords, node, state)
+        if own is not None:
+            return own
         held = self._held_callable(method, receiver, args, keywords, node, state)
         if held is not None:
             return held
@@ -325,6 +332,71 @@ class Calls(Expressions):
         if callee is None:
             return self.unresolved(node, state, [*args, *keywords.values()])
         return self.call_value(callee, args, keywords, node, state)
+
+    def _object_method(
+        self,
+        func: cst.Attribute,
+        method: str,
+        receiver: Val.Value,
+        args: Args,
+        keywords: Keywords,
+        node: cst.Call,
+        state: State,
+    ) -> Results | None:
+        """A method of an object of a project class (of any of the objects picked at run
+        time), or of an array of block ids; None for another receiver."""
+        if isinstance(receiver, Val.Either) and all(isinstance(o, Val.Instance) for o in receiver.options):
+            # `strategy.apply(...)` with the strategy picked at run time: any of them
+            return [
+                result
+                for option in receiver.options
+                for result in self.method_call(func, method, option, args, keywords, node, state)
+            ]
+        if isinstance(receiver, Val.Instance):
+            found = self.interp.project.method(receiver.cls, method)
+            if found is not None:
+                return self.inline(found, True, args, keywords, node, state, receiver)
+            run = self.interp.project.method(receiver.cls, "run") if method == "start" else None
+            if run is not None and self._a_thread(receiver.cls):  # `worker.start()`: its `run()`, joined later
+                return self.inline(run, True, [], {}, node, state, receiver)
+        handed = _handed_callable(method, receiver, args)
+        if handed is not None:  # `pool.submit(f, *args)`, `thread.start()` of `Thread(target=f, ...)`
+            return self.call_value(handed[0], list(handed[1]), {} if handed[1] else keywords, node, state)
+        array = self._array_call(func, method, receiver, args)
+        return [(array, state)] if array is not None else None
+
+    def _a_thread(self, cls: ClassInfo) -> bool:
+        """A project class deriving from `threading.Thread`."""
+        return any(
+            base.rsplit(".", 1)[-1] == "Thread" for each in self.interp.project.class_chain(cls) for base in each.bases
+        )
+
+    def _array_call(self, func: cst.Attribute, method: str, receiver: Val.Value, args: Args) -> Val.Value:
+        """numpy / torch over block ids: `np.asarray(ids)`, `np.unique(ids)`, `ids.tolist()`
+        are the same ids, `np.concatenate(parts)` the join of its parts, `np.empty(0)` none,
+        `np.ceil(ratio)` rounds as `math.ceil`; None for another call."""
+        if isinstance(receiver, Val.Ids) and method in _ARRAY_METHODS and not args:
+            return receiver
+        if not (isinstance(func.value, cst.Name) and self._array_module(func.value.value)):
+            return None
+        if method in _ARRAY_KEEPS and args and isinstance(args[0], Val.Ids):
+            return args[0]
+        if method in ("empty", "zeros") and args and args[0] == Val.ZERO:
+            return Val.ids(None, "empty")  # `np.empty(0, dtype=np.int64)`: no block
+        if method in _ARRAY_JOINS and args:
+            parts = args[0].items if isinstance(args[0], Val.Seq) and len(args) == 1 else args
+            ids = [part for part in parts if isinstance(part, Val.Ids)]
+            if ids and len(ids) == len(parts):
+                joined = ids[0]
+                for part in ids[1:]:
+                    joined = Val.join_ids(joined, part)
+                return joined
+        return _number(method, args) if method in _ROUNDING else None
+
+    def _array_module(self, name: str) -> bool:
+        """Whether `name` is numpy or torch as this module imports it (`import numpy as np`)."""
+        ref = self.fn.module.imports.get(name) if self.fn.module is not None else None
+        return ref is not None and ref.name is None and ref.module.split(".")[0] in ("numpy", "torch")
 
     def _reduce(self, args: Args, node: cst.Call, state: State) -> Results | None:
         """`functools.reduce(step, stages, start)` over a literal sequence of callables (a
@@ -620,6 +692,10 @@ class Calls(Expressions):
         if _maps_unknown(node, args):  # `map(_clear, reqs)` with `_clear` a callable it cannot see
             state = self.may_reset(None, state, "a callable it does not know is mapped over the requests")
         passed = {Val.key_of(a) for a in args} - {None}
+        hooked = isinstance(node, cst.Call) and self._run_time_callable(node.func, callee, state)
+        if passed and hooked and self._project_resets():  # `for fn in self.hooks[name]: fn(request)`
+            for key in passed:
+                state = self.may_reset(key, state, "a callable computed at run time is given the request")
         if passed:  # a request given to a call the walk cannot follow: its counters may be set there
             state = state.replace(at_zero=frozenset(z for z in state.at_zero if z[0] not in passed))
         return [(None, self._may_evict(node, state, args))]
@@ -685,12 +761,7 @@ class Calls(Expressions):
         elif isinstance(func, cst.Attribute):
             evicting = self._evicting_method(func.attr.value)
         else:
-            # a local the walk has no value for (`step()`), an item of a table (`table[key]()`); not
-            # `getattr(obj, name)()`, whose object is as likely vLLM's (the scheduler) as the project's
-            evicting = isinstance(func, cst.Subscript) or (
-                isinstance(func, cst.Name) and (isinstance(callee, Val.Req) or self._computed(func.value, state))
-            )
-            evicting = evicting and self._project_evicts()
+            evicting = self._run_time_callable(func, callee, state) and self._project_evicts()
         if not evicting:
             self.interp.note(f"{self.fn.qualname}: `{code}()` is not resolved; taken as no effect")
             return state
@@ -699,6 +770,24 @@ class Calls(Expressions):
             "taken as covering every request"
         )
         return covered(state)
+
+    def _run_time_callable(self, func: cst.BaseExpression, callee: Val.Value, state: State) -> bool:
+        """A callable computed at run time: a local the walk has no value for (`step()`), an
+        item of a table (`table[key]()`); not `getattr(obj, name)()`, whose object is as likely
+        vLLM's (the scheduler) as the project's."""
+        return isinstance(func, cst.Subscript) or (
+            isinstance(func, cst.Name) and (isinstance(callee, Val.Req) or self._computed(func.value, state))
+        )
+
+    def _project_resets(self) -> bool:
+        """Whether a module of the project sets a request's in-flight counter to 0: then a
+        callable the walk cannot name, given a request, may be one that does."""
+        modules = self._project_modules()
+        cache = self.interp.evicting_names
+        key = ("<resets>", len(modules))
+        if key not in cache:
+            cache[key] = any(_RESETS_IN_FLIGHT.search(info.text) for info in self._with_imports(modules))
+        return cache[key]
 
     def _computed(self, name: str, state: State) -> bool:
         """Whether a called name holds a callable computed at run time: a local, a parameter or
@@ -738,8 +827,28 @@ class Calls(Expressions):
         cache = self.interp.evicting_names
         key = ("*", len(modules))  # as _evicting_method: a module loaded since may name one
         if key not in cache:
-            cache[key] = any(primitive in info.text for info in modules for primitive in V.EVICT_BY_BLOCK)
+            cache[key] = any(
+                primitive in info.text for info in self._with_imports(modules) for primitive in V.EVICT_BY_BLOCK
+            )
         return cache[key]
+
+    def _with_imports(self, modules: list[ModuleInfo]) -> list[ModuleInfo]:
+        """`modules` and the project modules they import (`import kv_receivers`, imported for
+        the listeners it registers: what they evict runs where a registry calls them)."""
+        project, out = self.interp.project, list(modules)
+        seen = {id(info) for info in modules}
+        root = os.fspath(project.root) + os.sep
+        for info in modules:
+            for ref in list(info.imports.values()):
+                file = project.find_module_file(ref.module, info.path, ref.level)
+                found = project.module_at(file) if file is not None else None
+                if found is None or id(found) in seen or not os.fspath(found.path).startswith(root):
+                    continue
+                if "vllm" in found.path.parts[:-1]:
+                    continue
+                seen.add(id(found))
+                out.append(found)
+        return out
 
     def _project_modules(self) -> list[ModuleInfo]:
         """The loaded modules of the project's own helpers: under its root, and not vLLM's own
@@ -1106,6 +1215,29 @@ def _namespace_entry(receiver: Val.Value, name: str) -> Val.Value:
 def _running_items(items: Args) -> bool:
     """Requests of a loop over the running queue (`for r in running: saved.append(r)`)."""
     return bool(items) and all(isinstance(a, Val.Req) and a.key.startswith("it:") for a in items)
+
+
+def _thread_target(keywords: Keywords) -> Val.Value:
+    """`threading.Thread(target=f, args=(a, b), kwargs={...})`: `f` with its arguments (a
+    partial, called when the thread starts); None when the target is not known."""
+    target = keywords.get("target")
+    given = keywords.get("args", Val.Seq(()))
+    if not Val.is_callable(target) or not isinstance(given, Val.Seq) or "kwargs" in keywords:
+        return None
+    return Val.Partial(target, given.items, ())
+
+
+def _handed_callable(method: str, receiver: Val.Value, args: Args) -> tuple[Val.Value, tuple[Val.Value, ...]] | None:
+    """What a thread or an executor runs before the handler goes on (it joins, waits or awaits
+    them): `executor.submit(f, *args)`, `loop.run_in_executor(pool, f, *args)`, `thread.start()`
+    of `threading.Thread(target=f, args=...)` (a partial): (f, its arguments); None otherwise."""
+    if method == "start" and isinstance(receiver, Val.Partial):
+        return receiver, ()
+    if method == "submit" and args and Val.is_callable(args[0]):
+        return args[0], tuple(args[1:])
+    if method == "run_in_executor" and len(args) >= 2 and Val.is_callable(args[1]):
+        return args[1], tuple(args[2:])
+    return None
 
 
 def _maps_unknown(node: cst.CSTNode, args: Sequence[Val.Value]) -> bool:

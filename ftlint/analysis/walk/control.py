@@ -562,6 +562,9 @@ class ControlFlow(Calls):
         flow = Flow()
         over_requests = False  # `for req in [req]`: a skip in it skips a request
         for iterable, state in self.ev_all(node.iter, states):
+            if _nothing_in(iterable):  # `for step in ():` (an empty plan): the body never runs
+                flow.normal.append(state)
+                continue
             if isinstance(iterable, Val.Seq) and _callables(iterable):
                 # `for step in (self._evict, self._abort): step()`: each in turn
                 unrolled = self._unrolled(node, iterable.items, state)
@@ -748,11 +751,14 @@ class ControlFlow(Calls):
             elements = [el.value for el in target.elements]
             parts = value.items if isinstance(value, Val.Seq) and len(value.items) == len(elements) else None
             for index, element in enumerate(elements):
+                starred = isinstance(element, cst.StarredElement)
                 if isinstance(element, cst.StarredElement):
                     element = element.value
                 part = (
                     parts[index] if parts else (value if isinstance(value, Val.Ids) else None)
                 )  # (group,) = block ids
+                if isinstance(value, Val.Managers) and not starred:  # `full, *_ = managers`: as `managers[0]`
+                    part = Val.Manager("first" if index == 0 else "all")
                 state = self.assign(element, part, state)
             return state
         if isinstance(target, cst.Subscript):
@@ -800,8 +806,23 @@ class ControlFlow(Calls):
 
 
 def _callables(iterable: Val.Seq) -> bool:
-    """A literal tuple or list of callables, short enough to run item by item."""
-    return 0 < len(iterable.items) <= UNROLLED and all(Val.is_callable(item) for item in iterable.items)
+    """A literal tuple or list of callables, or of the steps of a plan (`(Op.EVICT, reqs)`,
+    `Evict(reqs)`), short enough to run item by item."""
+    return 0 < len(iterable.items) <= UNROLLED and all(
+        Val.is_callable(item) or _plan_step(item) for item in iterable.items
+    )
+
+
+def _nothing_in(iterable: Val.Value) -> bool:
+    """A literal empty tuple or list, or ids known to be none."""
+    return (isinstance(iterable, Val.Seq) and not iterable.items) or Val.is_empty_ids(iterable)
+
+
+def _plan_step(item: Val.Value) -> bool:
+    """A record, an enum member, or a tuple naming a step by one of them or a string."""
+    if isinstance(item, (Val.Instance, Val.Member)):
+        return True
+    return isinstance(item, Val.Seq) and any(isinstance(part, (Val.Member, Val.Str)) for part in item.items)
 
 
 def _holds_ids(value: Val.Value) -> bool:

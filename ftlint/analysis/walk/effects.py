@@ -204,10 +204,14 @@ class Effects(WalkBase):
                 where = current
                 break
             current = current.caller
+        # in a function only a value led to (the rules do not visit it): at the call reaching it
+        placed = where if self._visited(where.fn) else self.in_entry_module(where)
         name = ir.called_name(node.func) if isinstance(node, cst.Call) else V.EVICT_BLOCKS
         extent = cast("Extent", start if start in ("whole", "head") else "margin")
         self.add(
-            BroadEviction(where.fn, where.node, extent, name or V.EVICT_BLOCKS, where is not site, self.gen.in_flight)
+            BroadEviction(
+                placed.fn, placed.node, extent, name or V.EVICT_BLOCKS, placed is not site, self.gen.in_flight
+            )
         )
 
     def primitive(

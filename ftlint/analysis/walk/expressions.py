@@ -17,6 +17,7 @@ from ftlint.analysis.walk.effects import Args, Effects, Keywords
 from ftlint.analysis.walk.shapes import (
     bound_once,
     class_string,
+    class_table,
     comparisons,
     counted_names,
     defaults,
@@ -37,6 +38,7 @@ from ftlint.analysis.walk.state import (
     Results,
     State,
     cell,
+    heap_of,
     merge,
     merge_results,
     promote,
@@ -289,6 +291,30 @@ class Expressions(Effects):
                 out.append((left, self.short_circuit(node, s)))  # `self.on and evict(ids)`: skipped
         return out
 
+    def _formatted(self, node: cst.FormattedString, state: State) -> Results:
+        """`f"_op_{op.value}"` with every part a string the walk knows (no conversion, no
+        format spec): that string; else unknown."""
+        parts = [p.expression for p in node.parts if isinstance(p, cst.FormattedStringExpression)]
+        plain = all(
+            isinstance(p, cst.FormattedStringText)
+            or (
+                isinstance(p, cst.FormattedStringExpression)
+                and p.conversion is None
+                and p.format_spec is None
+                and p.equal is None
+            )
+            for p in node.parts
+        )
+        out: Results = []
+        for values, s in self.ev_seq(parts, state):
+            if not (plain and all(isinstance(v, Val.Str) for v in values)):
+                out.append((None, s))
+                continue
+            texts = iter(cast(Val.Str, v).text for v in values)
+            joined = "".join(p.value if isinstance(p, cst.FormattedStringText) else next(texts) for p in node.parts)
+            out.append((Val.Str(joined), s))
+        return out
+
     def short_circuit(self, node: cst.BooleanOperation, state: State) -> State:
         """The path where `node.left` decided `node` and its right side did not run: what that
         outcome of the left side says (see ControlFlow, which reads tests as `if` does)."""
@@ -314,6 +340,8 @@ class Expressions(Effects):
             return self.comprehension(node, state)
         if isinstance(node, cst.Await):
             return self.ev(node.expression, state)
+        if isinstance(node, cst.FormattedString):
+            return self._formatted(node, state)
         if isinstance(node, cst.StarredElement):
             return self.ev(node.value, state)
         if isinstance(node, cst.NamedExpr):
@@ -349,10 +377,12 @@ class Expressions(Effects):
                     (Val.is_callable(a) and Val.is_callable(b))
                     or (isinstance(a, Val.Member) and isinstance(b, Val.Member))
                     or (isinstance(a, Val.Instance) and isinstance(b, Val.Instance))
+                    or (_plan_like(a) and _plan_like(b))
                 ):
                     # `(self._resume if flag else self._abort)(sched)`: either one is called;
                     # `Phase.REQUEUE if flag else Phase.ABORT`: either state comes next;
-                    # `Preempt() if resume else Abort()`: either object's methods run
+                    # `Preempt() if resume else Abort()`: either object's methods run;
+                    # `(Step("abort", ids),) if ids else ()`: either plan is carried out
                     out.extend([(a, s2), (b, s2)])
                 else:
                     out.append((joined, s2))
@@ -426,6 +456,9 @@ class Expressions(Effects):
     def attribute(self, base: Val.Value, attr: str, node: cst.Attribute) -> Val.Value:
         if attr == "__dict__":
             return Val.Fields(base)
+        if isinstance(base, Val.Member) and attr in ("name", "value"):  # `Op.EVICT.value`: "evict"
+            text = base.name.rsplit(".", 1)[-1] if attr == "name" else base.text
+            return Val.Str(text) if text is not None else None
         if isinstance(base, Val.Table) and _named_or_own(node.value) and attr in dict(base.items):
             return dict(base.items)[attr]  # `opts.evict` of `opts = SimpleNamespace(evict=True)`, `self.opts.evict`
         if attr == V.NUM_IN_FLIGHT_TOKENS and self._zeroed(base, attr):
@@ -472,7 +505,7 @@ class Expressions(Effects):
                 own = self.init_attribute(cls, attr) if cls is not None and node.value.value == "self" else None
                 if own is None and cls is not None:  # `EVICT = "evict_blocks"` in the class body
                     text = class_string(cls, attr)
-                    own = Val.Str(text) if text is not None else None
+                    own = Val.Str(text) if text is not None else self._class_table(cls, attr)
                 self.names[key] = Val.FunctionRef(*target) if target else own
             return self.names[key]
         if isinstance(node.value, cst.Name) and node.value.value[:1].isupper() and not attr.startswith("_"):
@@ -496,8 +529,22 @@ class Expressions(Effects):
         for made in (value, *(v for _, v in value.items)) if isinstance(value, Val.Table) else (value,):
             if isinstance(made, Val.Lambda):  # its body lies in no tree of the file: effects go to the call
                 self.foreign.add(id(made.node))
-        kept = (Val.Bool, Val.Str, Val.Num, Val.MethodCaller, Val.Partial, Val.Lambda, Val.Table)
+        kept = (Val.Bool, Val.Str, Val.Num, Val.MethodCaller, Val.Partial, Val.Lambda, Val.Table, Val.Instance)
         return value if isinstance(value, kept) else None
+
+    def _class_table(self, cls: ClassInfo, attr: str) -> Val.Value:
+        """`_release = {False: lambda s, rs: ..., True: _requeue}` (or `hooks = (_clear,)`) in
+        the class body: the table or tuple, its names the module's (a lambda's effects go to
+        the call)."""
+        source = class_table(cls, attr)
+        value = self.evaluated_in(cls.module, source) if source is not None else None
+        if not (isinstance(value, (Val.Table, Val.Seq)) and _dispatches(value)):
+            return None
+        made = [v for _, v in value.items] if isinstance(value, Val.Table) else list(value.items)
+        for item in made:
+            if isinstance(item, Val.Lambda):  # its body lies in no tree of the file
+                self.foreign.add(id(item.node))
+        return value
 
     def evaluated_in(self, info: ModuleInfo, source: str) -> Val.Value:
         """The value of an expression written at the top of module `info` (its names that
@@ -540,7 +587,9 @@ class Expressions(Effects):
                 base.rsplit(".", 1)[-1] in _ENUM_BASES for each in project.class_chain(cls) for base in each.bases
             )
             member = is_enum and cls is not None and project.method(cls, attr) is None
-            self.names[key] = Val.Member(f"{cls.qualname}.{attr}") if member and cls is not None else None
+            self.names[key] = (
+                Val.Member(f"{cls.qualname}.{attr}", class_string(cls, attr)) if member and cls is not None else None
+            )
         return self.names[key]
 
     def init_attribute(self, cls: ClassInfo, attr: str) -> Val.Value:
@@ -616,6 +665,9 @@ class Expressions(Effects):
                 ):
                     out.append((Val.Req(index.key), s2))  # `scheduler.requests[request_id]`: that request
                     continue
+                if isinstance(base, Val.Ids) and _filters_values(node.value, element.value):
+                    out.append((base, s2))  # `flat[flat > 0]`: the ids but the null block's
+                    continue
                 out.append((self._index(base, element.value, index), s2))
         return out
 
@@ -679,16 +731,41 @@ class Expressions(Effects):
         if isinstance(base, Val.Keyed):
             return base.values
         if isinstance(base, Val.Ids):
-            if isinstance(index, Val.Index):
-                return Val.with_start(base, index.start) if base.start == "whole" else base
-            if isinstance(index_node, cst.Integer):
-                return (
-                    Val.Ids(base.key, base.start, "first", base.stale, base.origin) if index_node.value == "0" else base
-                )
-            if _last_item(index_node) and base.start == "whole":
-                return Val.with_start(base, "late")  # `blocks[-1]`: the last block, not the tail's first
-            return Val.with_start(base, "unknown")
+            return self._index_ids(base, index_node, index)
         return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]` for each id
+
+    def _index_ids(self, base: Val.Ids, index_node: cst.BaseExpression, index: Val.Value) -> Val.Value:
+        """`blocks[i]` of a request's blocks: from a position, the first group's, the last
+        block, a mask over positions; else where it starts is unknown."""
+        if isinstance(index, Val.Index):
+            return Val.with_start(base, index.start) if base.start == "whole" else base
+        if isinstance(index_node, cst.Integer):
+            return Val.Ids(base.key, base.start, "first", base.stale, base.origin) if index_node.value == "0" else base
+        if _last_item(index_node) and base.start == "whole":
+            return Val.with_start(base, "late")  # `blocks[-1]`: the last block, not the tail's first
+        lower = self._mask_start(index_node)
+        if lower is not None and base.start == "whole" and self.current is not None:
+            # `ids[np.arange(ids.size) >= first]`: as `ids[first:]`
+            return self._slice(base, True, self.ev_pure(lower, self.current), Val.NONE)
+        return Val.with_start(base, "unknown")
+
+    def _mask_start(self, node: cst.BaseExpression, bound: bool = False) -> cst.BaseExpression | None:
+        """The position a boolean mask over an array's positions starts at: `np.arange(n) >=
+        first` (`first <= arange(n)`, `arange(n)[None, :] >= first[:, None]`, and'ed with
+        another mask, or a local bound once to one); None for another index."""
+        if isinstance(node, cst.Name) and not bound and self.fn.node is not None:
+            found = bound_once(self.fn.node.body, node.value)
+            return self._mask_start(found, True) if found is not None else None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitAnd):
+            return self._mask_start(node.left, True) or self._mask_start(node.right, True)
+        if not (isinstance(node, cst.Comparison) and len(node.comparisons) == 1):
+            return None
+        operator, right = node.comparisons[0].operator, node.comparisons[0].comparator
+        if isinstance(operator, cst.GreaterThanEqual) and _positions(node.left):
+            return _broadcast_base(right)
+        if isinstance(operator, cst.LessThanEqual) and _positions(right):
+            return _broadcast_base(node.left)
+        return None
 
     # -- comprehensions and loop elements ------------------------------------------------------
     def comprehension(
@@ -740,7 +817,7 @@ class Expressions(Effects):
                     Val.PerRequest(result) if isinstance(result, Val.Each) else None
                 )
             s = promote([s], born, len(self.loops))[0]
-            out.append((result, s.replace(env=env_before)))
+            out.append((result, s.replace(env={**env_before, **heap_of(s.env)})))  # objects made keep their fields
         return out
 
     def drops_by_length(self, test: cst.BaseExpression, state: State) -> bool:
@@ -933,6 +1010,10 @@ def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool, some
         return Val.SOME_RUNNING if some else Val.RUNNING
     if isinstance(value, Val.Rid) and value.key in born:  # `[r.request_id for r in reqs]`
         return Val.Each(value, tuple(born), some)
+    if isinstance(value, Val.Instance) and value.oid and not value.fields and not born:
+        # `[Worker(m, ...) for m in managers]`: objects of a class whose `__init__` was walked (not
+        # records), one made per item: each as the one the walk made
+        return Val.Seq((value,))
     if isinstance(value, (Val.Seq, Val.Instance)) and born and Val.mentions(value, born):
         # `[(r, r.num_computed_tokens - ...) for r in reqs]`: each element is this tuple,
         # made for one request of the loop
@@ -947,6 +1028,8 @@ def arithmetic(operator: cst.BaseBinaryOp, left: Val.Value, right: Val.Value) ->
     (the confirmed boundary and the block it falls in)."""
     if isinstance(left, Val.Ids) and isinstance(right, Val.Ids):
         return Val.difference(left, right) if isinstance(operator, cst.Subtract) else Val.join_ids(left, right)
+    if isinstance(left, Val.Str) and isinstance(right, Val.Str) and isinstance(operator, cst.Add):
+        return Val.Str(left.text + right.text)  # `"_op_" + op.value`
     lk, rk = Val.num_kind(left), Val.num_kind(right)
     if isinstance(operator, cst.Subtract):
         return _subtract(left, lk, rk)
@@ -1051,6 +1134,43 @@ def _module_frame(info: ModuleInfo) -> Function:
             _MODULE_FRAMES.clear()
         known = _MODULE_FRAMES[id(info)] = (info, frame)
     return known[1]
+
+
+def _filters_values(array: cst.BaseExpression, index: cst.BaseExpression) -> bool:
+    """`flat[flat > 0]` (`flat != 0`): a mask on the array's own values (block ids), which
+    keeps every position whose id is not the null block's."""
+    if not (isinstance(index, cst.Comparison) and len(index.comparisons) == 1):
+        return False
+    operator, right = index.comparisons[0].operator, index.comparisons[0].comparator
+    named = ir.dotted_name(array)
+    return (
+        named is not None
+        and ir.dotted_name(index.left) == named
+        and isinstance(right, cst.Integer)
+        and right.value == "0"
+        and isinstance(operator, (cst.GreaterThan, cst.NotEqual))
+    )
+
+
+def _positions(node: cst.BaseExpression) -> bool:
+    """`np.arange(n)` (`torch.arange`), also broadcast (`np.arange(n)[None, :]`)."""
+    node = _broadcast_base(node)
+    return isinstance(node, cst.Call) and ir.called_name(node.func) == "arange"
+
+
+def _broadcast_base(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`first[:, None]` / `cols[None, :]`: the array broadcast (`first`, `cols`)."""
+    if isinstance(node, cst.Subscript) and any(
+        isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Name) and el.slice.value.value == "None"
+        for el in node.slice
+    ):
+        return node.value
+    return node
+
+
+def _plan_like(value: Val.Value) -> bool:
+    """A literal tuple or list (an empty one reads as empty ids)."""
+    return isinstance(value, Val.Seq) or Val.is_empty_ids(value)
 
 
 def _same_effects(a: State, b: State) -> bool:

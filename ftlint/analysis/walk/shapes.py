@@ -242,31 +242,63 @@ def class_string(cls: ClassInfo, attr: str) -> str | None:
     counts, changed = _self_writes(cls.module)
     if attr in counts or attr in changed:
         return None
-    return _class_strings(cls.module).get((cls.name, attr))
+    found = _class_values(cls.module).get((cls.name, attr))
+    return found[1] if found is not None and found[0] == "string" else None
 
 
-def _class_strings(info: ModuleInfo) -> dict[tuple[str, str], str]:
+def class_table(cls: ClassInfo, attr: str) -> str | None:
+    """`_release = {False: lambda s, rs: ..., True: _requeue}` in the class body (constant
+    keys, each value a lambda or a bare name; or a tuple or list of them), never assigned or
+    changed through `self` in its module: its source, for the walk to evaluate in the module."""
+    if f"{attr} =" not in cls.module.text:
+        return None
+    counts, changed = _self_writes(cls.module)
+    if attr in counts or attr in changed:
+        return None
+    found = _class_values(cls.module).get((cls.name, attr))
+    return found[1] if found is not None and found[0] == "table" else None
+
+
+def _class_values(info: ModuleInfo) -> dict[tuple[str, str], tuple[str, str]]:
+    """The class-level strings and tables of functions of a module: (class, name) -> (kind,
+    the string or the table's source)."""
     known = _CLASS_STRINGS.get(id(info))
     if known is None or known[0] is not info:
-        found: dict[tuple[str, str], str] = {}
+        found: dict[tuple[str, str], tuple[str, str]] = {}
         tree = _parsed(info)
         for node in tree.body if tree is not None else ():
             if not isinstance(node, ast.ClassDef):
                 continue
             for line in node.body:
-                if (
-                    isinstance(line, ast.Assign)
-                    and len(line.targets) == 1
-                    and isinstance(line.targets[0], ast.Name)
-                    and isinstance(line.value, ast.Constant)
-                    and isinstance(line.value.value, str)
+                if not (
+                    isinstance(line, ast.Assign) and len(line.targets) == 1 and isinstance(line.targets[0], ast.Name)
                 ):
-                    found[(node.name, line.targets[0].id)] = line.value.value
+                    continue
+                value, name = line.value, line.targets[0].id
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found[(node.name, name)] = ("string", value.value)
+                elif _table_of_callables(value):
+                    found[(node.name, name)] = ("table", ast.unparse(value))
         known = _CLASS_STRINGS[id(info)] = (info, found)
     return known[1]
 
 
-_CLASS_STRINGS: dict[int, tuple[ModuleInfo, dict[tuple[str, str], str]]] = {}
+def _table_of_callables(node: ast.expr) -> bool:
+    """`{False: lambda ...: ..., True: _requeue}` (constant keys) or `(_clear, _log)`: each
+    value a lambda or a name."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return bool(node.elts) and all(isinstance(value, (ast.Lambda, ast.Name)) for value in node.elts)
+    return (
+        isinstance(node, ast.Dict)
+        and bool(node.values)
+        and all(
+            isinstance(key, ast.Constant) and isinstance(value, (ast.Lambda, ast.Name))
+            for key, value in zip(node.keys, node.values, strict=True)
+        )
+    )
+
+
+_CLASS_STRINGS: dict[int, tuple[ModuleInfo, dict[tuple[str, str], tuple[str, str]]]] = {}
 
 
 def _parsed(info: ModuleInfo) -> ast.Module | None:
@@ -713,7 +745,8 @@ def module_expression(info: ModuleInfo, name: str) -> str | None:
 def _expression_source(value: ast.expr, whole: str, name: str) -> str | None:
     """The source of a module-level value the walk evaluates where it is read: an expression
     reading the environment (`os.environ.get(...) == "1"`) or a call of a function of the
-    module (`_flag("FT_EVICT", "1")`), a maker of a callable
+    module (`_flag("FT_EVICT", "1")`), an object of a class (`bus = Signal("abort")`), a maker
+    of a callable
     (`methodcaller("reset_prefix_cache")`), a dict of functions the module never changes
     (`_FINISH = {"abort": _abort, ...}`); None for another value."""
     if isinstance(value, ast.Dict) and _table_of_names(value) and _never_changed(whole, name):
@@ -723,6 +756,8 @@ def _expression_source(value: ast.expr, whole: str, name: str) -> str | None:
     source = ast.unparse(value)
     if _ENVIRONMENT.search(source) or (isinstance(value, ast.Call) and _last_name(value.func) in _MAKERS):
         return source
+    if isinstance(value, ast.Call) and _last_name(value.func).lstrip("_")[:1].isupper():
+        return source  # `before_abort = Signal("before_abort")`: an object of a class
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):  # `EVICT = _flag("FT_EVICT", "1")`
         defined = re.search(rf"^def {re.escape(value.func.id)}\(", whole, re.MULTILINE)
         return source if defined else None
