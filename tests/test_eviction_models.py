@@ -2414,7 +2414,11 @@ class FaultHandler:
     ("lookup", "body", "codes"),
     [
         ('f"_op_{op.value}"', "Executor(self.engine.scheduler).run([(Op.EVICT, reqs), (Op.ABORT, reqs)])", []),
-        ('f"_op_{op.value}"', "Executor(self.engine.scheduler).run([(Op.ABORT, reqs), (Op.EVICT, reqs)])", ["FT007"]),
+        (
+            'f"_op_{op.value}"',
+            "Executor(self.engine.scheduler).run([(Op.ABORT, reqs), (Op.EVICT, reqs)])",
+            ["FT006", "FT007"],  # the eviction reads the blocks after the free
+        ),
         ('"_op_" + op.name.lower()', "Executor(self.engine.scheduler).run(((Op.ABORT, reqs),))", ["FT007"]),
         ('"_op_" + op.value', "Executor(self.engine.scheduler).run(((Op.ABORT, reqs),))", ["FT007"]),
         ('f"_op_{op!r}"', "Executor(self.engine.scheduler).run(((Op.ABORT, reqs),))", []),  # a conversion: unknown
@@ -2667,3 +2671,163 @@ def test_tuple_of_functions_in_the_class_body(tmp_path, hook, codes):
         "    sched._preempt_request(r, 0)\n    for fn in self.post_preempt:\n        fn(r)\n"
     )
     assert _codes(tmp_path, body, top=top, attrs=attrs, codes=("FT007", "FT008")) == codes
+
+
+REGISTRY = """\
+_TABLE = {}
+
+
+def connect(name):
+    def deco(fn):
+        _TABLE.setdefault(name, []).append(fn)
+        return fn
+
+    return deco
+
+
+def send(name, **kwargs):
+    return [fn(**kwargs) for fn in _TABLE.get(name, [])]
+"""
+DECORATED = """\
+from registry import connect
+
+
+@connect("before")
+def first(sched, reqs):
+    {first}
+
+
+@connect("before")
+def second(sched, reqs):
+    {second}
+"""
+EVICTS = "sched.kv_cache_manager.evict_blocks(tail_ids(sched.kv_cache_manager, reqs))"
+FREES = "sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)"
+DROPS = "for r in reqs:\n        sched.running.remove(r)\n        sched._preempt_request(r, 0, drop_stale_output=True)"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "codes"),
+    [
+        (EVICTS, FREES, []),
+        (FREES, EVICTS, ["FT006", "FT007"]),
+        ("pass", FREES, ["FT007"]),
+        (EVICTS, DROPS, ["FT001"]),
+    ],
+    ids=["evict-then-free", "free-then-evict", "no-eviction", "drop-flag"],
+)
+def test_listeners_registered_by_a_decorator(tmp_path, first, second, codes):
+    """`@connect("before")` filling a module-level `_TABLE`, `send("before", ...)` calling
+    `_TABLE.get(name, [])` in turn: the functions registered under that key, in the order they
+    are defined (in the modules loaded or imported: `import listeners` registers them), each
+    called in turn; what they leave is reported at the call in scope (before: a callable
+    computed at run time, taken as covering every request)."""
+    (tmp_path / "registry.py").write_text(REGISTRY)
+    listeners = "from vllm.v1.request import RequestStatus\nfrom handler import tail_ids\n" + DECORATED
+    (tmp_path / "listeners.py").write_text(listeners.format(first=first, second=second))
+    top = "import listeners  # noqa: F401\nfrom registry import send\n"
+    body = "send('before', sched=sched, reqs=reqs)\n"
+    assert _codes(tmp_path, body, top=top, codes=("FT001", "FT006", "FT007")) == codes
+
+
+SUBSCRIBED = """\
+from collections import defaultdict
+from vllm.v1.request import RequestStatus
+from tails import tail_ids
+
+
+class FaultHandler:
+    resume = False
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.subs = defaultdict(list)
+        self.subs["resume"].append(self.evict)
+        self.subs["resume"].append(self.abort)
+        self.subs["abort"].append({abort_first})
+        self.subs["abort"].append({abort_second})
+
+    def evict(self, reqs):
+        kv = self.engine.scheduler.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, reqs))
+
+    def abort(self, reqs):
+        self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    def log(self, reqs):
+        pass
+
+    def publish(self, topic, reqs):
+        for fn in self.subs[topic]:
+            fn(reqs)
+
+    def on_fault(self, exc):
+        self.publish("resume" if self.resume else "abort", list(self.engine.scheduler.running))
+"""
+
+
+@pytest.mark.parametrize(
+    ("abort_first", "abort_second", "codes"),
+    [("self.evict", "self.abort", []), ("self.log", "self.abort", ["FT007"])],
+    ids=["both-topics-evict", "abort-topic-without-eviction"],
+)
+def test_subscriptions_built_in_init(tmp_path, abort_first, abort_second, codes):
+    """`self.subs = defaultdict(list)` then `self.subs["abort"].append(self.abort)` in
+    `__init__` (changed nowhere else): the lists `__init__` leaves, and a topic picked by a
+    switch (`"resume" if self.resume else "abort"`) is either one (before: callables computed
+    at run time, taken as covering every request)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "tails.py").write_text(TAILS)
+    text = SUBSCRIBED.format(abort_first=abort_first, abort_second=abort_second)
+    (tmp_path / "handler.py").write_text(text)
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted(f.code for f in result.findings if f.code in ("FT004", "FT006", "FT007")) == codes
+
+
+PIPELINES = """\
+from vllm.v1.request import RequestStatus
+from tails import tail_ids
+
+
+def evict_tail(sched):
+    def run(reqs):
+        sched.kv_cache_manager.evict_blocks(tail_ids(sched.kv_cache_manager, reqs))
+
+    return run
+
+
+def abort_all(sched):
+    def run(reqs):
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    return run
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+        sched = engine.scheduler
+        self.pipelines = {{"abort": [{steps}]}}
+
+    def on_fault(self, exc):
+        for step in self.pipelines["abort"]:
+            step(list(self.engine.scheduler.running))
+"""
+
+
+@pytest.mark.parametrize(
+    ("steps", "codes"),
+    [("evict_tail(sched), abort_all(sched)", []), ("abort_all(sched), evict_tail(sched)", ["FT006", "FT007"])],
+    ids=["evict-first", "abort-first"],
+)
+def test_pipelines_of_closures_made_in_init(tmp_path, steps, codes):
+    """`self.pipelines = {"abort": [evict_tail(sched), abort_all(sched)]}` in `__init__`, the
+    steps closures made by factories: `__init__` is walked for the value (before: a value that
+    calls functions was not read, and the steps were callables computed at run time)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ftlint]\n")
+    (tmp_path / "tails.py").write_text(TAILS)
+    (tmp_path / "handler.py").write_text(PIPELINES.format(steps=steps))
+    result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
+    assert not result.internal_errors, result.internal_errors
+    assert sorted(f.code for f in result.findings if f.code in ("FT004", "FT006", "FT007")) == codes

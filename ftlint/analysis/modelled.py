@@ -814,6 +814,18 @@ MODELLED: tuple[Construct, ...] = (
         "test_work_handed_to_threads_and_executors",
     ),
     Construct(
+        '`_TABLE = {}` filled by a decorator of its module (`@connect("abort")`, `_HOOKS.append(fn)` in `@register`), read as `_TABLE.get(name, [])`',
+        "modelled",
+        "the functions registered under each key in the modules loaded or imported, in the order defined (a key whose functions lie in several modules: unknown); `[fn(...) for fn in those]` calls each in turn",
+        "test_listeners_registered_by_a_decorator",
+    ),
+    Construct(
+        '`self.subs = defaultdict(list)` then `self.subs["abort"].append(self.abort)` in `__init__`',
+        "modelled",
+        'the lists `__init__` leaves (changed nowhere else in the module); `"a" if flag else "b"` is either string, each on its path',
+        "test_subscriptions_built_in_init",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

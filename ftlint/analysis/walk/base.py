@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 MAX_CALL_DEPTH = 24
 MAX_STEPS = 200_000  # expression evaluations per entry function
+UNROLLED = 8  # items of a literal sequence of callables run one by one (a loop, a reduce)
 
 
 class FlatSummary(Protocol):
@@ -136,6 +137,9 @@ class WalkBase:
         # id() of the loops during which the live running queue lost an item
         # (`scheduler.running.remove(req)`): a loop over that queue then skips requests
         self.running_mutated: set[int] = set()
+        #: (id() of a class, attribute) whose value `__init__` is being walked for (Calls.built_in_init)
+        self._building: set[tuple[int, str]] = set()
+        self._built: dict[tuple[int, str], Val.Value] = {}
 
     @property
     def fn(self) -> Function:
@@ -194,7 +198,8 @@ class WalkBase:
     def report_drop(self, site: Site) -> None:
         node = site.node
         every = isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE
-        self.add(StaleFrameDropped(site.fn, node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
+        where = site if self._visited(site.fn) else self.in_entry_module(site)  # a function only a value led to
+        self.add(StaleFrameDropped(where.fn, where.node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
 
     def report_decrements(self) -> None:
         for seen in self.decrements.values():

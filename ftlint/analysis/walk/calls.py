@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from ftlint.analysis import values as Val
-from ftlint.analysis.walk.base import MAX_CALL_DEPTH
+from ftlint.analysis.walk.base import MAX_CALL_DEPTH, UNROLLED
 from ftlint.analysis.walk.effects import UNKNOWN_KEYWORDS, Args, Effect, Keywords
 from ftlint.analysis.walk.expressions import (
     API_OBJECTS,
@@ -28,6 +28,7 @@ from ftlint.analysis.walk.expressions import (
     made_by_loop,
 )
 from ftlint.analysis.walk.shapes import (
+    MUTATORS,
     Body,
     defaults,
     module_tree,
@@ -36,6 +37,8 @@ from ftlint.analysis.walk.shapes import (
     record_empties,
     record_factories,
     record_fields,
+    registering_decorators,
+    registrations,
     zeroed_counters,
 )
 from ftlint.analysis.walk.state import (
@@ -44,6 +47,7 @@ from ftlint.analysis.walk.state import (
     Results,
     Site,
     State,
+    cell,
     covered,
     heap_of,
     merge_results,
@@ -51,17 +55,17 @@ from ftlint.analysis.walk.state import (
     skipping,
 )
 from ftlint.core import vocabulary as V
+from ftlint.index.project import Function
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from ftlint.analysis import vllm_summaries
-    from ftlint.index.project import ClassInfo, Function, ModuleInfo
+    from ftlint.index.project import ClassInfo, ModuleInfo
 
 #: modules whose callables the walk reads by name (Calls._stdlib_call)
 _STDLIB_MODULES = frozenset({"itertools", "dataclasses", "types", "contextlib", "threading", "asyncio"})
-UNROLLED = 8  # items of a literal sequence of callables run one by one (a loop, a reduce)
 _PASSTHROUGH = frozenset(
     {"list", "set", "tuple", "frozenset", "sorted", "reversed", "iter", "chain", "from_iterable", "filter", "deque"}
 )
@@ -359,6 +363,9 @@ class Calls(Expressions):
             run = self.interp.project.method(receiver.cls, "run") if method == "start" else None
             if run is not None and self._a_thread(receiver.cls):  # `worker.start()`: its `run()`, joined later
                 return self.inline(run, True, [], {}, node, state, receiver)
+        keyed = self._appended_under_key(func, method, args, state)
+        if keyed is not None:  # `self.subs["abort"].append(self._abort)`
+            return [(None, keyed)]
         handed = _handed_callable(method, receiver, args)
         if handed is not None:  # `pool.submit(f, *args)`, `thread.start()` of `Thread(target=f, ...)`
             return self.call_value(handed[0], list(handed[1]), {} if handed[1] else keywords, node, state)
@@ -832,6 +839,88 @@ class Calls(Expressions):
             )
         return cache[key]
 
+    def _appended_under_key(self, func: cst.Attribute, method: str, args: Args, state: State) -> State | None:
+        """`self.subs["abort"].append(self._abort)` to a dict the walk holds (an empty
+        `defaultdict(list)`, or one of lists of callables under constant keys): the dict with
+        that list grown; None for another call."""
+        target = func.value
+        if method != "append" or len(args) != 1 or not Val.is_callable(args[0]):
+            return None
+        if not (isinstance(target, cst.Subscript) and len(target.slice) == 1):
+            return None
+        index, name = target.slice[0].slice, ir.dotted_name(target.value)
+        if name is None or not isinstance(index, cst.Index):
+            return None
+        table, key = self.ev_pure(target.value, state), self.ev_pure(index.value, state)
+        if not (isinstance(table, Val.Table) and isinstance(key, Val.Str)):
+            return None
+        old = dict(table.items).get(key.text)
+        if old is None or Val.is_empty_ids(old):
+            grown = Val.Seq((args[0],))
+        elif isinstance(old, Val.Seq) and all(map(Val.is_callable, old.items)):
+            grown = Val.Seq((*old.items, args[0]))
+        else:
+            return None
+        items = (*(item for item in table.items if item[0] != key.text), (key.text, grown))
+        return state.bind(name, Val.Table(items))
+
+    def built_in_init(self, cls: ClassInfo, attr: str) -> Val.Value:
+        """`self.subs = defaultdict(list)` then `self.subs["abort"].append(self._abort)` (and the
+        like) in `__init__`, `self.subs` changed nowhere else in its module: its value once
+        `__init__` has run, with the handler's other parameters at their defaults."""
+        init = self.interp.project.method(cls, "__init__")
+        key = (id(cls), attr)
+        if key in self._built:
+            return self._built[key]
+        if init is None or key in self._building or len(self.stack) >= MAX_CALL_DEPTH:
+            return None
+        changes = _changes_of(attr)
+        total = len(changes.findall(init.module.text))  # the text first: no tree is parsed for most
+        segment = init.tree() if total else None
+        if segment is None or len(changes.findall(segment.text)) != total:
+            self._built[key] = None
+            return None
+        made = Val.Instance(cls, (), f"init:{id(init)}")
+        self._building.add(key)
+        current = self.current
+        try:
+            ends = self.inline(init, True, [], {}, init.node, State({}), made)
+        finally:
+            self._building.discard(key)
+            self.current = current
+        values = {s.env.get(cell(made, attr)) for _, s in ends}
+        value = values.pop() if len(values) == 1 else None
+        self._built[key] = value if _dispatches_all(value) else None
+        return self._built[key]
+
+    def registry(self, name: str) -> Val.Value:
+        """`_TABLE = {}` filled by a decorator of its module (`@connect("abort")` on functions
+        of the project modules loaded or imported): {key: the functions registered under it,
+        in the order defined}, a key whose functions lie in several modules left out (their
+        order is the import order); `_HOOKS = []` filled by `@register`: the functions."""
+        defined = self._defining_module(name)
+        if defined is None:
+            return None
+        info, local = defined
+        decorators = registering_decorators(info, local)
+        if not decorators:
+            return None
+        keyed: dict[str | None, list[tuple[ModuleInfo, str]]] = {}
+        for module in self._with_imports(self._project_modules()):
+            for decorator, position in decorators.items():
+                for key, fn_name in registrations(module, decorator, position):
+                    keyed.setdefault(key, []).append((module, fn_name))
+        table: list[tuple[str | bool, Val.Value]] = []
+        for key, entries in keyed.items():
+            functions = [self.interp.project.lookup(module, fn_name) for module, fn_name in entries]
+            if len({id(m) for m, _ in entries}) > 1 or not all(isinstance(f, Function) for f in functions):
+                continue
+            refs = Val.Seq(tuple(Val.FunctionRef(cast(Function, f), False) for f in functions))
+            if key is None:
+                return refs
+            table.append((key, refs))
+        return Val.Table(tuple(table)) if table else None
+
     def _with_imports(self, modules: list[ModuleInfo]) -> list[ModuleInfo]:
         """`modules` and the project modules they import (`import kv_receivers`, imported for
         the listeners it registers: what they evict runs where a registry calls them)."""
@@ -841,13 +930,12 @@ class Calls(Expressions):
         for info in modules:
             for ref in list(info.imports.values()):
                 file = project.find_module_file(ref.module, info.path, ref.level)
-                found = project.module_at(file) if file is not None else None
-                if found is None or id(found) in seen or not os.fspath(found.path).startswith(root):
-                    continue
-                if "vllm" in found.path.parts[:-1]:
-                    continue
-                seen.add(id(found))
-                out.append(found)
+                if file is None or not os.fspath(file).startswith(root) or "vllm" in file.parts[:-1]:
+                    continue  # (vLLM's own modules are known by name: nothing is loaded for them)
+                found = project.module_at(file)
+                if found is not None and id(found) not in seen:
+                    seen.add(id(found))
+                    out.append(found)
         return out
 
     def _project_modules(self) -> list[ModuleInfo]:
@@ -1180,6 +1268,19 @@ def _number(name: str, args: Args) -> Val.Value:
     if name == V.CEIL_DIVIDE:  # -(-a // b)
         return Val.Num("cceil") if args and Val.num_kind(args[0]) == "confirmed" else Val.OTHER
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _changes_of(attr: str) -> re.Pattern[str]:
+    """`self.attr = ...`, `self.attr[key] = ...`, `self.attr.append(...)`, `self.attr[key].append(...)`."""
+    return re.compile(rf"\bself\.{re.escape(attr)}\b(?:\[[^\]\n]*\])?\s*(?:\.(?:{MUTATORS})\(|=(?!=))")
+
+
+def _dispatches_all(value: Val.Value) -> bool:
+    """A table of lists of callables (`{"abort": [f, g]}`) or a list of them."""
+    if isinstance(value, Val.Table):
+        return bool(value.items) and all(_dispatches_all(item) for _, item in value.items)
+    return isinstance(value, Val.Seq) and bool(value.items) and all(map(Val.is_callable, value.items))
 
 
 def _callables_appended(

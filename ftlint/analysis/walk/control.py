@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from ftlint.analysis import values as Val
-from ftlint.analysis.walk.base import Decrement
-from ftlint.analysis.walk.calls import UNROLLED, Calls, live_running
+from ftlint.analysis.walk.base import UNROLLED, Decrement
+from ftlint.analysis.walk.calls import Calls, live_running
 from ftlint.analysis.walk.shapes import (
     Body,
     ContextSplit,

@@ -192,7 +192,8 @@ class Effects(WalkBase):
     def stale(self, key: str, node: cst.CSTNode, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
             if not site.rewind and (freed_key in (key, "*") or key == "*"):
-                self.add(ReadAfterFree(site.fn, site.node, node, reading))
+                where = site if self._visited(site.fn) else self.in_entry_module(site)  # see broad()
+                self.add(ReadAfterFree(where.fn, where.node, node, reading))
 
     def broad(self, value: Val.Ids, node: cst.CSTNode, start: str) -> None:
         origin = value.origin

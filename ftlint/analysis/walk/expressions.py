@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from ftlint.analysis import values as Val
-from ftlint.analysis.walk.base import MAX_STEPS
+from ftlint.analysis.walk.base import MAX_STEPS, UNROLLED
 from ftlint.analysis.walk.effects import Args, Effects, Keywords
 from ftlint.analysis.walk.shapes import (
     bound_once,
@@ -378,11 +378,13 @@ class Expressions(Effects):
                     or (isinstance(a, Val.Member) and isinstance(b, Val.Member))
                     or (isinstance(a, Val.Instance) and isinstance(b, Val.Instance))
                     or (_plan_like(a) and _plan_like(b))
+                    or (isinstance(a, Val.Str) and isinstance(b, Val.Str))
                 ):
                     # `(self._resume if flag else self._abort)(sched)`: either one is called;
                     # `Phase.REQUEUE if flag else Phase.ABORT`: either state comes next;
                     # `Preempt() if resume else Abort()`: either object's methods run;
-                    # `(Step("abort", ids),) if ids else ()`: either plan is carried out
+                    # `(Step("abort", ids),) if ids else ()`: either plan is carried out;
+                    # `"fault.resume" if resume else "fault.abort"`: either topic is published
                     out.extend([(a, s2), (b, s2)])
                 else:
                     out.append((joined, s2))
@@ -424,8 +426,18 @@ class Expressions(Effects):
             found = Val.FunctionRef(*target) if target else module_constant(self.fn.module, name)
             if found is None:
                 found = self._module_expression(name)
+            if found is None:
+                found = self.registry(name)
             self.names[key] = found if found is not None else self._module_functions(name)
         return self.names[key]
+
+    def built_in_init(self, cls: ClassInfo, attr: str) -> Val.Value:
+        """`self.attr` built up by several statements of `__init__`: see Calls."""
+        return None
+
+    def registry(self, name: str) -> Val.Value:
+        """A module-level table that decorators fill (`@connect("abort")`): see Calls."""
+        return None
 
     def _defining_module(self, name: str) -> tuple[ModuleInfo, str] | None:
         """The module a module-level `name` of this function's module is defined in, and its
@@ -598,7 +610,7 @@ class Expressions(Effects):
         bound methods, a helper object): that value; None otherwise."""
         found = init_assignment(self.interp.project.class_chain(cls), attr)
         if found is None:
-            return None
+            return self.built_in_init(cls, attr)
         init, value = found
         given = defaults(init)  # as constructed with the required arguments only (`FaultHandler(engine)`)
         env: dict[str, Val.Value] = {p: given.get(p) for p in init.params}
@@ -771,6 +783,9 @@ class Expressions(Effects):
     def comprehension(
         self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, state: State
     ) -> Results:
+        each = self._over_callables(node, state)
+        if each is not None:
+            return each
         self.loops.append([])
         self.loop_nodes.append(id(node))
         env_before = state.env
@@ -818,6 +833,32 @@ class Expressions(Effects):
                 )
             s = promote([s], born, len(self.loops))[0]
             out.append((result, s.replace(env={**env_before, **heap_of(s.env)})))  # objects made keep their fields
+        return out
+
+    def _over_callables(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp, state: State
+    ) -> Results | None:
+        """`[fn(**kwargs) for fn in receivers]` over a short literal sequence of callables:
+        each called in turn, in order (as a `for` loop over them runs); None otherwise."""
+        clause = node.for_in
+        if isinstance(node, cst.DictComp) or clause.inner_for_in is not None or clause.ifs:
+            return None
+        sources = self.ev(clause.iter, state)
+        if not all(
+            isinstance(v, Val.Seq) and 0 < len(v.items) <= UNROLLED and all(map(Val.is_callable, v.items))
+            for v, _ in sources
+        ):
+            return None
+        out: Results = []
+        for iterable, s in sources:
+            paths: list[tuple[tuple[Val.Value, ...], State]] = [((), s)]
+            for item in cast(Val.Seq, iterable).items:
+                paths = [
+                    ((*made, value), after)
+                    for made, current in paths
+                    for value, after in self.ev(node.elt, self.assign(clause.target, item, current))
+                ][:MAX_STATES]
+            out.extend((Val.Seq(made), after.replace(env={**s.env, **heap_of(after.env)})) for made, after in paths)
         return out
 
     def drops_by_length(self, test: cst.BaseExpression, state: State) -> bool:

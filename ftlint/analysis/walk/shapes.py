@@ -7,6 +7,7 @@ spelled, a counter's decrement, literal defaults and module constants.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -153,7 +154,7 @@ def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(c for c in node.children if not isinstance(c, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
 
 
-_MUTATORS = (
+MUTATORS = (
     "append|extend|insert|update|pop|popitem|remove|clear|setdefault|add|discard|sort|reverse|__setitem__|__ior__"
 )
 #: constructors and makers an attribute's value may call (`KVJanitor(...)`, `partial(...)`):
@@ -205,7 +206,7 @@ def written_once(info: ModuleInfo, attr: str, *, constructed: bool = False) -> b
 _WRITE = re.compile(r"\bself\.(\w+)\s*(?::[^=\n]*)?=(?!=)")
 _CHANGE = re.compile(
     r"\bself\.(\w+)\s*(?:[-+*/|&^%@]|//|<<|>>|\*\*)=|\bself\.(\w+)\s*\[[^\]\n]*\]\s*=(?!=)"
-    rf"|\bself\.(\w+)\.(?:{_MUTATORS})\(|\bdel\s+self\.(\w+)\b"
+    rf"|\bself\.(\w+)\.(?:{MUTATORS})\(|\bdel\s+self\.(\w+)\b"
 )
 _WRITES: dict[int, tuple[ModuleInfo, dict[str, int], frozenset[str]]] = {}
 
@@ -281,6 +282,75 @@ def _class_values(info: ModuleInfo) -> dict[tuple[str, str], tuple[str, str]]:
                     found[(node.name, name)] = ("table", ast.unparse(value))
         known = _CLASS_STRINGS[id(info)] = (info, found)
     return known[1]
+
+
+def registering_decorators(info: ModuleInfo, table: str) -> dict[str, int | None]:
+    """The functions of a module that make a decorator filling its module-level `table`:
+    `def connect(name): def deco(fn): table.setdefault(name, []).append(fn); return fn` (also
+    `table[name].append(fn)`, `table[name] = fn`) -> {"connect": 0} (the position of the key
+    among its parameters); `def register(fn): table.append(fn); return fn` -> {"register": None}."""
+    made, filled = _registry_text(table)
+    if not (made.search(info.text) and filled.search(info.text)):
+        return {}  # read off the text first: most names are no empty table filled in place
+    tree = _parsed(info)
+    found: dict[str, int | None] = {}
+    for top in tree.body if tree is not None else ():
+        if not isinstance(top, ast.FunctionDef):
+            continue
+        params = [a.arg for a in top.args.args]
+        inner = [n for n in top.body if isinstance(n, ast.FunctionDef) and len(n.args.args) == 1]
+        if len(params) == 1 and _fills(top, table, params[0], None):
+            found[top.name] = None
+        for deco in inner:
+            key = next((k for k in params if _fills(deco, table, deco.args.args[0].arg, k)), None)
+            if key is not None:
+                found[top.name] = params.index(key)
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _registry_text(table: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """`TABLE = {}` (`[]`, `defaultdict(list)`) at the top of a module; `TABLE` filled in place."""
+    t = re.escape(table)
+    made = rf"^{t}\s*(?::[^=\n]*)?=\s*(?:\{{\}}|\[\]|dict\(\)|list\(\)|(?:collections\.)?defaultdict\()"
+    filled = rf"\b{t}(?:\.setdefault\(|\.append\(|\[[^\]\n]*\]\s*(?:\.append\(|=(?!=)))"
+    return re.compile(made, re.MULTILINE), re.compile(filled)
+
+
+def _fills(fn: ast.FunctionDef, table: str, item: str, key: str | None) -> bool:
+    """Whether `fn` stores `item` in `table` under `key` (appends it, when `key` is None)."""
+    text = ast.unparse(fn)
+    t, i = re.escape(table), re.escape(item)
+    if key is None:
+        return re.search(rf"\b{t}\.append\({i}\)", text) is not None
+    k = re.escape(key)
+    return (
+        re.search(rf"\b{t}\.setdefault\({k}, \[\]\)\.append\({i}\)|\b{t}\[{k}\]\.append\({i}\)", text) is not None
+        or re.search(rf"\b{t}\[{k}\] = {i}\b", text) is not None
+    )
+
+
+def registrations(info: ModuleInfo, decorator: str, key: int | None) -> list[tuple[str | None, str]]:
+    """The module's top-level functions decorated with `@decorator("key")` (`@decorator` when
+    `key` is None), in the order they are defined: (key, function name)."""
+    if decorator not in info.text:
+        return []
+    tree = _parsed(info)
+    found: list[tuple[str | None, str]] = []
+    for top in tree.body if tree is not None else ():
+        if not isinstance(top, ast.FunctionDef):
+            continue
+        for made in top.decorator_list:
+            called = made.func if isinstance(made, ast.Call) else made
+            if _last_name(called) != decorator:
+                continue
+            if key is None and not isinstance(made, ast.Call):
+                found.append((None, top.name))
+            elif key is not None and isinstance(made, ast.Call) and len(made.args) > key:
+                named = made.args[key]
+                if isinstance(named, ast.Constant) and isinstance(named.value, str):
+                    found.append((named.value, top.name))
+    return found
 
 
 def _table_of_callables(node: ast.expr) -> bool:
