@@ -2831,3 +2831,94 @@ def test_pipelines_of_closures_made_in_init(tmp_path, steps, codes):
     result = lint_paths([Path("handler.py")], load_config(tmp_path), set(known_codes()), cwd=tmp_path)
     assert not result.internal_errors, result.internal_errors
     assert sorted(f.code for f in result.findings if f.code in ("FT004", "FT006", "FT007")) == codes
+
+
+@pytest.mark.parametrize(
+    ("group", "call", "codes"),
+    [
+        ("[0]", "{bid for r in reqs for bid in tail(r)}", ["FT007"]),
+        ("[0]", "{bid for ids in map(tail, reqs) for bid in ids}", ["FT007"]),
+        ("", "{bid for r in reqs for bid in tail(r)}", []),
+    ],
+    ids=["called", "mapped", "every-group"],
+)
+def test_nested_function_reads_the_names_of_its_definer(tmp_path, group, call, codes):
+    """`attn = managers[0]; def tail(req): ... attn.req_to_blocks ...`: the nested function
+    reads `attn` as bound where it is defined (before: unknown, the eviction taken as covering
+    every group)."""
+    managers = "kv.coordinator.single_type_managers"
+    loop = "for m in groups" if not group else "for m in (groups,)"
+    body = (
+        f"groups = {managers}{group}\n"
+        "def tail(req):\n"
+        f"    return [b.block_id {loop} "
+        "for b in m.req_to_blocks[req.request_id][(req.num_computed_tokens - req.num_in_flight_tokens) // m.block_size:]]\n"
+        f"kv.evict_blocks({call})\n{ABORT}"
+    )
+    assert _codes(tmp_path, body) == codes
+
+
+ASYNC = """\
+import asyncio
+
+
+async def tail(kv, req):
+    return {tail}
+
+
+async def run(kv, reqs):
+    parts = await asyncio.gather(*(tail(kv, r) for r in reqs))
+    kv.evict_blocks({{b for part in parts for b in part}})
+"""
+
+
+@pytest.mark.parametrize(
+    ("tail", "start", "codes"),
+    [
+        ("tail_ids(kv, [req])", "asyncio.run(run(kv, reqs))", []),
+        ("tail_ids(kv, [req])", "loop = asyncio.new_event_loop()\nloop.run_until_complete(run(kv, reqs))", []),
+        (
+            "kv.coordinator.single_type_managers[0].req_to_blocks[req.request_id][-1:]",
+            "asyncio.run(run(kv, reqs))",
+            ["FT007"],
+        ),
+    ],
+    ids=["run", "run-until-complete", "nothing-gathered"],
+)
+def test_coroutines_gathered_and_run(tmp_path, tail, start, codes):
+    """`asyncio.run(coro)` / `loop.run_until_complete(coro)` run the coroutine the walk already
+    followed where it was made (no call it cannot follow, which may have reached any project
+    method named `run`), and `await asyncio.gather(*aws)` gives what each gives."""
+    top = ASYNC.format(tail=tail)
+    assert _codes(tmp_path, f"{start}\n{ABORT}", top=top) == codes
+
+
+TESTED_TWICE = """\
+if {first}:
+    pass
+else:
+    kv.evict_blocks(tail_ids(kv, reqs))
+{between}if {second}:
+    kv.evict_blocks(tail_ids(kv, reqs))
+    {ABORT}
+else:
+    {ABORT}
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "between", "second", "codes"),
+    [
+        ("self.resume", "", "self.resume", []),
+        ("not self.resume", "", "self.resume", ["FT007"]),  # the path that skipped the eviction aborts
+        ("self.resume", "self.resume = self.engine.mode()\n", "self.resume", ["FT007"]),  # tested anew
+        ("self.resume", "", "self.other", ["FT007"]),
+    ],
+    ids=["same-flag", "negated-first", "set-anew", "another-flag"],
+)
+def test_a_switch_tested_twice_is_one_decision(tmp_path, first, between, second, codes):
+    """`if self.resume: ... else: evict(...)` then `if self.resume: evict(...); abort else:
+    abort`: on each path the second test goes the way the first went (before: four paths, one
+    of which aborted with no eviction); a flag set anew in between is tested anew."""
+    body = TESTED_TWICE.format(first=first, between=between, second=second, ABORT=ABORT)
+    assert _codes(tmp_path, body) == codes

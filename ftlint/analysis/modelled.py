@@ -826,6 +826,24 @@ MODELLED: tuple[Construct, ...] = (
         "test_subscriptions_built_in_init",
     ),
     Construct(
+        "a nested function reading a name of the function that defines it (`attn = managers[0]; def tail(req): ... attn ...`)",
+        "modelled",
+        "that name's value where the function is defined (when that function calls it: its value at the call)",
+        "test_nested_function_reads_the_names_of_its_definer",
+    ),
+    Construct(
+        "`asyncio.run(coro)`, `loop.run_until_complete(coro)`, `await asyncio.gather(*aws)`",
+        "modelled",
+        "the coroutine, walked where it was made; what each awaitable gives, in a list",
+        "test_coroutines_gathered_and_run",
+    ),
+    Construct(
+        "a switch tested twice (`if self.resume: ...` and later `if self.resume: ...` again)",
+        "modelled",
+        "one decision: on each path the later test goes the way the first went (unless the flag is set anew in between)",
+        "test_a_switch_tested_twice_is_one_decision",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

@@ -181,6 +181,8 @@ class FunctionRef:
     via_instance: bool
     #: the record it is a method of (its `self`), when the walk knows its fields
     receiver: Instance | None = None
+    #: a nested function's free names as bound where it was defined (its closure)
+    closure: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

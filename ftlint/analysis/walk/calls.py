@@ -209,6 +209,16 @@ class Calls(Expressions):
             return [(_replaced(node, args, keywords), s) for args, keywords, s in self.arguments(node, state)]
         if tool == "threading.Thread":  # `Thread(target=f, args=(a,))`: `f(a)` when it is started
             return [(_thread_target(keywords), s) for _, keywords, s in self.arguments(node, state)]
+        if tool in ("asyncio.run", "asyncio.wait_for"):  # the coroutine was walked where it was made
+            return [(args[0] if args else None, s) for args, _, s in self.arguments(node, state)]
+        if tool == "asyncio.gather":  # `await asyncio.gather(*aws)`: what each gives, in a list
+            if len(node.args) == 1 and node.args[0].star == "*":
+                return self.ev(node.args[0].value, state)
+            if any(a.star or a.keyword is not None for a in node.args):
+                return None
+            return [
+                (self.collection(list(values)), s) for values, s in self.ev_seq([a.value for a in node.args], state)
+            ]
         if tool == "asyncio.to_thread":  # `await asyncio.to_thread(f, *args)`: `f(*args)`, awaited
             return [
                 result
@@ -363,6 +373,8 @@ class Calls(Expressions):
             run = self.interp.project.method(receiver.cls, "run") if method == "start" else None
             if run is not None and self._a_thread(receiver.cls):  # `worker.start()`: its `run()`, joined later
                 return self.inline(run, True, [], {}, node, state, receiver)
+        if method == "run_until_complete" and len(args) == 1:  # `loop.run_until_complete(coro)`: walked
+            return [(args[0], state)]
         keyed = self._appended_under_key(func, method, args, state)
         if keyed is not None:  # `self.subs["abort"].append(self._abort)`
             return [(None, keyed)]
@@ -609,7 +621,9 @@ class Calls(Expressions):
             merged.update(keywords)
             return self.call_value(callee.callee, list(callee.args) + list(args), merged, node, state)
         if isinstance(callee, Val.FunctionRef):
-            return self.inline(callee.fn, callee.via_instance, args, keywords, node, state, callee.receiver)
+            return self.inline(
+                callee.fn, callee.via_instance, args, keywords, node, state, callee.receiver, callee.closure
+            )
         if isinstance(callee, Val.Lambda):
             return self.call_lambda(callee, args, keywords, node, state)
         if isinstance(callee, Val.Instance):
@@ -1080,8 +1094,11 @@ class Calls(Expressions):
         node: cst.CSTNode,
         state: State,
         receiver: Val.Value = None,
+        closure: tuple[tuple[str, Val.Value], ...] = (),
     ) -> Results:
-        """A project function called in this state: its paths, in the caller's terms."""
+        """A project function called in this state: its paths, in the caller's terms (a nested
+        function's free names: as bound where it was defined, or now when the function that
+        defined it calls it)."""
         if any(frame is fn for frame, _ in self.stack):
             return [(None, self._recursive(fn, state))]
         if len(self.stack) >= MAX_CALL_DEPTH:
@@ -1089,6 +1106,10 @@ class Calls(Expressions):
         if self.is_handler:
             self.interp.reached_fns.add(fn)
         env = self.frame_env(fn, via_instance, args, keywords, receiver)
+        captured = dict(closure)
+        if closure and fn.parent is self.fn:
+            captured.update({name: state.env[name] for name in list(captured) if name in state.env})
+        env = {**captured, **env}
         env.update(heap_of(state.env))  # the attributes of the objects made so far
         self.stack.append((fn, self.site(node)))
         self.selves.append(self.self_class_of(fn, via_instance))

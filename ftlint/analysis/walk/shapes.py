@@ -575,6 +575,13 @@ def _docstring(statement: cst.CSTNode) -> bool:
     )
 
 
+def free_names(fn: Function) -> tuple[str, ...]:
+    """The names a nested function reads that it does not bind as a parameter (those of the
+    function it is defined in, among others), sorted."""
+    params = set(fn.params)
+    return tuple(sorted(n for n in names_in(fn.node.body) if n not in params))
+
+
 def names_in(node: cst.CSTNode) -> set[str]:
     """The names an expression reads."""
     return {n.value for n in all_nodes(node) if isinstance(n, cst.Name)}
