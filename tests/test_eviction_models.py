@@ -2922,3 +2922,25 @@ def test_a_switch_tested_twice_is_one_decision(tmp_path, first, between, second,
     of which aborted with no eviction); a flag set anew in between is tested anew."""
     body = TESTED_TWICE.format(first=first, between=between, second=second, ABORT=ABORT)
     assert _codes(tmp_path, body) == codes
+
+
+def test_a_switch_tested_in_an_expression_then_a_statement(tmp_path):
+    """`stages = [self._clear] if self.resume else [self._evict]` in a helper method, then
+    `if self.resume:` in the handler: the statement goes the way the expression went on each
+    path (the handler's own flags are recorded across the methods it calls). The resume path
+    clears the counters before its preempts (no FT008) but evicts nothing (FT007); the abort
+    path evicts first."""
+    attrs = (
+        "def _clear(self, reqs):\n    for r in reqs:\n        r.num_in_flight_tokens = 0\n"
+        "        r.num_stale_output_tokens = 0\n\n"
+        "def _evict(self, reqs):\n    kv = self.engine.scheduler.kv_cache_manager\n"
+        "    kv.evict_blocks(tail_ids(kv, reqs))\n\n"
+        "def _stages(self):\n    return [self._clear] if self.resume else [self._evict]\n"
+    )
+    body = (
+        "for stage in self._stages():\n    stage(reqs)\n"
+        f"if self.resume:\n    for r in reqs:\n        sched.running.remove(r)\n        sched._preempt_request(r, 0)\n"
+        f"else:\n    {ABORT}\n"
+    )
+    assert _codes(tmp_path, body, attrs=attrs, codes=("FT007", "FT008")) == ["FT007"]
+    assert "_preempt_request" in _FINDINGS[-1].message or any("_preempt_request" in f.message for f in _FINDINGS)

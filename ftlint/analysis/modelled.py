@@ -844,6 +844,12 @@ MODELLED: tuple[Construct, ...] = (
         "test_a_switch_tested_twice_is_one_decision",
     ),
     Construct(
+        "`[a] if self.flag else [b]` in a method the handler calls, then `if self.flag:` in the handler",
+        "modelled",
+        "the same decision: the handler's own flags are recorded across the methods it calls",
+        "test_a_switch_tested_in_an_expression_then_a_statement",
+    ),
+    Construct(
         "a call the walk cannot resolve, given no block ids",
         "unknown",
         "no effect on the KV cache",

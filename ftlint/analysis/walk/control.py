@@ -20,11 +20,14 @@ from ftlint.analysis.walk.shapes import (
     bound_once,
     context_split,
     counters_read,
+    decided,
     decrements,
+    forget_truth,
     free_names,
     is_generator,
     names_in,
     phase_test,
+    recorded,
     target_names,
 )
 from ftlint.analysis.walk.state import (
@@ -284,15 +287,15 @@ class ControlFlow(Calls):
             for value, s in self.ev_all(current.test, states):
                 truth = Val.truth(value)
                 if truth is None:
-                    truth = _recorded(current.test, s)
+                    truth = recorded(current.test, s)
                 side_gate = gate if truth is None else None  # a test decided on this path splits nothing
                 if truth is not False:
-                    held = self._guard(current.test, _decided(current.test, s, truth, True), True)
+                    held = self._guard(current.test, decided(current.test, s, truth, True), True)
                     if value is None and _returns_when_empty(current, self._function_body(current)):
                         held = covered(held)  # `if not ids: return` before `evict(ids)`
                     taken.append(mark(held, side_gate, True))
                 if truth is not True:
-                    passed = self._guard(current.test, _decided(current.test, s, truth, False), False)
+                    passed = self._guard(current.test, decided(current.test, s, truth, False), False)
                     if (
                         value is None
                         and not _tests_known_ids(current.test, s)
@@ -756,7 +759,7 @@ class ControlFlow(Calls):
     # -- binding -----------------------------------------------------------------------------------
     def assign(self, target: cst.BaseExpression, value: Val.Value, state: State) -> State:
         if isinstance(target, (cst.Name, cst.Attribute)):
-            state = _forget_truth(state, ir.dotted_name(target))  # a flag set anew is tested anew
+            state = forget_truth(state, ir.dotted_name(target))  # a flag set anew is tested anew
         if isinstance(target, cst.Name):
             return state.bind(target.value, value)
         if isinstance(target, cst.Attribute):
@@ -859,43 +862,6 @@ def _in_flight_positive(test: cst.BaseExpression) -> bool:
     if isinstance(right, cst.Attribute) and right.attr.value == V.NUM_IN_FLIGHT_TOKENS and zero_left:
         return isinstance(op, (cst.LessThan, cst.NotEqual))
     return False
-
-
-def _decided(test: cst.BaseExpression, state: State, truth: bool | None, holds: bool) -> State:
-    """`if self.resume:` (`if not flag:`) on a path that took it one way: that path records
-    the flag's truth, so a later test of it goes the same way (a switch tested twice is one
-    decision, not four paths); the flag's value is otherwise left as it was."""
-    tested = _tested_flag(test)
-    if truth is not None or tested is None:
-        return state
-    name, negated = tested
-    return state.bind(_TRUTH + name, Val.Bool(holds != negated))
-
-
-def _recorded(test: cst.BaseExpression, state: State) -> bool | None:
-    """The truth of `test` as an earlier test of the same flag on this path decided it."""
-    tested = _tested_flag(test)
-    recorded = state.env.get(_TRUTH + tested[0]) if tested is not None else None
-    if not isinstance(recorded, Val.Bool) or tested is None:
-        return None
-    return recorded.flag != tested[1]
-
-
-def _tested_flag(test: cst.BaseExpression) -> tuple[str, bool] | None:
-    """`flag`, `self.resume`, `not flag`: (the dotted name, negated); None for another test."""
-    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-    inner = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
-    name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
-    return (name, negated) if name is not None else None
-
-
-_TRUTH = "<truth>"  # the key a path records a flag's tested truth under (see _decided)
-
-
-def _forget_truth(state: State, name: str | None) -> State:
-    if name is None or _TRUTH + name not in state.env:
-        return state
-    return state.replace(env={k: v for k, v in state.env.items() if k != _TRUTH + name})
 
 
 def _interprets(node: cst.For) -> bool:

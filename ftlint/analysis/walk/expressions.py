@@ -20,6 +20,7 @@ from ftlint.analysis.walk.shapes import (
     class_table,
     comparisons,
     counted_names,
+    decided,
     defaults,
     derived_names,
     init_assignment,
@@ -28,6 +29,7 @@ from ftlint.analysis.walk.shapes import (
     module_name_list,
     names_in,
     phase_test,
+    recorded,
     settled_fields,
     string,
     target_names,
@@ -362,6 +364,8 @@ class Expressions(Effects):
         out: Results = []
         for test, s in self.ev(node.test, state):
             truth = Val.truth(test)
+            if truth is None:  # a flag an earlier test on this path decided
+                truth = recorded(node.test, s)
             if truth is not None:  # `managers[0] if first else managers` with `first` known
                 chosen, other = (node.body, node.orelse) if truth else (node.orelse, node.body)
                 picked = self.ev(chosen, s)
@@ -385,7 +389,8 @@ class Expressions(Effects):
                     # `Preempt() if resume else Abort()`: either object's methods run;
                     # `(Step("abort", ids),) if ids else ()`: either plan is carried out;
                     # `"fault.resume" if resume else "fault.abort"`: either topic is published
-                    out.extend([(a, s2), (b, s2)])
+                    # (each path records which way the flag went, as an `if` does)
+                    out.extend([(a, decided(node.test, s2, None, True)), (b, decided(node.test, s2, None, False))])
                 else:
                     out.append((joined, s2))
         return out

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from ftlint.analysis import values as Val
+from ftlint.analysis.walk.state import HEAP
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from ftlint.analysis.walk.state import State
     from ftlint.index.project import ClassInfo, Function, ModuleInfo
 
 
@@ -905,3 +907,46 @@ def _literal(value: ast.expr, whole: str, name: str) -> Val.Value:
     if type(constant) is int:
         return Val.ZERO if constant == 0 else Val.OTHER
     return None
+
+
+def decided(test: cst.BaseExpression, state: State, truth: bool | None, holds: bool) -> State:
+    """`if self.resume:` (`if not flag:`) on a path that took it one way: that path records
+    the flag's truth, so a later test of it goes the same way (a switch tested twice is one
+    decision, not four paths); the flag's value is otherwise left as it was."""
+    tested = tested_flag(test)
+    if truth is not None or tested is None:
+        return state
+    name, negated = tested
+    return state.bind(_truth_key(name), Val.Bool(holds != negated))
+
+
+def recorded(test: cst.BaseExpression, state: State) -> bool | None:
+    """The truth of `test` as an earlier test of the same flag on this path decided it."""
+    tested = tested_flag(test)
+    recorded = state.env.get(_truth_key(tested[0])) if tested is not None else None
+    if not isinstance(recorded, Val.Bool) or tested is None:
+        return None
+    return recorded.flag != tested[1]
+
+
+def tested_flag(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """`flag`, `self.resume`, `not flag`: (the dotted name, negated); None for another test."""
+    negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+    inner = test.expression if isinstance(test, cst.UnaryOperation) and negated else test
+    name = ir.dotted_name(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
+    return (name, negated) if name is not None else None
+
+
+TRUTH = "<truth>"  # the key a path records a flag's tested truth under (see decided)
+
+
+def _truth_key(name: str) -> str:
+    """Where a path records the truth of flag `name`: the handler's own flags (`self.resume`)
+    among the objects' attributes, kept when a method called returns (one `self` throughout)."""
+    return f"{HEAP}{TRUTH}{name}" if name.startswith("self.") else TRUTH + name
+
+
+def forget_truth(state: State, name: str | None) -> State:
+    if name is None or _truth_key(name) not in state.env:
+        return state
+    return state.replace(env={k: v for k, v in state.env.items() if k != _truth_key(name)})
