@@ -169,6 +169,11 @@ class WalkBase:
             current = current.caller
         return current or site
 
+    def placed(self, site: Site) -> Site:
+        """Where a fact found at `site` is reported: there, when the rules visit its function;
+        else at the call in scope that reaches it (in_entry_module)."""
+        return site if self._visited(site.fn) else self.in_entry_module(site)
+
     def _visited(self, fn: Function) -> bool:
         """Whether the rules visit `fn`: it holds fault-path code, or a function it is nested
         in does (the static scope's, not the walk's: what the walk alone reached is not)."""
@@ -198,7 +203,7 @@ class WalkBase:
     def report_drop(self, site: Site) -> None:
         node = site.node
         every = isinstance(node, cst.Call) and ir.called_name(node.func) == V.RESET_PREFIX_CACHE
-        where = site if self._visited(site.fn) else self.in_entry_module(site)  # a function only a value led to
+        where = self.placed(site)  # in a function only a value led to: at the call reaching it
         self.add(StaleFrameDropped(where.fn, where.node, every, (self.gen.counters or V.COUNTER_FIELDS)[0]))
 
     def report_decrements(self) -> None:

@@ -192,7 +192,7 @@ class Effects(WalkBase):
     def stale(self, key: str, node: cst.CSTNode, state: State, reading: Literal["evict", "zero"]) -> None:
         for freed_key, site in state.freed:
             if not site.rewind and (freed_key in (key, "*") or key == "*"):
-                where = site if self._visited(site.fn) else self.in_entry_module(site)  # see broad()
+                where = self.placed(site)
                 self.add(ReadAfterFree(where.fn, where.node, node, reading))
 
     def broad(self, value: Val.Ids, node: cst.CSTNode, start: str) -> None:
@@ -205,8 +205,7 @@ class Effects(WalkBase):
                 where = current
                 break
             current = current.caller
-        # in a function only a value led to (the rules do not visit it): at the call reaching it
-        placed = where if self._visited(where.fn) else self.in_entry_module(where)
+        placed = self.placed(where)  # in a function only a value led to: at the call reaching it
         name = ir.called_name(node.func) if isinstance(node, cst.Call) else V.EVICT_BLOCKS
         extent = cast("Extent", start if start in ("whole", "head") else "margin")
         self.add(
