@@ -322,15 +322,16 @@ def test_difference_with_a_late_prefix(tmp_path):
 def test_modelled_table_names_its_tests():
     """docs/rules.md's "what the analysis models" table (ftlint/analysis/modelled.py): each
     row names a test of this file (a function, a PAIRS or OBJECT_PAIRS case) or a case of
-    tests/test_eviction_idioms.py or tests/test_dispatch_and_skip_idioms.py showing both
-    verdicts, and
+    tests/test_eviction_idioms.py, tests/test_dispatch_and_skip_idioms.py or
+    tests/test_class_and_loop_idioms.py showing both verdicts, and
     the page holds the table as generated."""
     from ftlint.analysis import modelled
+    from tests.test_class_and_loop_idioms import CASES as CLASSES
     from tests.test_dispatch_and_skip_idioms import CASES as DISPATCH
     from tests.test_eviction_idioms import CASES as IDIOMS
 
     names = {p[0] for p in PAIRS + OBJECT_PAIRS} | {n for n in globals() if n.startswith("test_")}
-    names |= set(IDIOMS) | set(DISPATCH)
+    names |= set(IDIOMS) | set(DISPATCH) | set(CLASSES)
     assert [row.test for row in modelled.MODELLED if row.test not in names] == []
     assert {row.status for row in modelled.MODELLED} == {"modelled", "unknown"}
     docs = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")

@@ -419,7 +419,8 @@ class FaultPaths:
             owner = fn.class_info if fn is not None else None
             if fn is None or owner is None or owner is cls or "<locals>" in fn.qualname:
                 continue
-            between = [c for c in chain if c is not owner and self.inherits(c, owner)]
+            order = self.project.mro(cls)  # the classes before `owner` (mixins too) override it
+            between = order[: order.index(owner)] if owner in order else []
             if any(self.project.method(owner, m) is not None for c in between for m in c.methods):
                 found.append(fn)
         return sorted(found, key=lambda f: f.qualname)

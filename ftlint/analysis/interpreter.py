@@ -138,6 +138,10 @@ class Interpreter:
         if key in self._done:
             return
         self._done.add(key)
+        if cls is None and branch is None and self._abstract(fn):
+            # an instance is always of a subclass, walked as one that inherits `fn`
+            self.notes.append(f"{fn.qualname}: its class is abstract; walked for its subclasses")
+            return
         is_handler = fn in self.fault_paths.handler_set or cls is not None or branch is not None
         walk = _EntryWalk(self, fn, is_handler=is_handler, self_class=cls, branch=branch)
         try:
@@ -154,6 +158,24 @@ class Interpreter:
         if is_handler:
             for node_id in walk.drops:
                 self._drops[node_id] = self._drops.get(node_id, False) or node_id in walk.harmful_drops
+
+    def _abstract(self, fn: Function) -> bool:
+        """Whether the class of method `fn` leaves a method `@abstractmethod` (its own or
+        inherited), or is an `ABC` whose subclasses inherit `fn`: no object of it is made."""
+        cls, project = fn.class_info, self.project
+        if cls is None:
+            return False
+        if any(b.rsplit(".", 1)[-1] == "ABC" for b in cls.bases) and any(
+            handler is fn for handler, _ in self.fault_paths.inherited_handlers
+        ):
+            return True
+        for each in project.class_chain(cls):
+            if "abstractmethod" not in each.module.text:
+                continue  # read off the text first: a method's tree is parsed only when asked
+            for name, method in each.methods.items():
+                if _is_abstract(method) and _is_abstract(project.method(cls, name)):
+                    return True
+        return False
 
     def generation_of(self, fn: Function) -> V.Generation:
         """The stale-output API a handler is written for (generation.py)."""
@@ -355,3 +377,12 @@ class _EntryWalk(ControlFlow):
             env[deco.params[0]] = Val.FunctionRef(fn, False)
             return wrapper, wrapper.node.body, env
         return None
+
+
+def _is_abstract(fn: Function | None) -> bool:
+    if fn is None or "abstractmethod" not in fn.module.text:
+        return False  # read off the text first
+    node = fn.node
+    return node is not None and any(
+        (ir.dotted_name(d.decorator) or "").rsplit(".", 1)[-1] == "abstractmethod" for d in node.decorators
+    )

@@ -399,6 +399,7 @@ Value: TypeAlias = (
 
 #: the key prefix of a table entry whose key the walk cannot compute (`{Mode.ABORT: ...}`)
 UNKNOWN_KEY = "\x00key"
+MEMBER_KEY = "\x01"
 RUNNING = Running()
 SOME_RUNNING = Running(some=True)
 NONE = NoneValue()
@@ -523,6 +524,22 @@ def tail_test(left: Value, operator: str, right: Value) -> TailTest | None:
     return TailTest(clean) if clean is not None else None
 
 
+#: token counts and the block a count falls in: never below 0
+_NEVER_NEGATIVE = frozenset({"confirmed", "computed", "inflight", "cblk"})
+
+
+def sign_test(left: Value, operator: str, right: Value) -> Bool | None:
+    """`confirmed < 0` (`0 > confirmed`) is false, `confirmed >= 0` true: a clamp's branch
+    that never runs; None for another comparison."""
+    if num_kind(right) == "zero" and num_kind(left) in _NEVER_NEGATIVE:
+        holds = {"<": False, ">=": True}.get(operator)
+    elif num_kind(left) == "zero" and num_kind(right) in _NEVER_NEGATIVE:
+        holds = {">": False, "<=": True}.get(operator)
+    else:
+        holds = None
+    return Bool(holds) if holds is not None else None
+
+
 def truth(value: Value) -> bool | None:
     """What `if value:` takes: True, False, or None (either)."""
     if value == TRUE:
@@ -589,9 +606,11 @@ def rekey(value: Value, old: str, new: str) -> Value:
 
 
 def constant(value: Value) -> str | bool | None:
-    """The key a string or bool value is in a table (a dict with constant keys)."""
+    """The key a string, bool or enum member is in a table (a dict with constant keys)."""
     if isinstance(value, Str):
         return value.text
     if isinstance(value, Bool):
         return value.flag
+    if isinstance(value, Member):
+        return f"{MEMBER_KEY}{value.name}"  # no string a handler writes begins so
     return None

@@ -732,6 +732,37 @@ class Project:
                     stack.append(base_cls)
         return chain
 
+    def mro(self, cls: ClassInfo, depth: int = 0) -> list[ClassInfo]:
+        """`cls`'s method resolution order among project classes (C3, as Python computes it;
+        a base it cannot resolve is left out; an inconsistent order: the depth-first chain)."""
+        if depth > MAX_RESOLUTION_DEPTH:
+            return [cls]
+        bases = [
+            b for b in (self.resolve_class(cls.module, base) for base in cls.bases) if b is not None and b is not cls
+        ]
+        pending = [self.mro(b, depth + 1) for b in bases] + [list(bases)]
+        out = [cls]
+        while any(pending):
+            pending = [p for p in pending if p]
+            head = next((p[0] for p in pending if not any(p[0] in q[1:] for q in pending)), None)
+            if head is None:
+                return self.class_chain(cls)
+            out.append(head)
+            pending = [p[1:] if p[0] is head else p for p in pending]
+        return out
+
+    def method_after(self, cls: ClassInfo, after: ClassInfo, name: str) -> Function | None:
+        """`super().name` in a method of `after` on an object of class `cls`: the first class
+        after `after` in `cls`'s MRO that defines `name` (a mixin's `super()` goes on to the
+        next mixin of the class that combines them)."""
+        order = self.mro(cls)
+        if after not in order:
+            return None
+        for each in order[order.index(after) + 1 :]:
+            if name in each.methods:
+                return each.methods[name]
+        return None
+
     def method(self, cls: ClassInfo, name: str, depth: int = 0, *, skip_own: bool = False) -> Function | None:
         if depth > MAX_RESOLUTION_DEPTH:
             return None

@@ -54,6 +54,8 @@ class Scope(Protocol):
 
     def holds_fault_path(self, fn: Function) -> bool: ...
 
+    def handler_class_names(self) -> list[str]: ...
+
 
 class Host(Protocol):
     """What a walk asks of the run it is part of (interpreter.Interpreter)."""

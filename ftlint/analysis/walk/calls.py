@@ -76,6 +76,7 @@ _BUILTINS = frozenset(
         "int",
         "hasattr",
         "isinstance",
+        "callable",
         "setattr",
         "getattr",
         "len",
@@ -672,6 +673,10 @@ class Calls(Expressions):
         """The project function a call reaches; `self.name` against the class `self` is an
         instance of (the most-derived override), not only the class that defines the caller."""
         cls = self.selves[-1] if self.selves else None
+        if ref[0] == "super" and cls is not None and self.fn.class_info is not None:
+            following = self.interp.project.method_after(cls, self.fn.class_info, ref[1])
+            if following is not None:
+                return following, True
         if ref[0] == "self" and cls is not None and cls is not self.fn.class_info:
             found = self.interp.project.method(cls, ref[1])
             return (found, True) if found is not None else None
@@ -1196,16 +1201,17 @@ def _nested_ids(values: Sequence[Val.Value]) -> list[Val.Ids]:
     return out
 
 
+_STATES = (Val.Member, Val.Str, Val.NoneValue)
+
+
 def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
     """A builtin (or functools / operator maker) that only computes a value."""
+    if name in _CALLABLE_MAKERS:
+        return _callable_made(name, args, keywords)
     if name == "vars" and len(args) == 1:
         return Val.Fields(args[0])
-    if name == "methodcaller":
-        if args and isinstance(args[0], Val.Str):
-            return Val.MethodCaller(args[0].text, tuple(args[1:]), tuple(sorted(keywords.items())))
-        return None
-    if name == "partial":
-        return Val.Partial(args[0], tuple(args[1:]), tuple(sorted(keywords.items()))) if args else None
+    if name == "callable" and len(args) == 1:  # a state or an action of a machine's table
+        return Val.TRUE if Val.is_callable(args[0]) else Val.FALSE if isinstance(args[0], _STATES) else None
     if name in ("max", "min"):
         return _extremum(name, args)
     if name == "len":
@@ -1218,15 +1224,32 @@ def value_builtin(name: str, args: Args, keywords: Keywords) -> Val.Value:
         if len(args) == 1:
             return Val.Range("whole", args[0])
         return Val.Range(Val.start_from_index(Val.num_kind(args[0])), args[1]) if len(args) >= 2 else None
-    if name == "attrgetter" and len(args) == 1 and isinstance(args[0], Val.Str) and args[0].text.isidentifier():
-        return Val.Lambda(_getter(args[0].text), ())  # `attrgetter("kv_cache_manager")`: `lambda o: o.kv_cache_manager`
-    if name == "itemgetter":  # only `itemgetter(0)` is read: a literal the walk keeps (0)
-        return Val.ItemOf(0) if len(args) == 1 and args[0] == Val.ZERO else None
     if name in ("slice", "chain", "zip", "defaultdict", "divmod"):
         return _made_by(name, args)
     if name in _PASSTHROUGH:
         return _passed_through(name, args)
     return None
+
+
+_CALLABLE_MAKERS = frozenset({"methodcaller", "partial", "attrgetter", "itemgetter"})
+
+
+def _callable_made(name: str, args: Args, keywords: Keywords) -> Val.Value:
+    """`methodcaller(...)`, `partial(...)`, `attrgetter(...)`, `itemgetter(0)`: the callable."""
+    if name == "methodcaller":
+        named = args[0] if args and isinstance(args[0], Val.Str) else None
+        return Val.MethodCaller(named.text, tuple(args[1:]), tuple(sorted(keywords.items()))) if named else None
+    if name == "partial":
+        return Val.Partial(args[0], tuple(args[1:]), tuple(sorted(keywords.items()))) if args else None
+    return _getter_made(name, args)
+
+
+def _getter_made(name: str, args: Args) -> Val.Value:
+    if name == "itemgetter":  # only `itemgetter(0)` is read: a literal the walk keeps (0)
+        return Val.ItemOf(0) if len(args) == 1 and args[0] == Val.ZERO else None
+    attr = args[0].text if len(args) == 1 and isinstance(args[0], Val.Str) else ""
+    # `attrgetter("kv_cache_manager")`: `lambda o: o.kv_cache_manager`
+    return Val.Lambda(_getter(attr), ()) if attr.isidentifier() else None
 
 
 #: the steps of a `reduce` that unite collections of block ids
@@ -1321,7 +1344,23 @@ def _callables_appended(
 
 #: calls that read what they are given and evict nothing (see Calls._never_evicts)
 _READING_BUILTINS = frozenset(
-    {"print", "repr", "str", "format", "len", "id", "hash", "sorted", "sum", "min", "max", "any", "all", "isinstance"}
+    {
+        "print",
+        "repr",
+        "str",
+        "format",
+        "len",
+        "id",
+        "hash",
+        "sorted",
+        "sum",
+        "min",
+        "max",
+        "any",
+        "all",
+        "isinstance",
+        "callable",
+    }
 )
 _LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 

@@ -50,6 +50,8 @@ from ftlint.analysis.walk.state import (
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
+#: id() of an `if flag:` -> (it, the ids its body evicts when the flag marks adds to them, else {})
+_FLAG_TESTS: dict[int, tuple[cst.If, set[str | None]]] = {}
 _MACHINE_STEPS = 12  # steps of a `while` loop whose test the walk decides (a state machine)
 
 if TYPE_CHECKING:
@@ -288,6 +290,8 @@ class ControlFlow(Calls):
                 truth = Val.truth(value)
                 if truth is None:
                     truth = recorded(current.test, s)
+                flagged = self._flagged(current, s)
+                truth = truth if flagged is None else flagged
                 side_gate = gate if truth is None else None  # a test decided on this path splits nothing
                 if truth is not False:
                     held = self._guard(current.test, decided(current.test, s, truth, True), True)
@@ -302,6 +306,8 @@ class ControlFlow(Calls):
                         and _evicts_what_it_tests(current, self._function_body(current))
                     ):  # `if dirty: evict(dirty)`
                         passed = covered(passed)
+                    elif flagged is False:
+                        passed = covered(passed)  # `if had_tail: evict(ids)` with nothing added to ids
                     skipped.append(mark(passed, side_gate, False))
             dropping = bool(taken) and self.drops_by_length(current.test, taken[0])
             if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
@@ -326,13 +332,38 @@ class ControlFlow(Calls):
         flow.normal = dedupe(flow.normal)
         return flow
 
+    def _flagged(self, node: cst.If, state: State) -> bool | None:
+        """`if had_tail: evict(ids)` where the flag is raised only beside an add to the ids the
+        body evicts (see _flags_adds): the flag is whether the ids hold any, so where the walk
+        knows them, False (nothing to evict) when empty and True when not; None otherwise."""
+        flag = node.test.value if isinstance(node.test, cst.Name) else None
+        if flag is None or not isinstance(state.env.get(flag), (Val.Bool, type(None))):
+            return None
+        known = _FLAG_TESTS.get(id(node))
+        if known is None or known[0] is not node:
+            given = _evicted_names(node.body)
+            flags = bool(given) and _flags_adds(self._function_body(node), flag, given)
+            if len(_FLAG_TESTS) > 4096:
+                _FLAG_TESTS.clear()
+            known = _FLAG_TESTS[id(node)] = (node, given if flags else set())
+        given = known[1]
+        if not given:
+            return None
+        values = [state.env.get(name) if isinstance(name, str) else None for name in given]
+        if all(Val.is_empty_ids(v) for v in values):
+            return False
+        return True if any(isinstance(v, Val.Ids) and v.start != "empty" for v in values) else None
+
     def _gate(self, test: cst.BaseExpression) -> str | None:
         """In the body of a loop over the running requests, a test that is not about a
         request's dirty tail (`isinstance(exc, ...)`, a flag): an eviction on one of its
         sides covers the iterations that took that side only (see state.promote)."""
         if not (self.loops and self.loops[-1]) or _tests_running(test):
             return None
-        if self._legit_skip(test, self.current) or self._holds_no_blocks(test, self.current):
+        current = self.current
+        if current is not None and isinstance(self.ev_pure(test, current), Val.TailTest):
+            return None  # `if not span.empty:`: whether the request has a dirty tail, either way
+        if self._legit_skip(test, current) or self._holds_no_blocks(test, current):
             return None
         inner = _bound(test.expression if isinstance(test, cst.UnaryOperation) else test)
         if isinstance(inner, cst.Name) or (isinstance(inner, cst.Call) and ir.called_name(inner.func) == "len"):
@@ -438,8 +469,15 @@ class ControlFlow(Calls):
         return self._holds_no_blocks(test, state) or self._legit_skip(test, state)
 
     def _holds_no_blocks(self, test: cst.BaseExpression, state: State | None) -> bool:
-        """`req.request_id not in mgr.req_to_blocks`: true only for a request holding no blocks."""
-        if state is None or not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        """`req.request_id not in mgr.req_to_blocks`: true only for a request holding no blocks;
+        so `blocks is None` and `not blocks` of its block list (`mgr.req_to_blocks.get(rid)`)."""
+        if state is None:
+            return False
+        absent = _absence_of(test)
+        if absent is not None:
+            listed = self.ev_pure(absent, state)
+            return isinstance(listed, Val.Ids) and listed.start == "whole"
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
             return False
         pair = test.comparisons[0]
         return isinstance(pair.operator, cst.NotIn) and isinstance(self.ev_pure(pair.comparator, state), Val.BlockMap)
@@ -595,7 +633,11 @@ class ControlFlow(Calls):
                 s = self.assign(node.target, e, s)
                 return skipping(s, id(node)) if part else s
 
-            body = self._loop_body(node.body, [state], bind)
+            machine = {n for n in _machine_names(node) if _decided_state(state.env.get(n))}
+            if machine and isinstance(iterable, Val.Range):
+                body = self._machine_steps(node.body, [state], bind, machine)
+            else:
+                body = self._loop_body(node.body, [state], bind)
             if iterable is None and _interprets(node):
                 body = _forget_effects(body, state)
             flow.add(body, normal=False)
@@ -624,6 +666,31 @@ class ControlFlow(Calls):
         out.brk, out.cont = after.brk, after.cont
         out.normal = dedupe(out.normal)
         return out
+
+    def _machine_steps(
+        self, body: cst.BaseSuite, states: list[State], bind: Callable[[State], State], machine: set[str]
+    ) -> Flow:
+        """`state = Step.SCAN; for _ in range(limit): ... state = table[state] ...`: the body
+        step by step while every path knows the state it is in (`machine`: the names the body
+        sets that hold it); a path still going after _MACHINE_STEPS steps leaves as the range
+        ran out, one on which the state stops being known runs the rest as any loop."""
+        flow, going = Flow(), [bind(s) for s in states]
+        for _ in range(_MACHINE_STEPS):
+            step = self.suite(body, going)
+            flow.brk += step.brk
+            flow.ret += step.ret
+            flow.exc += step.exc
+            going = dedupe(retire(step.normal + step.cont, set(self.loops[-1])))
+            lost = [s for s in going if not all(_decided_state(s.env.get(name)) for name in machine)]
+            going = [bind(s) for s in going if not any(s is each for each in lost)]
+            if lost:
+                rest = self._loop_body(body, lost, bind)
+                flow.brk, flow.ret, flow.exc = flow.brk + rest.brk, flow.ret + rest.ret, flow.exc + rest.exc
+                flow.normal += rest.normal + rest.cont
+            if not going:
+                break
+        flow.normal += going
+        return flow
 
     def _unrolled(self, node: cst.For, items: tuple[Val.Value, ...], state: State) -> Flow:
         """The body once per item of a literal sequence, in order (its `normal` exits are the
@@ -822,6 +889,39 @@ class ControlFlow(Calls):
         return state.bind(name, value) if name else state
 
 
+def _machine_names(node: cst.For) -> set[str]:
+    """The names a loop's body sets (outside nested functions) while its target goes unread
+    (`for _ in range(limit):`): those that may hold a state machine's current state."""
+    if not (isinstance(node.target, cst.Name) and node.target.value not in names_in(node.body)):
+        return set()
+    names: set[str] = set()
+    for each in all_nodes(node.body):
+        if isinstance(each, cst.Assign):
+            for target in each.targets:
+                names.update(target_names(target.target))
+    return names
+
+
+def _decided_state(value: Val.Value) -> bool:
+    """A machine's state the walk knows: an enum member, a string, a callable or an object."""
+    return isinstance(value, (Val.Member, Val.Str, Val.Instance)) or Val.is_callable(value)
+
+
+def _absence_of(test: cst.BaseExpression) -> cst.Name | None:
+    """`blocks is None`, `not blocks`: the name tested."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return test.expression if isinstance(test.expression, cst.Name) else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        pair = test.comparisons[0]
+        if (
+            isinstance(pair.operator, cst.Is)
+            and isinstance(pair.comparator, cst.Name)
+            and pair.comparator.value == "None"
+        ):
+            return test.left
+    return None
+
+
 def _callables(iterable: Val.Seq) -> bool:
     """A literal tuple or list of callables, or of the steps of a plan (`(Op.EVICT, reqs)`,
     `Evict(reqs)`), short enough to run item by item."""
@@ -965,9 +1065,50 @@ def _evicts_what_it_tests(node: cst.If, body: cst.CSTNode) -> bool:
     tested = _emptiness_of(test)
     if tested in given or _count_of_given(test, given):
         return True
+    if tested is not None and tested in _iterated(node.body):  # `if buf: for b in buf: s.add(b)` then evict(s)
+        return True
     flag = test.value if isinstance(test, cst.Name) else None
     value = bound_once(body, flag) if flag is not None else None
-    return value is not None and _emptiness_of(value) in given
+    if value is not None and _emptiness_of(value) in given:
+        return True
+    return flag is not None and _flags_adds(body, flag, given)
+
+
+def _flags_adds(body: cst.CSTNode, flag: str, given: set[str | None]) -> bool:
+    """`had_tail = False`, then `evict.add(b); had_tail = True` in a loop: `flag` is set to
+    True only beside an add to the ids evicted (`given`), else to False: where it is still
+    False nothing was added, so there is nothing to evict."""
+    raised = 0
+    for suite in all_nodes(body):
+        if not isinstance(suite, (cst.IndentedBlock, cst.Module)):
+            continue
+        smalls = [s for line in suite.body if isinstance(line, cst.SimpleStatementLine) for s in line.body]
+        for small in smalls:
+            if not (
+                isinstance(small, cst.Assign)
+                and [t.target for t in small.targets if isinstance(t.target, cst.Name) and t.target.value == flag]
+            ):
+                continue
+            if not isinstance(small.value, cst.Name) or small.value.value not in ("True", "False"):
+                return False
+            if small.value.value == "True":
+                raised += 1
+                if not any(_adds_to(other, given) for other in smalls):
+                    return False
+    return raised > 0
+
+
+def _adds_to(small: cst.BaseSmallStatement, given: set[str | None]) -> bool:
+    """`ids.add(...)`, `ids.update(...)`, `ids.append(...)`, `ids |= ...` to a name in `given`."""
+    if isinstance(small, cst.AugAssign):
+        return ir.dotted_name(small.target) in given
+    call = small.value if isinstance(small, cst.Expr) else None
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in ("add", "update", "append", "extend")
+        and ir.dotted_name(call.func.value) in given
+    )
 
 
 def _tests_known_ids(test: cst.BaseExpression, state: State) -> bool:
@@ -1024,6 +1165,11 @@ def _evicted_names(root: cst.CSTNode) -> set[str | None]:
         for n in all_nodes(arg.value)
         if isinstance(n, (cst.Name, cst.Attribute))
     } - {None}
+
+
+def _iterated(root: cst.CSTNode) -> set[str | None]:
+    """The dotted names loops and comprehensions under `root` iterate."""
+    return {ir.dotted_name(n.iter) for n in all_nodes(root) if isinstance(n, (cst.For, cst.CompFor))} - {None}
 
 
 def _returns_when_empty(node: cst.If, body: cst.CSTNode) -> bool:

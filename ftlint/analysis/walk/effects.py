@@ -148,6 +148,12 @@ class Effects(WalkBase):
                 pending.add(item)
         if matched:
             return state.replace(pending=frozenset(pending))
+        if key.startswith("q:") and any(k.startswith("q:") for k, _, _ in state.pending):
+            # a request of a list the walk cannot see into, reset after one preempted from such a
+            # list: the same list read twice (`self._batch`) may hold the same request
+            self.interp.note(f"{self.fn.qualname}: `{counter}` reset on an item of a list it cannot see into")
+            left = {(k, site, m - {counter} if k.startswith("q:") else m) for k, site, m in state.pending}
+            return state.replace(pending=frozenset(p for p in left if p[2]))
         return state.replace(zeroed=state.zeroed | {(key, counter)})
 
     def evict(self, value: Val.Value, node: cst.CSTNode, state: State) -> State:

@@ -16,6 +16,7 @@ from ftlint.analysis.walk.base import MAX_STEPS, UNROLLED
 from ftlint.analysis.walk.effects import Args, Effects, Keywords
 from ftlint.analysis.walk.shapes import (
     bound_once,
+    class_flag,
     class_string,
     class_table,
     comparisons,
@@ -95,7 +96,18 @@ def _constants_alike(left: Val.Value, right: Val.Value) -> bool:
 
 
 #: values that are never None at run time (a block list read with `.get()` may be: not here)
-_NEVER_NONE = (Val.Manager, Val.Managers, Val.Running, Val.Req, Val.Instance, Val.Str, Val.Member, Val.Bool, Val.Seq)
+_NEVER_NONE = (
+    Val.Manager,
+    Val.Managers,
+    Val.Running,
+    Val.Req,
+    Val.Instance,
+    Val.Str,
+    Val.Member,
+    Val.Bool,
+    Val.Seq,
+    *Val.CALLABLE,  # `work = getattr(self, f"_do_{state}", None)` found a method
+)
 
 
 def _against_none(left: Val.Value, right: Val.Value) -> bool:
@@ -108,6 +120,15 @@ def _contained(item: Val.Str, within: Val.Seq, holds_when_there: bool) -> Val.Va
     if not within.items or not all(isinstance(v, Val.Str) for v in within.items):
         return None
     return Val.Bool((item in within.items) is holds_when_there)
+
+
+def _preempted_test(node: cst.Comparison, same: bool | None) -> bool | None:
+    """`r.status == RequestStatus.PREEMPTED` (`is`, `!=`, `is not`): whether the test holds
+    of a preempted request; None for another test."""
+    if same is None or not (isinstance(node.left, cst.Attribute) and node.left.attr.value == "status"):
+        return None
+    named = ir.dotted_name(node.comparisons[0].comparator) or ""
+    return same if named.rsplit(".", 2)[-2:] == ["RequestStatus", "PREEMPTED"] else None
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -203,6 +224,8 @@ class Expressions(Effects):
                         if node.attr.value in fields
                         else self.init_attribute(base.cls, node.attr.value)
                     )
+                    if value is None:  # `ctx.state.final` of a state object: its class's flag
+                        value = self._class_flag(base.cls, node.attr.value)
                 else:
                     value = self.attribute(base, node.attr.value, node)
                 if (
@@ -260,6 +283,10 @@ class Expressions(Effects):
         present = same is not None and _is_none(node.comparisons[0].comparator) and self._api_object(node.left)
         if present:  # `kv is None` with `kv = getattr(sched, "kv_cache_manager", None)`: never
             return [(Val.Bool(not same), s) for _, s in self.ev_seq(nodes, state)]
+        preempted = _preempted_test(node, same)
+        if preempted is not None:  # `r.status == RequestStatus.PREEMPTED` of a request preempted here
+            request = cast(cst.Attribute, node.left).value
+            return [(self._preempted(req, s, preempted), s) for req, s in self.ev(request, state)]
         contains = _CONTAINS.get(type(node.comparisons[0].operator)) if len(node.comparisons) == 1 else None
         return [
             (
@@ -267,7 +294,7 @@ class Expressions(Effects):
                 if same is not None and (_constants_alike(left, right) or _against_none(left, right))
                 else _contained(left, right, contains)
                 if contains is not None and isinstance(left, Val.Str) and isinstance(right, Val.Seq)
-                else Val.tail_test(left, operator, right)
+                else Val.sign_test(left, operator, right) or Val.tail_test(left, operator, right)
                 if operator
                 else None,
                 s,
@@ -275,6 +302,15 @@ class Expressions(Effects):
             for (left, *rest), s in self.ev_seq(nodes, state)
             for right in rest[:1]
         ]
+
+    def _preempted(self, request: Val.Value, state: State, holds: bool) -> Val.Value:
+        """`holds` where `request` was preempted on this path with its counters still to
+        reset (this loop's request after a loop that preempted each); unknown otherwise."""
+        key = Val.key_of(request)
+        born = self.loops[-1] if self.loops else []
+        if key is None or not any(k == key or (k == "*" and key in born) for k, _, _ in state.pending):
+            return None
+        return Val.Bool(holds)
 
     def _boolean(self, node: cst.BooleanOperation, state: State) -> Results:
         """`a and b`, `a or b`: the left side when it decides (`False and ...`, `True or ...`),
@@ -590,6 +626,16 @@ class Expressions(Effects):
             return isinstance(named, cst.SimpleString) and named.evaluated_value in API_OBJECTS
         return False
 
+    def _class_flag(self, cls: ClassInfo, attr: str) -> Val.Value:
+        """A flag set in the body of `cls` or a base (`final = True` on a state class), unless
+        one of them defines a handler (its switch is flipped from outside)."""
+        project, handlers = self.interp.project, set(self.interp.fault_paths.handler_class_names())
+        order = project.mro(cls)
+        if any(each.name in handlers for each in order):
+            return None
+        flag = class_flag(order, attr)
+        return Val.Bool(flag) if flag is not None else None
+
     def _enum_member(self, owner: str, attr: str) -> Val.Value:
         """`Phase.SCAN` where `Phase` is a project enum (a class with `Enum`, `IntEnum`, ...
         among its bases, its own or inherited) and `SCAN` not one of its methods."""
@@ -631,7 +677,9 @@ class Expressions(Effects):
         # what dispatches (callables, tables and lists of them, helper objects); a flag or a
         # number may be set from outside the class (a switch a deployment flips): unknown,
         # unless held in a namespace whose fields no module of the class assigns
-        if _dispatches(found_value):
+        if _dispatches(found_value) or _transitions(found_value):
+            for item in _lambdas(found_value):  # its body lies in no tree of the caller's file
+                self.foreign.add(id(item.node))
             return found_value
         return settled_fields(self.interp.project.class_chain(cls), value, found_value)
 
@@ -734,8 +782,11 @@ class Expressions(Effects):
         if isinstance(base, Val.Running):
             every = isinstance(index, Val.Index) and isinstance(index.of, Val.Running) and index.start == "whole"
             in_while = bool(self.loop_nodes) and self.loop_nodes[-1] in self.while_loops
-            if every or (in_while and isinstance(index_node, cst.Name)):
-                # `running[i]`, i over every position of the queue (a range to its length, a while counter)
+            if in_while and isinstance(index_node, cst.Name):
+                # `running[i]`, i a while counter over the queue: one request per pass, however
+                # often `reqs[i]` is read in it
+                return self.new_request(index_node, f"{self.loop_nodes[-1]}:{index_node.value}")
+            if every:  # `running[i]`, i over every position of the queue (a range to its length)
                 return self.new_request(index_node)
             if isinstance(index_node, cst.Name) and self.loop_nodes:  # `reqs[i]` read again in this loop: one request
                 return Val.Req(f"at:{index_node.value}:{self.loop_nodes[-1]}")
@@ -1000,8 +1051,8 @@ class Expressions(Effects):
                         found = Val.start_from_index(Val.num_kind(self.ev_pure(operand, self.current or State({}))))
         return found
 
-    def new_request(self, node: cst.CSTNode) -> Val.Req:
-        key = f"it:{id(node)}"
+    def new_request(self, node: cst.CSTNode, name: str | None = None) -> Val.Req:
+        key = f"it:{name or id(node)}"
         if self.loops and key not in self.loops[-1]:
             self.loops[-1].append(key)
         return Val.Req(key)
@@ -1164,6 +1215,27 @@ def _dispatches(value: Val.Value) -> bool:
     if isinstance(value, Val.Table):
         return bool(value.items) and all(_dispatches(item) for _, item in value.items)
     return Val.is_callable(value) or isinstance(value, Val.Instance)
+
+
+def _transitions(value: Val.Value) -> bool:
+    """`{State.EVICT: (self._evict, State.ABORT), State.ABORT: State.DONE}`: a table whose
+    values are states (enum members, strings), what dispatches, or tuples of them."""
+    return isinstance(value, Val.Table) and bool(value.items) and all(_state_entry(item) for _, item in value.items)
+
+
+def _state_entry(value: Val.Value) -> bool:
+    if isinstance(value, Val.Seq):
+        return bool(value.items) and all(map(_state_entry, value.items))
+    return isinstance(value, (Val.Member, Val.Str)) or _dispatches(value)
+
+
+def _lambdas(value: Val.Value) -> list[Val.Lambda]:
+    """The lambdas in a table or a list (nested ones too)."""
+    if isinstance(value, Val.Lambda):
+        return [value]
+    items = [v for _, v in value.items] if isinstance(value, Val.Table) else []
+    items = list(value.items) if isinstance(value, Val.Seq) else items
+    return [lam for item in items for lam in _lambdas(item)]
 
 
 _MODULE_FRAMES: dict[int, tuple[ModuleInfo, Function]] = {}

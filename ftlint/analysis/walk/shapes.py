@@ -249,6 +249,21 @@ def class_string(cls: ClassInfo, attr: str) -> str | None:
     return found[1] if found is not None and found[0] == "string" else None
 
 
+def class_flag(chain: Sequence[ClassInfo], attr: str) -> bool | None:
+    """`final = True` in the body of the first class of `chain` (an MRO) that sets `attr`, never
+    assigned through `self` in the modules of the chain: that flag; None otherwise."""
+    for cls in chain:
+        if f"{attr}" not in cls.module.text:
+            continue
+        counts, changed = _self_writes(cls.module)
+        if attr in counts or attr in changed:
+            return None
+        found = _class_values(cls.module).get((cls.name, attr))
+        if found is not None:
+            return found[1] == "True" if found[0] == "flag" else None
+    return None
+
+
 def class_table(cls: ClassInfo, attr: str) -> str | None:
     """`_release = {False: lambda s, rs: ..., True: _requeue}` in the class body (constant
     keys, each value a lambda or a bare name; or a tuple or list of them), never assigned or
@@ -273,12 +288,15 @@ def _class_values(info: ModuleInfo) -> dict[tuple[str, str], tuple[str, str]]:
             if not isinstance(node, ast.ClassDef):
                 continue
             for line in node.body:
-                if not (
-                    isinstance(line, ast.Assign) and len(line.targets) == 1 and isinstance(line.targets[0], ast.Name)
-                ):
+                if isinstance(line, ast.AnnAssign) and isinstance(line.target, ast.Name) and line.value is not None:
+                    value, name = line.value, line.target.id  # `final: ClassVar[bool] = False`
+                elif isinstance(line, ast.Assign) and len(line.targets) == 1 and isinstance(line.targets[0], ast.Name):
+                    value, name = line.value, line.targets[0].id
+                else:
                     continue
-                value, name = line.value, line.targets[0].id
-                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+                    found[(node.name, name)] = ("flag", str(value.value))
+                elif isinstance(value, ast.Constant) and isinstance(value.value, str):
                     found[(node.name, name)] = ("string", value.value)
                 elif _table_of_callables(value):
                     found[(node.name, name)] = ("table", ast.unparse(value))
@@ -502,10 +520,9 @@ def _last_name(node: ast.expr) -> str:
 
 
 def _plain(value: cst.BaseExpression) -> bool:
-    """A value whose calls only make values: constructors (CamelCase), `partial`, ..."""
+    """A value whose calls only make values: constructors (CamelCase), `partial`, ... (a
+    lambda's body is not called here)."""
     for node in all_nodes(value):
-        if isinstance(node, cst.Lambda):
-            return False  # its body, called elsewhere, would be placed in the caller's file
         if isinstance(node, cst.Call):
             name = ir.dotted_name(node.func) or ""
             parts = [part.lstrip("_") for part in name.split(".")]
@@ -947,6 +964,12 @@ def _truth_key(name: str) -> str:
 
 
 def forget_truth(state: State, name: str | None) -> State:
-    if name is None or _truth_key(name) not in state.env:
+    """`name` bound anew: what was recorded of it and of its attributes (`span.empty` when
+    a loop binds `span` to the next item) is tested anew."""
+    if name is None:
         return state
-    return state.replace(env={k: v for k, v in state.env.items() if k != _truth_key(name)})
+    key = _truth_key(name)
+    stale = [k for k in state.env if k == key or (k.startswith(key) and k[len(key)] == ".")]
+    if not stale:
+        return state
+    return state.replace(env={k: v for k, v in state.env.items() if k not in stale})

@@ -1,0 +1,604 @@
+"""Issue 21: idioms two more unseen sets (class hierarchies; procedural code with index loops)
+and the state-machine set showed the walk losing track of, each modelled by value, both
+verdicts (a handler and its twin that differs in the one thing that matters).
+
+- A recovery machine run by a bounded loop (`for _ in range(limit):`) over a state the walk
+  knows: the body step by step, each path in the state it is in; a transition table set in
+  `__init__` (`{Step.A: (self._scan, Step.B), ...}`, enum members as keys, lambdas choosing the
+  next state, `callable(nxt)`); state objects whose class says `final = True`.
+- `getattr(self, name, None)` that found a method is not None.
+- `r.status == RequestStatus.PREEMPTED` of a request preempted on the path holds.
+- A request of a list the walk cannot see into (`self._batch`), reset after one preempted
+  from such a list: it may be the same request (no FT008).
+- A class with abstract methods (or an `ABC` whose subclasses inherit the handler) is walked
+  only for its subclasses; `super().hook()` in a mixin goes on to the next class of the MRO of
+  the class that combines them.
+- `if not span.empty:` in an inner loop is a test of the dirty tail, not a gate.
+- `had_tail = True` only beside each add to the ids evicted under `if had_tail:`: the flag is
+  whether the ids hold any.
+- `blocks is None` / `not blocks` of a request's block list: a request holding no blocks.
+- `reqs[i]` read several times in one pass of a `while` counter loop: one request.
+- `confirmed < 0` is false (a token count is never negative): the clamp never runs.
+- `if buf:` whose body iterates `buf` into the ids it evicts: the empty `buf` had none.
+(The handlers evicting in `on_fault`'s own body also get FT002.) One project holds every
+handler (one ftlint run); each test reads its own file's findings."""
+
+import pytest
+
+from tests.helpers import findings_json, write_project
+
+TAIL = """
+def tail_ids(kv, reqs):
+    ids = set()
+    for req in reqs:
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        for mgr in kv.coordinator.single_type_managers:
+            ids |= {b.block_id for b in mgr.req_to_blocks[req.request_id][confirmed // mgr.block_size:]}
+    return ids
+"""
+
+MACHINE = (
+    """import enum
+from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class Step(enum.Enum):
+    SCAN = 1
+    EVICT = 2
+    ABORT = 3
+    DONE = 4
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+        self.table = {
+            Step.SCAN: (self._scan, FIRST),
+            Step.EVICT: (self._evict, AFTER_EVICT),
+            Step.ABORT: (self._abort, AFTER_ABORT),
+        }
+
+    def on_fault(self, exc):
+        step = Step.SCAN
+        for _ in range(10):
+            if step is Step.DONE:
+                break
+            action, step = self.table[step]
+            action()
+        else:
+            raise RuntimeError("stuck")
+
+    def _scan(self):
+        self.reqs = list(self.engine.scheduler.running)
+
+    def _evict(self):
+        kv = self.engine.scheduler.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, list(self.engine.scheduler.running)))
+
+    def _abort(self):
+        self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+)
+
+
+def _machine(first: str, after_evict: str, after_abort: str) -> str:
+    return MACHINE.replace("FIRST", first).replace("AFTER_EVICT", after_evict).replace("AFTER_ABORT", after_abort)
+
+
+CHOOSER = (
+    """import enum
+from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class St(enum.Enum):
+    BEGIN = "begin"
+    EVICT = "evict"
+    ABORT = "abort"
+    END = "end"
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+        self.actions = {St.BEGIN: lambda: None, St.EVICT: self._evict, St.ABORT: self._abort}
+        self.transitions = {St.BEGIN: lambda: St.EVICT, St.EVICT: St.ABORT, St.ABORT: St.END}
+
+    def on_fault(self, exc):
+        state = St.BEGIN
+        while state is not St.END:
+            self.actions[state]()
+            nxt = self.transitions[state]
+            state = nxt() if callable(nxt) else nxt
+
+    def _evict(self):
+        kv = self.engine.scheduler.kv_cache_manager
+        kv.evict_blocks(EVICTED)
+
+    def _abort(self):
+        self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+)
+
+STATE_OBJECTS = (
+    TAIL
+    + """
+
+class State:
+    final = False
+
+    def run(self, handler):
+        return self
+
+
+class Evict(State):
+    def run(self, handler):
+        kv = handler.engine.scheduler.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, list(handler.engine.scheduler.running)))
+        return PARK
+
+
+class Park(State):
+    def run(self, handler):
+        sched = handler.engine.scheduler
+        for req in reversed(handler.reqs):
+            sched.running.remove(req)
+            sched._preempt_request(req, 0.0)
+        return AFTER_PARK
+
+
+class Settle(State):
+    def run(self, handler):
+        for req in handler.reqs:
+            req.num_in_flight_tokens = 0
+            req.num_stale_output_tokens = 0
+        return DONE
+
+
+class Done(State):
+    final = True
+
+
+EVICT = Evict()
+PARK = Park()
+SETTLE = Settle()
+DONE = Done()
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+        self.reqs = []
+
+    def on_fault(self, exc):
+        self.reqs = list(self.engine.scheduler.running)
+        state = EVICT
+        for _ in range(8):
+            if state.final:
+                break
+            state = state.run(self)
+"""
+)
+
+GETATTR = (
+    """from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        work = getattr(self, "NAME", None)
+        if work is not None:
+            work(sched.kv_cache_manager, list(sched.running))
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    def _evict_tails(self, kv, reqs):
+        kv.evict_blocks(tail_ids(kv, reqs))
+
+    def _log_tails(self, kv, reqs):
+        print(len(reqs))
+"""
+)
+
+RESUME = (
+    TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+        self._batch = []
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        self._batch = list(sched.running)
+        kv = sched.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, list(sched.running)))
+        self._requeue()
+        self._settle()
+
+    def _requeue(self):
+        sched = self.engine.scheduler
+        for req in reversed(self._batch):
+            sched.running.remove(req)
+            sched._preempt_request(req, 0.0)
+
+    def _settle(self):
+        SETTLE
+"""
+)
+
+STATUS = (
+    """from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        reqs = list(sched.running)
+        kv = sched.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, reqs))
+        for req in reversed(reqs):
+            sched.running.remove(req)
+            sched._preempt_request(req, 0.0)
+        for req in reqs:
+            if req.status == RequestStatus.STATUS:
+                req.num_in_flight_tokens = 0
+                req.num_stale_output_tokens = 0
+"""
+)
+
+ABSTRACT = (
+    """import abc
+from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class RecoveringHandler(abc.ABC):
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        self.invalidate(sched.kv_cache_manager, list(sched.running))
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    @abc.abstractmethod
+    def invalidate(self, kv, reqs): ...
+
+
+class FaultHandler(RecoveringHandler):
+    def invalidate(self, kv, reqs):
+        INVALIDATE
+"""
+)
+
+MIXINS = (
+    """import abc
+from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class Base(abc.ABC):
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        reqs = list(self.engine.scheduler.running)
+        self.before_release(reqs)
+        self.engine.scheduler.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    def before_release(self, reqs):
+        pass
+
+
+class LogMixin:
+    def before_release(self, reqs):
+        print(len(reqs))
+        super().before_release(reqs)
+
+
+class EvictMixin:
+    def before_release(self, reqs):
+        super().before_release(reqs)
+        kv = self.engine.scheduler.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, reqs))
+
+
+class FaultHandler(BASES):
+    pass
+"""
+)
+
+SPANS = """from dataclasses import dataclass
+from vllm.v1.request import RequestStatus
+
+
+@dataclass(frozen=True)
+class Span:
+    rid: str
+    start: int
+    stop: int
+
+    @classmethod
+    def of(cls, r):
+        return cls(r.request_id, r.num_computed_tokens - r.num_in_flight_tokens, r.num_computed_tokens)
+
+    @property
+    def empty(self):
+        return self.stop <= self.start
+
+    def ids(self, mgr):
+        blocks = mgr.req_to_blocks.get(self.rid, [])
+        return [b.block_id for b in blocks[self.start // mgr.block_size:]]
+
+
+def invalidate(kv, spans):
+    dirty = set()
+    for mgr in kv.coordinator.single_type_managers:
+        for span in spans:
+            if TEST:
+                dirty.update(span.ids(mgr))
+    kv.evict_blocks(dirty)
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        invalidate(sched.kv_cache_manager, [Span.of(r) for r in sched.running])
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+PROCEDURAL = """from vllm.v1.request import RequestStatus
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kvm = sched.kv_cache_manager
+        mgrs = kvm.coordinator.single_type_managers
+        ids = []
+        evict = set()
+        had_tail = False
+        i = 0
+        while i < len(sched.running):
+            req = sched.running[i]
+            ids.append(req.request_id)
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            if confirmed < 0:
+                confirmed = 0
+            g = 0
+            while g < len(mgrs):
+                blocks = mgrs[g].req_to_blocks.get(req.request_id)
+                if SKIP:
+                    g = g + 1
+                    continue
+                j = confirmed // mgrs[g].block_size
+                while j < len(blocks):
+                    if not blocks[j].is_null:
+                        evict.add(blocks[j].block_id)
+                        RAISE
+                    j = j + 1
+                g = g + 1
+            OTHER
+            i = i + 1
+        if had_tail:
+            kvm.evict_blocks(evict)
+        sched.finish_requests(ids, RequestStatus.FINISHED_ABORTED)
+"""
+
+
+def _procedural(raise_: str = "had_tail = True", other: str = "pass") -> str:
+    return PROCEDURAL.replace("SKIP", "blocks is None").replace("RAISE", raise_).replace("OTHER", other)
+
+
+COUNTER_LOOP = """import time
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kvm = sched.kv_cache_manager
+        reqs = []
+        i = 0
+        while i < len(sched.running):
+            reqs.append(sched.running[i])
+            i = i + 1
+        ids = set()
+        for r in reqs:
+            confirmed = r.num_computed_tokens - r.num_in_flight_tokens
+            for mgr in kvm.coordinator.single_type_managers:
+                ids |= {b.block_id for b in mgr.req_to_blocks[r.request_id][confirmed // mgr.block_size:]}
+        kvm.evict_blocks(ids)
+        now = time.monotonic()
+        i = len(reqs) - 1
+        while i >= 0:
+            sched.running.remove(reqs[i])
+            sched._preempt_request(reqs[i], now)
+            RESET
+            i = i - 1
+"""
+
+ZEROING = """from vllm.v1.request import RequestStatus
+
+
+def scrub(kvm, mgrs, rid, computed, in_flight):
+    first = computed - in_flight
+    if first < 0:
+        first = 0
+    FIRST
+    aligned = first
+    bs = mgrs[0].block_size
+    if aligned % bs != 0:
+        aligned = aligned - aligned % bs
+    kvm.record_blocks_for_zeroing(rid, aligned)
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kvm = sched.kv_cache_manager
+        mgrs = kvm.coordinator.single_type_managers
+        for r in list(sched.running):
+            scrub(kvm, mgrs, r.request_id, r.num_computed_tokens, r.num_in_flight_tokens)
+"""
+
+BUFFER = """import time
+
+_BUF = []
+
+
+def fill(kvm, request_ids, buf):
+    del buf[:]
+    i = 0
+    while i < len(request_ids):
+        per_group = kvm.get_block_ids(request_ids[i])
+        g = 0
+        while g < len(per_group):
+            k = 0
+            while k < len(per_group[g]):
+                if per_group[g][k] != 0:
+                    buf.append(per_group[g][k])
+                k += 1
+            g += 1
+        i += 1
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kvm = sched.kv_cache_manager
+        fill(kvm, [r.request_id for r in sched.running], _BUF)
+        if TEST:
+            s = set()
+            for b in _BUF:
+                s.add(b)
+            kvm.evict_blocks(s)
+        now = time.monotonic()
+        while sched.running:
+            req = sched.running.pop()
+            sched._preempt_request(req, now)
+            req.num_in_flight_tokens = 0
+            req.num_stale_output_tokens = 0
+"""
+
+GROUPS_LOOP = """from vllm.v1.request import RequestStatus
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        ids = set()
+        for req in list(sched.running):
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            g = 0
+            while g < len(kv.coordinator.single_type_managers):
+                mgr = kv.coordinator.single_type_managers[g]
+                blocks = mgr.req_to_blocks.get(req.request_id)
+                if SKIP:
+                    g = g + 1
+                    continue
+                ids |= {b.block_id for b in blocks[confirmed // mgr.block_size:]}
+                g = g + 1
+        kv.evict_blocks(ids)
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+RESET_BOTH = "reqs[i].num_in_flight_tokens = 0\n            reqs[i].num_stale_output_tokens = 0"
+
+# file stem: (handler source, the codes it must get)
+CASES = {
+    "machine_evicts_then_aborts": (_machine("Step.EVICT", "Step.ABORT", "Step.DONE"), []),
+    "machine_aborts_then_evicts": (_machine("Step.ABORT", "Step.DONE", "Step.EVICT"), ["FT006", "FT007"]),
+    "machine_never_evicts": (_machine("Step.ABORT", "Step.DONE", "Step.DONE"), ["FT007"]),
+    "machine_chooser_evicts_tails": (
+        CHOOSER.replace("EVICTED", "tail_ids(kv, list(self.engine.scheduler.running))"),
+        [],
+    ),
+    "machine_chooser_evicts_whole": (
+        CHOOSER.replace("EVICTED", "{b.block_id for r in self.engine.scheduler.running for b in r.get_blocks()}"),
+        ["FT004"],
+    ),
+    "state_objects_settle_after_parking": (STATE_OBJECTS.replace("AFTER_PARK", "SETTLE"), []),
+    "state_objects_done_after_parking": (STATE_OBJECTS.replace("AFTER_PARK", "DONE"), ["FT008"]),
+    "getattr_finds_the_eviction": (GETATTR.replace("NAME", "_evict_tails"), []),
+    "getattr_finds_no_eviction": (GETATTR.replace("NAME", "_log_tails"), ["FT007"]),
+    "batch_in_self_reset": (
+        RESUME.replace(
+            "SETTLE",
+            "for req in self._batch:\n            req.num_in_flight_tokens = 0\n            req.num_stale_output_tokens = 0",
+        ),
+        ["FT002"],
+    ),
+    "batch_in_self_not_reset": (RESUME.replace("SETTLE", "pass"), ["FT002", "FT008"]),
+    "reset_when_preempted": (STATUS.replace("STATUS", "PREEMPTED"), ["FT002"]),
+    "reset_when_running": (STATUS.replace("STATUS", "RUNNING"), ["FT002", "FT008"]),
+    "abstract_base_subclass_evicts": (ABSTRACT.replace("INVALIDATE", "kv.evict_blocks(tail_ids(kv, reqs))"), []),
+    "abstract_base_subclass_evicts_nothing": (ABSTRACT.replace("INVALIDATE", "print(len(reqs))"), ["FT007"]),
+    "mixins_chain_to_the_eviction": (MIXINS.replace("BASES", "LogMixin, EvictMixin, Base"), []),
+    "mixins_without_the_eviction": (MIXINS.replace("BASES", "LogMixin, Base"), ["FT007"]),
+    "span_tested_in_an_inner_loop": (SPANS.replace("TEST", "not span.empty"), []),
+    "span_gated_in_an_inner_loop": (SPANS.replace("TEST", "span.rid.startswith('x')"), ["FT007"]),
+    "flag_raised_beside_each_add": (_procedural(), ["FT002", "FT002", "FT002"]),
+    "flag_raised_elsewhere": (
+        _procedural(raise_="pass", other="if req.num_output_tokens:\n                had_tail = True"),
+        ["FT002", "FT002", "FT002", "FT007"],
+    ),
+    "block_list_absent": (GROUPS_LOOP.replace("SKIP", "blocks is None"), ["FT002"] * 3),
+    "block_list_empty": (GROUPS_LOOP.replace("SKIP", "not blocks"), ["FT002"] * 3),
+    "block_list_gated": (GROUPS_LOOP.replace("SKIP", "self.engine.skip(req)"), ["FT002"] * 3 + ["FT007"]),
+    "counter_loop_resets_each": (COUNTER_LOOP.replace("RESET", RESET_BOTH), ["FT002", "FT002"]),
+    "counter_loop_resets_none": (COUNTER_LOOP.replace("RESET", "pass"), ["FT002", "FT002", "FT008"]),
+    "clamp_of_the_boundary": (ZEROING.replace("FIRST", "pass"), []),
+    "zeroing_from_token_zero": (ZEROING.replace("FIRST", "first = 0"), ["FT004"]),
+    "buffer_iterated_into_the_eviction": (BUFFER.replace("TEST", "_BUF"), ["FT002"]),
+    "buffer_gated_by_a_flag": (BUFFER.replace("TEST", "self.engine.evicting"), ["FT002", "FT007"]),
+}
+
+
+@pytest.fixture(scope="module")
+def findings(tmp_path_factory):
+    root = write_project(tmp_path_factory.mktemp("idioms"), {f"{name}.py": src for name, (src, _) in CASES.items()})
+    code, found = findings_json("--select", "FT002,FT004,FT005,FT006,FT007,FT008", ".", cwd=root)
+    assert code in (0, 1)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_class_and_loop_idiom_verdict(findings, name):
+    got = sorted(f["code"] for f in findings if f["path"] == f"{name}.py")
+    assert got == CASES[name][1], (got, CASES[name][0])
