@@ -538,6 +538,270 @@ class FaultHandler:
         sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
 """
 
+VICTIMS = (
+    """from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class Victim:
+    def __init__(self, request):
+        self.request = request
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        victims = [Victim(r) for r in sched.running]
+        kv = sched.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, [v.request for v in victims]))
+        for v in reversed(victims):
+            sched.running.remove(v.request)
+            sched._preempt_request(v.request, 0.0)
+        for v in victims:
+            RESET
+"""
+)
+
+SWITCHED_OFF = (
+    """import os
+from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+EVICT_TAIL = os.environ.get("FT_EVICT_TAIL", "0") == "1"
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        ids = set()
+        for r in list(sched.running):
+            if SWITCH:
+                ids |= tail_ids(kv, [r])
+        if len(ids) > 0:
+            kv.evict_blocks(ids)
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+)
+
+ROUNDED = """import math
+from vllm.v1.request import RequestStatus
+
+
+def tail(kv, req):
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    ids = set()
+    for mgr in kv.coordinator.single_type_managers:
+        first = int(math.ROUND(confirmed / mgr.block_size))
+        ids |= {b.block_id for b in mgr.req_to_blocks[req.request_id][first:]}
+    return ids
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        for r in list(sched.running):
+            kv.evict_blocks(tail(kv, r))
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+OUT_PARAM = """from vllm.v1.request import RequestStatus
+
+
+def collect(kv, req, into):
+    confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+    for mgr in kv.coordinator.single_type_managers:
+        for b in mgr.req_to_blocks[req.request_id][START:]:
+            into.add(b.block_id)
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        out = set()
+        for r in list(sched.running):
+            collect(kv, r, out)
+        if out:
+            kv.evict_blocks(out)
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+ZEROS = (
+    """import time
+
+import numpy as np
+
+_COUNTERS = FIELDS
+"""
+    + TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        reqs = list(sched.running)
+        kv = sched.kv_cache_manager
+        kv.evict_blocks(tail_ids(kv, reqs))
+        now = time.monotonic()
+        while sched.running:
+            sched._preempt_request(sched.running.pop(), now)
+        zeros = np.zeros(len(reqs), dtype=np.int64)
+        for name in _COUNTERS:
+            for r, z in zip(reqs, zeros.tolist()):
+                setattr(r, name, z)
+"""
+)
+
+AFTER_ABORT = """from vllm.v1.request import RequestStatus
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        EARLY
+        aborted = sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+        LATE
+        self.engine._send_abort_outputs(aborted)
+
+    def evict(self, kv, reqs):
+        ids = set()
+        i = 0
+        while i < len(reqs):
+            req = reqs[i]
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            for mgr in kv.coordinator.single_type_managers:
+                ids |= {b.block_id for b in mgr.req_to_blocks.get(req.request_id, [])[confirmed // mgr.block_size:]}
+            i = i + 1
+        if ids:
+            kv.evict_blocks(ids)
+"""
+
+GRID = """from vllm.v1.request import RequestStatus
+
+
+class Grid:
+    def __init__(self, requests, managers):
+        self.requests = requests
+        self.managers = managers
+
+    def cell(self, r, g):
+        req, mgr = self.requests[r], self.managers[g]
+        confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+        return {b.block_id for b in mgr.req_to_blocks.get(req.request_id, [])[START:]}
+
+    def collect(self, r0=0, r1=None, g0=0, g1=None):
+        r1 = len(self.requests) if r1 is None else r1
+        g1 = len(self.managers) if g1 is None else g1
+        if r0 >= r1 or g0 >= g1:
+            return set()
+        if r1 - r0 == 1 and g1 - g0 == 1:
+            return self.cell(r0, g0)
+        if r1 - r0 >= g1 - g0:
+            mid = (r0 + r1) // 2
+            return self.collect(r0, mid, g0, g1) | self.collect(mid, r1, g0, g1)
+        mid = (g0 + g1) // 2
+        return self.collect(r0, r1, g0, mid) | self.collect(r0, r1, mid, g1)
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        stale = Grid(list(sched.running), kv.coordinator.single_type_managers).collect()
+        if stale:
+            kv.evict_blocks(stale)
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+FIRST_BLOCK = """from vllm.v1.request import RequestStatus
+
+
+def first_block(confirmed, block_size):
+    if confirmed <= 0:
+        return 0
+    return confirmed // block_size
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        ids = set()
+        for req in list(sched.running):
+            confirmed = req.num_computed_tokens - req.num_in_flight_tokens
+            for mgr in kv.coordinator.single_type_managers:
+                start = first_block(confirmed, mgr.block_size)STEP
+                ids |= {b.block_id for b in mgr.req_to_blocks[req.request_id][start:]}
+        kv.evict_blocks(ids)
+        sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+
+INJECTED = """import logging
+from vllm.v1.request import RequestStatus
+
+
+class GroupReader:
+    def __init__(self, kv_cache_manager):
+        self._manager = kv_cache_manager.coordinator.SOURCE
+        self.block_size = self._manager.block_size
+
+    def blocks(self, request_id):
+        return list(self._manager.req_to_blocks.get(request_id) or [])
+
+
+class FaultHandler:
+    def __init__(self, engine, reader=None, evict=None, abort=None, logger=None):
+        self.engine = engine
+        scheduler = engine.scheduler
+        self.reader = reader or GroupReader(scheduler.kv_cache_manager)
+        self.evict = evict or scheduler.kv_cache_manager.evict_blocks
+        self.abort = abort or (lambda ids: scheduler.finish_requests(ids, RequestStatus.FINISHED_ABORTED))
+        self.logger = logger or logging.getLogger(__name__)
+
+    def _tail(self, request):
+        confirmed = request.num_computed_tokens - request.num_in_flight_tokens
+        start = confirmed // self.reader.block_size
+        return {b.block_id for b in self.reader.blocks(request.request_id)[start:]}
+
+    def on_fault(self, exc):
+        running = list(self.engine.scheduler.running)
+        dirty = set()
+        for request in running:
+            dirty |= self._tail(request)
+        if dirty:
+            self.evict(dirty)
+        self.abort([r.request_id for r in running])
+"""
+
 RESET_BOTH = "reqs[i].num_in_flight_tokens = 0\n            reqs[i].num_stale_output_tokens = 0"
 
 # file stem: (handler source, the codes it must get)
@@ -587,6 +851,37 @@ CASES = {
     "zeroing_from_token_zero": (ZEROING.replace("FIRST", "first = 0"), ["FT004"]),
     "buffer_iterated_into_the_eviction": (BUFFER.replace("TEST", "_BUF"), ["FT002"]),
     "buffer_gated_by_a_flag": (BUFFER.replace("TEST", "self.engine.evicting"), ["FT002", "FT007"]),
+    "objects_made_per_request_reset": (
+        VICTIMS.replace(
+            "RESET", "v.request.num_in_flight_tokens = 0\n            v.request.num_stale_output_tokens = 0"
+        ),
+        ["FT002"],
+    ),
+    "objects_made_per_request_not_reset": (VICTIMS.replace("RESET", "pass"), ["FT002", "FT008"]),
+    "collection_switched_off_by_default": (SWITCHED_OFF.replace("SWITCH", "EVICT_TAIL"), ["FT002", "FT007"]),
+    "collection_switched_on_by_default": (SWITCHED_OFF.replace("SWITCH", "not EVICT_TAIL"), ["FT002"]),
+    "whole_number_of_a_ceiling": (ROUNDED.replace("ROUND", "ceil"), ["FT002", "FT007"]),
+    "whole_number_of_a_floor": (ROUNDED.replace("ROUND", "floor"), ["FT002"]),
+    "out_parameter_filled_with_the_tail": (OUT_PARAM.replace("START", "confirmed // mgr.block_size"), ["FT002"]),
+    "out_parameter_filled_late": (OUT_PARAM.replace("START", "confirmed // mgr.block_size + 1"), ["FT002", "FT007"]),
+    "zeros_array_resets_both": (
+        ZEROS.replace("FIELDS", '("num_stale_output_tokens", "num_in_flight_tokens")'),
+        ["FT002"],
+    ),
+    "zeros_array_resets_one": (ZEROS.replace("FIELDS", '("num_stale_output_tokens",)'), ["FT002", "FT008"]),
+    "evicted_before_the_abort": (
+        AFTER_ABORT.replace("EARLY", "self.evict(kv, list(sched.running))").replace("LATE", "pass"),
+        [],
+    ),
+    "evicted_from_what_the_abort_returned": (
+        AFTER_ABORT.replace("EARLY", "pass").replace("LATE", "self.evict(kv, aborted)"),
+        ["FT006", "FT007"],
+    ),
+    "recursive_split_evicts_tails": (GRID.replace("START", "confirmed // mgr.block_size"), ["FT002"]),
+    "recursive_split_evicts_whole": (GRID.replace("START", "0"), ["FT002"]),
+    "zero_confirmed_returns_block_zero": (FIRST_BLOCK.replace("STEP", ""), ["FT002", "FT002"]),
+    "zero_confirmed_then_one_more": (FIRST_BLOCK.replace("STEP", " + 1"), ["FT002", "FT002", "FT007"]),
+    "injected_defaults_first_group_only": (INJECTED.replace("SOURCE", "single_type_managers[0]"), ["FT002", "FT007"]),
 }
 
 

@@ -339,6 +339,11 @@ class Param:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class Zeros:
+    """An array or list every item of which is 0 (`np.zeros(n)`, `[0] * n`): counters to reset."""
+
+
 # -- the walk's own markers -------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Frame:
@@ -382,6 +387,7 @@ Value: TypeAlias = (
     | Keyed
     | TableItems
     | Seq
+    | Zeros
     | Each
     | PerRequest
     | Fields

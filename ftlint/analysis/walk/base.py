@@ -132,6 +132,8 @@ class WalkBase:
         self.relocate: cst.CSTNode | None = None
         self.relocate_depth = 0
         self.foreign: set[int] = set()  # id() of such lambdas
+        #: the functions a call of which was met inside their own walk (Calls._recursive)
+        self.recursed: set[Function] = set()
         self.names: dict[tuple[object, ...], Val.Value] = {}  # names resolved per frame
         self.decrements: dict[int, Decrement] = {}  # by id() of the counter written
         #: `stack.callback(f, *args)` of an ExitStack, by id() of the call: (f, args, the call)

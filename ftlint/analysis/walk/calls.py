@@ -42,6 +42,7 @@ from ftlint.analysis.walk.shapes import (
     zeroed_counters,
 )
 from ftlint.analysis.walk.state import (
+    CONFIRMED_ZERO,
     EXIT_STACK,
     Flow,
     Results,
@@ -344,6 +345,8 @@ class Calls(Expressions):
             callee = Val.FunctionRef(*target)
         if callee is None and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             callee = self.class_attribute(method)
+        if callee is None and isinstance(func.value, cst.Name) and func.value.value == "self":
+            callee = self._injected(method)
         if callee is None:
             return self.unresolved(node, state, [*args, *keywords.values()])
         return self.call_value(callee, args, keywords, node, state)
@@ -395,7 +398,7 @@ class Calls(Expressions):
         """numpy / torch over block ids: `np.asarray(ids)`, `np.unique(ids)`, `ids.tolist()`
         are the same ids, `np.concatenate(parts)` the join of its parts, `np.empty(0)` none,
         `np.ceil(ratio)` rounds as `math.ceil`; None for another call."""
-        if isinstance(receiver, Val.Ids) and method in _ARRAY_METHODS and not args:
+        if isinstance(receiver, (Val.Ids, Val.Zeros)) and method in _ARRAY_METHODS and not args:
             return receiver
         if not (isinstance(func.value, cst.Name) and self._array_module(func.value.value)):
             return None
@@ -403,6 +406,8 @@ class Calls(Expressions):
             return args[0]
         if method in ("empty", "zeros") and args and args[0] == Val.ZERO:
             return Val.ids(None, "empty")  # `np.empty(0, dtype=np.int64)`: no block
+        if method in ("zeros", "zeros_like") and args:
+            return Val.Zeros()  # `np.zeros(len(reqs))`: a 0 for each
         if method in _ARRAY_JOINS and args:
             parts = args[0].items if isinstance(args[0], Val.Seq) and len(args) == 1 else args
             ids = [part for part in parts if isinstance(part, Val.Ids)]
@@ -538,6 +543,13 @@ class Calls(Expressions):
         # KVCacheBlocks.get_block_ids(): the ids of the same blocks, per group
         same = method in ("copy", "get", "pop", "values", "items") or method in V.BLOCK_LIST_CALLS
         return (receiver if same else None), state
+
+    def _injected(self, name: str) -> Val.Value:
+        """`self.evict(ids)` where `__init__` alone sets `self.evict = evict or kv.evict_blocks`
+        (a collaborator passed in, its default when none is): that callable or object."""
+        cls = self.selves[-1] if self.selves else self.fn.class_info
+        held = self.init_attribute(cls, name) if cls is not None else None
+        return held if Val.is_callable(held) or isinstance(held, Val.Instance) else None
 
     def class_attribute(self, name: str) -> Val.Value:
         """`self.name` where the class body binds `name = <lambda>` (or `staticmethod(lambda
@@ -1051,6 +1063,7 @@ class Calls(Expressions):
         """A call of a function the walk is inside of (its paths are not followed again): one
         that may evict may evict for any request, one that sets a counter to 0 may set it for
         any request (an unknown value never produces a finding); otherwise no effect."""
+        self.recursed.add(fn)
         zeroes = zeroed_counters(fn)
         if zeroes:
             self.interp.note(
@@ -1124,11 +1137,18 @@ class Calls(Expressions):
             self.selves.pop()
             self.stack.pop()
         out: Results = []
+        filled = _out_params(fn, via_instance, node, state)
+        # a function that calls itself: what a path of this walk returns (a base case, the
+        # recursive calls not followed) is not what the call computes
+        recursive = fn in self.recursed
         for s in flow.normal:  # a generator's call gives what it yields (its ids)
-            out.append((s.env.get("<yield>", Val.NONE), s.replace(env={**state.env, **heap_of(s.env)})))
+            made = None if recursive and "<yield>" in s.env else s.env.get("<yield>", Val.NONE)
+            out.append((made, s.replace(env=_back(state, s, env, filled))))
         for s in flow.ret:
             returned = s.env.get("<yield>", s.env.get("<return>"))
-            out.append((returned, s.replace(env={**state.env, **heap_of(s.env)})))
+            if returned == Val.ZERO and s.env.get(CONFIRMED_ZERO) == Val.TRUE:
+                returned = Val.Num("cblk")  # `if confirmed <= 0: return 0`: the block it falls in
+            out.append((None if recursive else returned, s.replace(env=_back(state, s, env, filled))))
         if not out:  # every path raises: the caller's except clauses see the entry state
             out.append((None, state))
         return merge_results(out)
@@ -1143,6 +1163,37 @@ class Calls(Expressions):
         if summary is not None and summary.may_free:
             state = self.free("*", node, state)
         return state
+
+
+def _out_params(fn: Function, via_instance: bool, node: cst.CSTNode, state: State) -> dict[str, str]:
+    """`collect(kv, req, into)` with `into` a set of block ids of the caller (an out-parameter
+    the callee fills): {the callee's parameter: the caller's name}, for the parameters the
+    callee never binds anew."""
+    if not isinstance(node, cst.Call) or any(a.star for a in node.args):
+        return {}
+    params = fn.caller_params(via_instance)
+    segment = fn.tree()
+    text = segment.text if segment is not None else fn.module.text
+    found: dict[str, str] = {}
+    for index, arg in enumerate(node.args):
+        name = arg.value.value if isinstance(arg.value, cst.Name) else None
+        if name is None or not isinstance(state.env.get(name), Val.Ids):
+            continue
+        param = arg.keyword.value if arg.keyword is not None else params[index] if index < len(params) else None
+        if param is not None and not re.search(rf"\b{re.escape(param)}\s*=[^=]", text):
+            found[param] = name
+    return found
+
+
+def _back(caller: State, end: State, entry: dict[str, Val.Value], filled: dict[str, str]) -> dict[str, Val.Value]:
+    """The caller's names after the call: as before, with the objects made and the sets of
+    block ids the callee filled through its parameters (`filled`)."""
+    env = {**caller.env, **heap_of(end.env)}
+    for param, name in filled.items():
+        value = end.env.get(param)
+        if isinstance(value, Val.Ids) and value != entry.get(param):
+            env[name] = value
+    return env
 
 
 _RUN_METHOD_PARAMS = ("obj", "method", "args", "kwargs")
@@ -1307,6 +1358,8 @@ def _number(name: str, args: Args) -> Val.Value:
     """`math.ceil(confirmed / bs)` (also `floor`, `int`), `int("1")`, vLLM's `cdiv(a, b)`."""
     if name in _ROUNDING and args and Val.num_kind(args[0]) == "cratio":
         return Val.Num(_ROUNDING[name])
+    if name in _ROUNDING and args and isinstance(args[0], Val.Num) and args[0].kind != "cratio":
+        return args[0]  # `int(math.ceil(...))`, `int(n)`: already a whole number
     if name == "int" and args and isinstance(args[0], Val.Str) and args[0].text.strip().isdigit():
         return Val.ZERO if int(args[0].text) == 0 else Val.OTHER  # `int(os.environ.get("MARGIN", "1"))`
     if name == V.CEIL_DIVIDE:  # -(-a // b)
@@ -1436,6 +1489,8 @@ def _passed_through(name: str, args: Args) -> Val.Value:
     if name in ("list", "tuple") and isinstance(source, Val.Seq) and all(map(Val.is_callable, source.items)):
         return source  # a copy, in order
     if source == FIRST_GROUP_ONLY:
+        return source
+    if isinstance(source, Val.Each) and name != "filter":  # `reversed(victims)`: one per request still
         return source
     return source if isinstance(source, (Val.Ids, Val.Running)) else None
 

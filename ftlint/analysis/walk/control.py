@@ -31,6 +31,7 @@ from ftlint.analysis.walk.shapes import (
     target_names,
 )
 from ftlint.analysis.walk.state import (
+    CONFIRMED_ZERO,
     EXIT_STACK,
     Flow,
     Results,
@@ -43,13 +44,24 @@ from ftlint.analysis.walk.state import (
     not_at_zero,
     promote,
     retire,
+    skipped,
     skipping,
+    switched_off,
     tag_entries,
     unbind,
 )
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
+#: (comparison, the integer compared with) -> whether the test holds when the count is 0
+_ZERO_SIDES: dict[tuple[type, str | None], bool] = {
+    (cst.LessThanEqual, "0"): True,
+    (cst.Equal, "0"): True,
+    (cst.LessThan, "1"): True,
+    (cst.GreaterThan, "0"): False,
+    (cst.NotEqual, "0"): False,
+    (cst.GreaterThanEqual, "1"): False,
+}
 #: id() of an `if flag:` -> (it, the ids its body evicts when the flag marks adds to them, else {})
 _FLAG_TESTS: dict[int, tuple[cst.If, set[str | None]]] = {}
 _MACHINE_STEPS = 12  # steps of a `while` loop whose test the walk decides (a state machine)
@@ -292,14 +304,17 @@ class ControlFlow(Calls):
                     truth = recorded(current.test, s)
                 flagged = self._flagged(current, s)
                 truth = truth if flagged is None else flagged
+                zero_when = self._zero_count(current.test, s)  # which side holds when the count is 0
+                s_taken = s.bind(CONFIRMED_ZERO, Val.TRUE) if zero_when is True else s
+                s_passed = s.bind(CONFIRMED_ZERO, Val.TRUE) if zero_when is False else s
                 side_gate = gate if truth is None else None  # a test decided on this path splits nothing
                 if truth is not False:
-                    held = self._guard(current.test, decided(current.test, s, truth, True), True)
+                    held = self._guard(current.test, decided(current.test, s_taken, truth, True), True)
                     if value is None and _returns_when_empty(current, self._function_body(current)):
                         held = covered(held)  # `if not ids: return` before `evict(ids)`
                     taken.append(mark(held, side_gate, True))
                 if truth is not True:
-                    passed = self._guard(current.test, decided(current.test, s, truth, False), False)
+                    passed = self._guard(current.test, decided(current.test, s_passed, truth, False), False)
                     if (
                         value is None
                         and not _tests_known_ids(current.test, s)
@@ -308,6 +323,10 @@ class ControlFlow(Calls):
                         passed = covered(passed)
                     elif flagged is False:
                         passed = covered(passed)  # `if had_tail: evict(ids)` with nothing added to ids
+                    elif value == Val.FALSE and self._collects(current.body, s):
+                        # `if EVICT_TAIL:` (a switch off by default) around what collects or evicts
+                        # the ids: an empty set later is no "nothing to evict"
+                        passed = switched_off(passed, id(current))
                     skipped.append(mark(passed, side_gate, False))
             dropping = bool(taken) and self.drops_by_length(current.test, taken[0])
             if dropping:  # `if b.block_id < len(blocks): ids.add(...)`: what it adds is filtered
@@ -331,6 +350,46 @@ class ControlFlow(Calls):
             flow.normal += states
         flow.normal = dedupe(flow.normal)
         return flow
+
+    def _collects(self, body: cst.BaseSuite, state: State) -> bool:
+        """Whether `body` evicts, adds block ids to a set of them (`ids |= ...`, `ids.add(b.block_id)`)
+        or hands an empty one to a function to fill (`collect_tail(..., into)`)."""
+        for node in all_nodes(body):
+            if isinstance(node, cst.Call) and ir.called_name(node.func) in V.EVICT_BY_BLOCK:
+                return True
+            small = node if isinstance(node, (cst.AugAssign, cst.Expr)) else None
+            names: set[str | None] = {n for n, v in state.env.items() if isinstance(v, Val.Ids) and not v.stale}
+            if small is not None and _adds_to(small, names):
+                added = small.value if isinstance(small, cst.AugAssign) else cast(cst.Call, small.value).args
+                added_node = added if isinstance(added, cst.BaseExpression) else added[0].value if added else None
+                value = self.ev_pure(added_node, state) if added_node is not None else None
+                if "block" in ir.code_of(small) or (isinstance(value, Val.Ids) and value.start != "empty"):
+                    return True
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                given = [a.value.value for a in node.args if isinstance(a.value, cst.Name)]
+                if any(Val.is_empty_ids(state.env.get(name)) for name in given):
+                    return True
+        return False
+
+    def _zero_count(self, test: cst.BaseExpression, state: State) -> bool | None:
+        """`if confirmed <= 0:` (`== 0`, `< 1`, `not confirmed`) of the confirmed token count: True
+        (its body runs when the count is 0), False for the negation (`> 0`, `!= 0`, `confirmed`),
+        None for another test."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        inner = test.expression if negated and isinstance(test, cst.UnaryOperation) else test
+        counted: cst.BaseExpression
+        if isinstance(inner, cst.Name):
+            counted, zero_side = inner, negated
+        elif isinstance(inner, cst.Comparison) and len(inner.comparisons) == 1 and not negated:
+            pair = inner.comparisons[0]
+            bound = pair.comparator.value if isinstance(pair.comparator, cst.Integer) else None
+            sides = _ZERO_SIDES.get((type(pair.operator), bound))
+            if sides is None:
+                return None
+            counted, zero_side = inner.left, sides
+        else:
+            return None
+        return zero_side if Val.num_kind(self.ev_pure(counted, state)) == "confirmed" else None
 
     def _flagged(self, node: cst.If, state: State) -> bool | None:
         """`if had_tail: evict(ids)` where the flag is raised only beside an add to the ids the
@@ -409,6 +468,8 @@ class ControlFlow(Calls):
             return base.replace(pending=frozenset(), zeroed=state.zeroed | none_left)
         if not isinstance(value, Val.Ids) or value.stale or holds != negated:
             return state
+        if Val.is_empty_ids(value) and skipped(state):
+            return state  # empty because a switch skipped what collects them: not "nothing to evict"
         if Val.is_empty_ids(value) and any(self.loops):
             # in a loop over the requests, ids still empty (`if blocks is not None:` skipped the
             # add): this iteration had nothing to evict, which covers no other request

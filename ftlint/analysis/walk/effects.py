@@ -246,7 +246,8 @@ class Effects(WalkBase):
             key = Val.key_of(target)
             if key is None and isinstance(target, Val.Seq) and len(target.items) == 1:
                 key = Val.key_of(target.items[0])
-            return None, self.free(key, node, state)
+            # it returns the requests it finished: every running one, when it frees them all
+            return (Val.RUNNING if key is None else None), self.free(key, node, state)
         if kind == "free":
             request = keywords.get("request", args[0] if args else None)
             return Val.NONE, self.free(Val.key_of(request), node, state)

@@ -677,7 +677,7 @@ class Expressions(Effects):
         # what dispatches (callables, tables and lists of them, helper objects); a flag or a
         # number may be set from outside the class (a switch a deployment flips): unknown,
         # unless held in a namespace whose fields no module of the class assigns
-        if _dispatches(found_value) or _transitions(found_value):
+        if _dispatches(found_value) or _transitions(found_value) or isinstance(found_value, _GROUPS):
             for item in _lambdas(found_value):  # its body lies in no tree of the caller's file
                 self.foreign.add(id(item.node))
             return found_value
@@ -772,6 +772,8 @@ class Expressions(Effects):
             return self._slice(base, index.has_lower, index.lower, index.upper)
         if base is None or (isinstance(base, Val.Ids) and isinstance(index, Val.Ids)):
             return index if isinstance(index, Val.Ids) else None  # `pool.blocks[block_id]`: its block
+        if isinstance(base, Val.Zeros):
+            return Val.ZERO  # `zeros[i]`
         if isinstance(base, Val.BlockMap):
             return self.read_blocks(Val.key_of(index), base.groups)
         if isinstance(base, Val.Managers):  # `managers[0]`, `managers[FULL]` (a module-level int): one group
@@ -880,6 +882,8 @@ class Expressions(Effects):
         self.loop_nodes.pop()
         out: Results = []
         for value, s in made:
+            if isinstance(value, Val.Instance) and value.oid and born:
+                value = _as_record(value, s)  # `[Victim(r) for r in reqs]`: one object per request
             result = _made(value, born, dropped, one_item, some)
             if isinstance(node, cst.DictComp) and isinstance(value, Val.Seq):
                 # what its values make (block ids: the dict reads as them), else a dict with an
@@ -968,6 +972,8 @@ class Expressions(Effects):
             return Val.with_start(iterable, counted) if counted and iterable.start == "whole" else iterable
         if isinstance(iterable, Val.Managers):
             return Val.Manager("all")
+        if isinstance(iterable, Val.Zeros):
+            return Val.ZERO
         if isinstance(iterable, (Val.Enumerated, Val.Range)):
             return self._position(iterable, node, target, scope)
         if isinstance(iterable, Val.Zipped):
@@ -1095,6 +1101,15 @@ def made_by_loop(value: Val.Value, born: list[str], some: bool) -> Val.Value:
     return _made(value, born, False, False, some)
 
 
+def _as_record(made: Val.Instance, state: State) -> Val.Instance:
+    """An object made in a comprehension's element, its attributes as its `__init__` left them
+    (on `state`) held as a record's fields: what the comprehension makes is one per item, each
+    with that item's values (no heap cell: those would be the last item's)."""
+    prefix = cell(made, "")
+    fields = tuple((name[len(prefix) :], value) for name, value in state.env.items() if name.startswith(prefix))
+    return Val.Instance(made.cls, fields) if fields else made
+
+
 def _made(value: Val.Value, born: list[str], dropped: bool, one_item: bool, some: bool = False) -> Val.Value:
     """What a comprehension makes of the values of its element expression (`some`: over part
     of the running requests)."""
@@ -1215,6 +1230,10 @@ def _dispatches(value: Val.Value) -> bool:
     if isinstance(value, Val.Table):
         return bool(value.items) and all(_dispatches(item) for _, item in value.items)
     return Val.is_callable(value) or isinstance(value, Val.Instance)
+
+
+#: KV-cache groups an `__init__` keeps (`self._manager = kv.coordinator.single_type_managers[0]`)
+_GROUPS = (Val.Manager, Val.Managers)
 
 
 def _transitions(value: Val.Value) -> bool:

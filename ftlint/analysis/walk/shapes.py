@@ -522,7 +522,11 @@ def _last_name(node: ast.expr) -> str:
 def _plain(value: cst.BaseExpression) -> bool:
     """A value whose calls only make values: constructors (CamelCase), `partial`, ... (a
     lambda's body is not called here)."""
-    for node in all_nodes(value):
+    stack: list[cst.CSTNode] = [value]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, cst.Lambda):
+            stack.extend(node.children)
         if isinstance(node, cst.Call):
             name = ir.dotted_name(node.func) or ""
             parts = [part.lstrip("_") for part in name.split(".")]

@@ -37,8 +37,14 @@ def skipping(state: State, loop: int) -> State:
     return state.replace(evicted=state.evicted | {skip(loop)})
 
 
+def switched_off(state: State, node: int) -> State:
+    """`state` marked as a path on which a switch off by default skipped what collects or
+    evicts the ids (the id() of its `if`): kept after the loops around it, unlike a skip."""
+    return state.replace(evicted=state.evicted | {("#off", str(node))})
+
+
 def skipped(state: State) -> bool:
-    return any(k == "#skip" for k, _ in state.evicted)
+    return any(k in ("#skip", "#off") for k, _ in state.evicted)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +72,9 @@ AtZero = frozenset[tuple[str, str, str]]
 
 #: the prefix of the names under which the attributes of objects made in the walk are kept
 HEAP = "\x00heap:"
+#: the name a path binds where a test found the confirmed token count 0 (`if confirmed <= 0:`):
+#: a function's `return 0` there is the block the dirty tail begins in
+CONFIRMED_ZERO = "<confirmed-zero>"
 #: the prefix of the name an `ExitStack`'s registered callbacks are kept under in a path's env
 EXIT_STACK = "\x00exitstack:"
 
