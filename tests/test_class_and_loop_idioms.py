@@ -802,6 +802,194 @@ class FaultHandler:
         self.abort([r.request_id for r in running])
 """
 
+RECURSIVE_RESUME = (
+    """import time
+"""
+    + TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        reqs = list(sched.running)
+        kv.evict_blocks(tail_ids(kv, reqs))
+        self._requeue(sched, reqs, len(reqs) - 1, time.monotonic())
+
+    def _requeue(self, sched, reqs, i, now):
+        if i < 0:
+            return
+        req = reqs[i]
+        sched.running.remove(req)
+        sched._preempt_request(req, now)
+        RESET
+        self._requeue(sched, reqs, i - 1, now)
+"""
+)
+
+SHIFTING = (
+    """import time
+"""
+    + TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        now = time.monotonic()
+        i = 0
+        while i < len(sched.running):
+            req = sched.running[i]
+            kv.evict_blocks(tail_ids(kv, [req]))
+            del sched.running[i]
+            sched._preempt_request(req, now)
+            req.num_in_flight_tokens = 0
+            req.num_stale_output_tokens = 0
+            STEP
+"""
+)
+
+GUARDED = (
+    """from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        try:
+            BEFORE
+            kv.evict_blocks(tail_ids(kv, list(sched.running)))
+        except Exception:
+            pass
+        finally:
+            sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+"""
+)
+
+THROWN = (
+    """import time
+from vllm.v1.request import RequestStatus
+"""
+    + TAIL
+    + """
+
+class AbortInstead(Exception):
+    pass
+
+
+class FaultHandler:
+    RESUME = True
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        try:
+            self._resume(sched)
+        except AbortInstead:
+            sched.finish_requests(None, RequestStatus.FINISHED_ABORTED)
+
+    def _resume(self, sched):
+        kv = sched.kv_cache_manager
+        FIRST
+        SECOND
+        now = time.monotonic()
+        for req in reversed(list(sched.running)):
+            sched.running.remove(req)
+            sched._preempt_request(req, now)
+            req.num_in_flight_tokens = 0
+            req.num_stale_output_tokens = 0
+"""
+)
+RAISE_UNLESS_RESUME = "if not self.RESUME:\n            raise AbortInstead()"
+EVICT_ALL = "kv.evict_blocks(tail_ids(kv, list(sched.running)))"
+
+PREEMPT_GUARDED = (
+    """import time
+"""
+    + TAIL
+    + """
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        now = time.monotonic()
+        while sched.running:
+            req = sched.running[-1]
+            kv.evict_blocks(tail_ids(kv, [req]))
+            sched.running.pop()
+            try:
+                sched._preempt_request(req, now)
+            except AssertionError:
+                pass
+            else:
+                RESET
+"""
+)
+
+DESCRIPTOR = (
+    """import time
+"""
+    + TAIL
+    + """
+
+class Forward:
+    def __init__(self, field):
+        self.field = field
+
+    def __get__(self, view, owner=None):
+        return self if view is None else getattr(view.request, self.field)
+
+    def __set__(self, view, value):
+        setattr(view.request, self.field, value)
+
+
+class View:
+    FIELDS
+
+    def __init__(self, request):
+        self.request = request
+
+    def forget(self):
+        self.in_flight = 0
+        self.stale = 0
+
+
+class FaultHandler:
+    def __init__(self, engine):
+        self.engine = engine
+
+    def on_fault(self, exc):
+        sched = self.engine.scheduler
+        kv = sched.kv_cache_manager
+        views = [View(r) for r in sched.running]
+        kv.evict_blocks(tail_ids(kv, [v.request for v in views]))
+        now = time.monotonic()
+        for v in reversed(views):
+            sched.running.remove(v.request)
+            sched._preempt_request(v.request, now)
+            v.forget()
+"""
+)
+
 RESET_BOTH = "reqs[i].num_in_flight_tokens = 0\n            reqs[i].num_stale_output_tokens = 0"
 
 # file stem: (handler source, the codes it must get)
@@ -882,6 +1070,37 @@ CASES = {
     "zero_confirmed_returns_block_zero": (FIRST_BLOCK.replace("STEP", ""), ["FT002", "FT002"]),
     "zero_confirmed_then_one_more": (FIRST_BLOCK.replace("STEP", " + 1"), ["FT002", "FT002", "FT007"]),
     "injected_defaults_first_group_only": (INJECTED.replace("SOURCE", "single_type_managers[0]"), ["FT002", "FT007"]),
+    "recursion_resets_both": (
+        RECURSIVE_RESUME.replace("RESET", "req.num_in_flight_tokens = 0\n        req.num_stale_output_tokens = 0"),
+        ["FT002"],
+    ),
+    "recursion_resets_one": (RECURSIVE_RESUME.replace("RESET", "req.num_stale_output_tokens = 0"), ["FT002", "FT008"]),
+    "index_kept_while_removing": (SHIFTING.replace("STEP", "pass"), ["FT002"]),
+    "index_stepped_while_removing": (SHIFTING.replace("STEP", "i += 1"), ["FT002", "FT007"]),
+    "try_around_followed_code": (GUARDED.replace("BEFORE", "ids = tail_ids(kv, list(sched.running))"), ["FT002"]),
+    "try_around_an_unfollowed_call": (GUARDED.replace("BEFORE", "self.engine.drain()"), ["FT002", "FT007"]),
+    "raised_in_a_helper_before_the_eviction": (
+        THROWN.replace("FIRST", RAISE_UNLESS_RESUME).replace("SECOND", EVICT_ALL),
+        ["FT007"],
+    ),
+    "raised_in_a_helper_after_the_eviction": (
+        THROWN.replace("FIRST", EVICT_ALL).replace("SECOND", RAISE_UNLESS_RESUME),
+        [],
+    ),
+    "preempt_guarded_then_reset": (
+        PREEMPT_GUARDED.replace(
+            "RESET", "req.num_in_flight_tokens = 0\n                req.num_stale_output_tokens = 0"
+        ),
+        ["FT002"],
+    ),
+    "preempt_guarded_never_reset": (PREEMPT_GUARDED.replace("RESET", "pass"), ["FT002", "FT008"]),
+    "counters_reset_through_descriptors": (
+        DESCRIPTOR.replace(
+            "FIELDS", 'in_flight = Forward("num_in_flight_tokens")\n    stale = Forward("num_stale_output_tokens")'
+        ),
+        ["FT002"],
+    ),
+    "counters_set_on_the_view_only": (DESCRIPTOR.replace("FIELDS", "in_flight = stale = 1"), ["FT002", "FT008"]),
 }
 
 

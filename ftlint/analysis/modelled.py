@@ -241,7 +241,7 @@ MODELLED: tuple[Construct, ...] = (
         "an `except` clause after a `try` statement that evicts on every path",
         "modelled",
         "the eviction failing: the clause that goes on (logs, then aborts) counts as having evicted; an exception "
-        "out of an earlier statement still skips the eviction",
+        "out of an earlier statement that calls what the walk cannot follow still skips the eviction",
         "except-after-the-eviction",
     ),
     Construct(
@@ -986,6 +986,42 @@ MODELLED: tuple[Construct, ...] = (
         "modelled",
         "the default, as for a handler given no collaborators (`FaultHandler(engine)`); also a lambda there, and a KV-cache group an `__init__` keeps",
         "injected_defaults_first_group_only",
+    ),
+    Construct(
+        "a call of a function the walk is already inside that zeroes some counters (`self._requeue(rest)` after `last.num_stale_output_tokens = 0`)",
+        "modelled",
+        "those counters zeroed for any request: the others a preempt left set stay set",
+        "recursion_resets_one",
+    ),
+    Construct(
+        "`while i < len(scheduler.running):` whose body removes from the queue itself (`del running[i]`, `remove`, `pop`) and steps `i += 1`",
+        "modelled",
+        "the list shifts under the index: the request after each one removed is skipped",
+        "index_stepped_while_removing",
+    ),
+    Construct(
+        "a `try` body's statement the walk followed whole (a project helper, reads, arithmetic), then an `except` or `finally` that frees",
+        "modelled",
+        "no exception out of it: only a call the walk cannot follow, an eviction, or a `raise` it reaches may raise",
+        "try_around_followed_code",
+    ),
+    Construct(
+        "`raise AbortInstead()` in a helper the `try` body calls, caught by the caller",
+        "modelled",
+        "the caller's `except` clause runs on the path that raised, with what the helper did before the `raise`",
+        "raised_in_a_helper_before_the_eviction",
+    ),
+    Construct(
+        "`while scheduler.running: req = scheduler.running[-1]; ...; scheduler.running.pop()`",
+        "modelled",
+        "another request on each pass (a loop that removes nothing reads the same one)",
+        "preempt_guarded_then_reset",
+    ),
+    Construct(
+        "`view.in_flight = 0` where the class of `view` makes `in_flight` a descriptor with `__set__`",
+        "unknown",
+        "it may write any request's counter: no preempt before it is reported",
+        "counters_reset_through_descriptors",
     ),
     Construct(
         "a call the walk cannot resolve, given no block ids",

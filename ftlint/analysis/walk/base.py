@@ -117,6 +117,7 @@ class WalkBase:
         self.loops: list[list[str]] = []  # request keys born in each enclosing loop
         self.loop_nodes: list[int] = []  # id() of each enclosing loop's node (its skips' marker)
         self.while_loops: set[int] = set()  # id() of the `while` loops among them
+        self.popping_loops: set[int] = set()  # id() of those that remove from the running queue
         #: id() of the last statement of a loop's body: a `continue` there skips nothing
         self.loop_ends: set[int] = set()
         # The state of the expression being evaluated (read by index filters and block reads).
@@ -134,6 +135,12 @@ class WalkBase:
         self.foreign: set[int] = set()  # id() of such lambdas
         #: the functions a call of which was met inside their own walk (Calls._recursive)
         self.recursed: set[Function] = set()
+        #: how many calls the walk could not follow, and `raise` statements it met, so far (an
+        #: exception may come out of either: ControlFlow._try)
+        self.unfollowed = 0
+        #: the paths a `raise` ended in a function the walk inlined, in the caller's names (a
+        #: `try` around the call takes those raised in its body: ControlFlow._try)
+        self.thrown: list[State] = []
         self.names: dict[tuple[object, ...], Val.Value] = {}  # names resolved per frame
         self.decrements: dict[int, Decrement] = {}  # by id() of the counter written
         #: `stack.callback(f, *args)` of an ExitStack, by id() of the call: (f, args, the call)

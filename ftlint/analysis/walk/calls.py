@@ -52,6 +52,7 @@ from ftlint.analysis.walk.state import (
     covered,
     heap_of,
     merge_results,
+    not_at_zero,
     promote,
     skipping,
 )
@@ -713,6 +714,7 @@ class Calls(Expressions):
     ) -> Results:
         """A call the walk cannot follow; `callee`: the value called, when the walk has one;
         `split`: its arguments, positional and by keyword."""
+        self.unfollowed += 1  # it may raise (see ControlFlow._try)
         if isinstance(node, cst.Call):
             ref = ir.callee_ref(node.func)
             if ref is not None and ref[0] == "super":
@@ -1070,7 +1072,9 @@ class Calls(Expressions):
                 f"{self.fn.qualname}: `{fn.qualname}` is recursive and zeroes counters; taken as for every request"
             )
             state = state.replace(zeroed=state.zeroed | {("*", f) for f in zeroes})
-            state = self.may_reset(None, state, f"`{fn.qualname}` is recursive and zeroes counters")
+            # the counters it zeroes, for any request: what a preempt left set of the others stays
+            left = {(k, site, missing - zeroes) for k, site, missing in state.pending}
+            state = not_at_zero(state, None, None).replace(pending=frozenset(p for p in left if p[2]))
         summary = self.interp.fault_paths.summary(fn)
         if summary is not None and summary.may_evict:
             self.interp.note(
@@ -1149,6 +1153,7 @@ class Calls(Expressions):
             if returned == Val.ZERO and s.env.get(CONFIRMED_ZERO) == Val.TRUE:
                 returned = Val.Num("cblk")  # `if confirmed <= 0: return 0`: the block it falls in
             out.append((None if recursive else returned, s.replace(env=_back(state, s, env, filled))))
+        self.thrown.extend(s.replace(env=_back(state, s, env, filled)) for s in flow.exc)
         if not out:  # every path raises: the caller's except clauses see the entry state
             out.append((None, state))
         return merge_results(out)

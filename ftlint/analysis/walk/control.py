@@ -22,6 +22,7 @@ from ftlint.analysis.walk.shapes import (
     counters_read,
     decided,
     decrements,
+    descriptor_name,
     forget_truth,
     free_names,
     is_generator,
@@ -69,7 +70,7 @@ _MACHINE_STEPS = 12  # steps of a `while` loop whose test the walk decides (a st
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from ftlint.index.project import Function
+    from ftlint.index.project import ClassInfo, Function
 
 Statement = cst.BaseStatement | cst.SimpleStatementSuite
 
@@ -369,6 +370,17 @@ class ControlFlow(Calls):
                 given = [a.value.value for a in node.args if isinstance(a.value, cst.Name)]
                 if any(Val.is_empty_ids(state.env.get(name)) for name in given):
                     return True
+        return False
+
+    def _descriptor_set(self, cls: ClassInfo, attr: str) -> bool:
+        """Whether `attr` of an object of `cls` is a data descriptor: a class-level object of a
+        project class defining `__set__`."""
+        project = self.interp.project
+        for each in project.mro(cls):
+            name = descriptor_name(each, attr)
+            if name is not None:
+                made = project.resolve_class(each.module, name)
+                return made is not None and project.method(made, "__set__") is not None
         return False
 
     def _zero_count(self, test: cst.BaseExpression, state: State) -> bool | None:
@@ -772,6 +784,8 @@ class ControlFlow(Calls):
         self.loops.append([])
         self.loop_nodes.append(id(node))
         self.while_loops.add(id(node))
+        if _removes_running(node.body):
+            self.popping_loops.add(id(node))
         self.loop_ends.add(_last_statement(node.body))
         stepped = self._stepped(node, states)
         if stepped is not None:
@@ -781,6 +795,10 @@ class ControlFlow(Calls):
             counter = self._counter(node.test, entered)
             body = self._loop_body(node.body, entered, counter or (lambda s: s))
             left = [s for _, s in self.ev_all(node.test, body.normal + body.cont)] or entered
+        if _shifts_under_index(node):
+            # `while i < len(running): ...; del running[i]; i += 1`: the list shifts under the
+            # index, which skips the request after each one removed
+            left = [skipping(s, id(node)) for s in left]
         born = self.loops.pop()
         self.loop_nodes.pop()
         depth = len(self.loops)
@@ -849,18 +867,28 @@ class ControlFlow(Calls):
         return flow, left + [s for _, s in tested]
 
     def _try(self, node: cst.Try | cst.TryStar, states: list[State]) -> Flow:
-        # an exception may leave the body before any statement, or before each next one: in
-        # it, leaving the state that statement started from
+        # an exception may leave the body at a statement that calls what the walk cannot follow
+        # (or raises: its own flow's `exc`), leaving the state that statement started from; a
+        # statement the walk followed whole raises only where it says so (precision first: an
+        # exception the runtime never sees is no path)
         starts: list[list[State]] = []
         body = Flow(normal=states)
+        may_raise = False  # the last statement (part of its effects done when it raises)
+        thrown = len(self.thrown)
         for statement in _statements(node.body):
             if not body.normal:
                 break
+            unfollowed = self.unfollowed
             step = self.statement(statement, body.normal)
-            starts.append(_eviction_attempted(body.normal, step.normal))
+            may_raise = self.unfollowed != unfollowed or _evicts_in(statement)
+            if may_raise:
+                starts.append(_eviction_attempted(body.normal, step.normal))
             body.normal = step.normal
             body.add(step, normal=False)
-        raised = [s for start in starts for s in start] + body.normal + body.exc
+        # what a `raise` in a function the body called left (`self._resume()` raising AbortInstead)
+        body.exc += self.thrown[thrown:]
+        del self.thrown[thrown:]
+        raised = [s for start in starts for s in start] + (body.normal if may_raise else []) + body.exc
         flow = self.suite(node.orelse.body, body.normal) if node.orelse else Flow(normal=body.normal)
         flow.brk += body.brk
         flow.cont += body.cont
@@ -935,6 +963,9 @@ class ControlFlow(Calls):
     def _assign_attribute(self, target: cst.Attribute, value: Val.Value, state: State) -> State:
         base = self.ev_pure(target.value, state)
         attr = target.attr.value
+        if isinstance(base, Val.Instance) and self._descriptor_set(base.cls, attr):
+            # `view.in_flight = 0` through a descriptor's `__set__`: it may write any request's counter
+            state = self.may_reset(None, state, f"`{ir.code_of(target)}` is written through a descriptor")
         if attr == V.NUM_COMPUTED_TOKENS:
             state = self.rewind(base, target, state)
         if attr in V.ALL_COUNTER_FIELDS and base is None and value in (Val.ZERO, None):
@@ -948,6 +979,48 @@ class ControlFlow(Calls):
             state = not_at_zero(state, key, attr) if key is not None else state
         name = ir.dotted_name(target)
         return state.bind(name, value) if name else state
+
+
+def _removes_running(body: cst.BaseSuite) -> bool:
+    """Whether `body` removes from the running queue itself (`del running[i]`, `running.pop()`,
+    `running.remove(req)`)."""
+    for each in all_nodes(body):
+        if isinstance(each, cst.Del) and isinstance(each.target, cst.Subscript) and live_running(each.target.value):
+            return True
+        if (
+            isinstance(each, cst.Call)
+            and isinstance(each.func, cst.Attribute)
+            and each.func.attr.value in ("remove", "pop")
+            and live_running(each.func.value)
+        ):
+            return True
+    return False
+
+
+def _shifts_under_index(node: cst.While) -> bool:
+    """`while i < len(scheduler.running):` whose body removes from the running queue itself
+    (`del running[i]`, `running.remove(req)`, `running.pop(i)`) and steps `i` on (`i += 1`)."""
+    test = node.test
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name)):
+        return False
+    bound = test.comparisons[0].comparator
+    if not (
+        isinstance(test.comparisons[0].operator, cst.LessThan)
+        and isinstance(bound, cst.Call)
+        and ir.called_name(bound.func) == "len"
+        and len(bound.args) == 1
+        and live_running(bound.args[0].value)
+    ):
+        return False
+    counter = test.left.value
+    steps = any(
+        isinstance(each, cst.AugAssign)
+        and isinstance(each.target, cst.Name)
+        and each.target.value == counter
+        and isinstance(each.operator, cst.AddAssign)
+        for each in all_nodes(node.body)
+    )
+    return steps and _removes_running(node.body)
 
 
 def _machine_names(node: cst.For) -> set[str]:
@@ -1088,6 +1161,13 @@ def _tests_running(test: cst.BaseExpression) -> bool:
         isinstance(target.operator, (cst.Equal, cst.Is))
         and any(isinstance(side, cst.Attribute) and side.attr.value == "status" for side in sides)
         and any(isinstance(side, cst.Attribute) and side.attr.value == "RUNNING" for side in sides)
+    )
+
+
+def _evicts_in(statement: Statement) -> bool:
+    """Whether `statement` calls an eviction (it may fail: see _eviction_attempted)."""
+    return any(
+        isinstance(node, cst.Call) and ir.called_name(node.func) in V.EVICT_BY_BLOCK for node in all_nodes(statement)
     )
 
 

@@ -131,6 +131,13 @@ def _preempted_test(node: cst.Comparison, same: bool | None) -> bool | None:
     return same if named.rsplit(".", 2)[-2:] == ["RequestStatus", "PREEMPTED"] else None
 
 
+def _integer(node: cst.BaseExpression) -> bool:
+    """`0`, `-1`: a literal position."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
 def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
@@ -788,6 +795,9 @@ class Expressions(Effects):
                 # `running[i]`, i a while counter over the queue: one request per pass, however
                 # often `reqs[i]` is read in it
                 return self.new_request(index_node, f"{self.loop_nodes[-1]}:{index_node.value}")
+            if in_while and _integer(index_node) and self.loop_nodes[-1] in self.popping_loops:
+                # `while running: req = running[-1]; ...; running.pop()`: another request each pass
+                return self.new_request(index_node, f"{self.loop_nodes[-1]}:{ir.code_of(index_node)}")
             if every:  # `running[i]`, i over every position of the queue (a range to its length)
                 return self.new_request(index_node)
             if isinstance(index_node, cst.Name) and self.loop_nodes:  # `reqs[i]` read again in this loop: one request

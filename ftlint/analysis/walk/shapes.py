@@ -264,6 +264,24 @@ def class_flag(chain: Sequence[ClassInfo], attr: str) -> bool | None:
     return None
 
 
+def descriptor_name(cls: ClassInfo, attr: str) -> str | None:
+    """`in_flight = Forward("num_in_flight_tokens")` in the class body: the name called (an
+    object made there, a descriptor when its class defines `__set__`); None otherwise."""
+    if attr not in cls.module.text:
+        return None
+    tree = _parsed(cls.module)
+    for node in tree.body if tree is not None else ():
+        if not (isinstance(node, ast.ClassDef) and node.name == cls.name):
+            continue
+        for line in node.body:
+            if not (isinstance(line, ast.Assign) and len(line.targets) == 1 and isinstance(line.value, ast.Call)):
+                continue
+            target = line.targets[0]
+            if isinstance(target, ast.Name) and target.id == attr:
+                return ast.unparse(line.value.func)
+    return None
+
+
 def class_table(cls: ClassInfo, attr: str) -> str | None:
     """`_release = {False: lambda s, rs: ..., True: _requeue}` in the class body (constant
     keys, each value a lambda or a bare name; or a tuple or list of them), never assigned or
