@@ -355,11 +355,11 @@ class ControlFlow(Calls):
     def _collects(self, body: cst.BaseSuite, state: State) -> bool:
         """Whether `body` evicts, adds block ids to a set of them (`ids |= ...`, `ids.add(b.block_id)`)
         or hands an empty one to a function to fill (`collect_tail(..., into)`)."""
+        names: set[str | None] = {n for n, v in state.env.items() if isinstance(v, Val.Ids) and not v.stale}
         for node in all_nodes(body):
             if isinstance(node, cst.Call) and ir.called_name(node.func) in V.EVICT_BY_BLOCK:
                 return True
             small = node if isinstance(node, (cst.AugAssign, cst.Expr)) else None
-            names: set[str | None] = {n for n, v in state.env.items() if isinstance(v, Val.Ids) and not v.stale}
             if small is not None and _adds_to(small, names):
                 added = small.value if isinstance(small, cst.AugAssign) else cast(cst.Call, small.value).args
                 added_node = added if isinstance(added, cst.BaseExpression) else added[0].value if added else None
@@ -401,7 +401,9 @@ class ControlFlow(Calls):
             counted, zero_side = inner.left, sides
         else:
             return None
-        return zero_side if Val.num_kind(self.ev_pure(counted, state)) == "confirmed" else None
+        if not isinstance(counted, cst.Name):  # a count bound to a name (read off the path's names)
+            return None
+        return zero_side if Val.num_kind(state.env.get(counted.value)) == "confirmed" else None
 
     def _flagged(self, node: cst.If, state: State) -> bool | None:
         """`if had_tail: evict(ids)` where the flag is raised only beside an add to the ids the
@@ -706,8 +708,9 @@ class ControlFlow(Calls):
                 s = self.assign(node.target, e, s)
                 return skipping(s, id(node)) if part else s
 
-            machine = {n for n in _machine_names(node) if _decided_state(state.env.get(n))}
-            if machine and isinstance(iterable, Val.Range):
+            ranged = isinstance(iterable, Val.Range)  # `for _ in range(limit):` may drive a machine
+            machine = {n for n in _machine_names(node) if _decided_state(state.env.get(n))} if ranged else set()
+            if machine:
                 body = self._machine_steps(node.body, [state], bind, machine)
             else:
                 body = self._loop_body(node.body, [state], bind)
