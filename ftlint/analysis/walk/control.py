@@ -63,6 +63,8 @@ _ZERO_SIDES: dict[tuple[type, str | None], bool] = {
     (cst.NotEqual, "0"): False,
     (cst.GreaterThanEqual, "1"): False,
 }
+#: (id() of a class, attribute) -> (the class, whether the attribute is a data descriptor)
+_DESCRIPTORS: dict[tuple[int, str], tuple[ClassInfo, bool]] = {}
 #: id() of an `if flag:` -> (it, the ids its body evicts when the flag marks adds to them, else {})
 _FLAG_TESTS: dict[int, tuple[cst.If, set[str | None]]] = {}
 _MACHINE_STEPS = 12  # steps of a `while` loop whose test the walk decides (a state machine)
@@ -375,13 +377,20 @@ class ControlFlow(Calls):
     def _descriptor_set(self, cls: ClassInfo, attr: str) -> bool:
         """Whether `attr` of an object of `cls` is a data descriptor: a class-level object of a
         project class defining `__set__`."""
-        project = self.interp.project
+        known = _DESCRIPTORS.get((id(cls), attr))
+        if known is not None and known[0] is cls:
+            return known[1]
+        project, found = self.interp.project, False
         for each in project.mro(cls):
             name = descriptor_name(each, attr)
             if name is not None:
                 made = project.resolve_class(each.module, name)
-                return made is not None and project.method(made, "__set__") is not None
-        return False
+                found = made is not None and project.method(made, "__set__") is not None
+                break
+        if len(_DESCRIPTORS) > 4096:  # an editor's session makes new classes on each edit
+            _DESCRIPTORS.clear()
+        _DESCRIPTORS[(id(cls), attr)] = (cls, found)
+        return found
 
     def _zero_count(self, test: cst.BaseExpression, state: State) -> bool | None:
         """`if confirmed <= 0:` (`== 0`, `< 1`, `not confirmed`) of the confirmed token count: True

@@ -267,8 +267,8 @@ def class_flag(chain: Sequence[ClassInfo], attr: str) -> bool | None:
 def descriptor_name(cls: ClassInfo, attr: str) -> str | None:
     """`in_flight = Forward("num_in_flight_tokens")` in the class body: the name called (an
     object made there, a descriptor when its class defines `__set__`); None otherwise."""
-    if attr not in cls.module.text:
-        return None
+    if not _made_at_class_level(attr).search(cls.module.text):
+        return None  # read off the text first: most modules are not parsed for this
     tree = _parsed(cls.module)
     for node in tree.body if tree is not None else ():
         if not (isinstance(node, ast.ClassDef) and node.name == cls.name):
@@ -280,6 +280,12 @@ def descriptor_name(cls: ClassInfo, attr: str) -> str | None:
             if isinstance(target, ast.Name) and target.id == attr:
                 return ast.unparse(line.value.func)
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _made_at_class_level(attr: str) -> re.Pattern[str]:
+    """`    attr = Maker(` on an indented line: an object a class body may make."""
+    return re.compile(rf"^[ \t]+{re.escape(attr)}\s*=\s*[\w.]+\(", re.MULTILINE)
 
 
 def class_table(cls: ClassInfo, attr: str) -> str | None:
