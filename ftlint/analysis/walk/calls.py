@@ -54,6 +54,7 @@ from ftlint.analysis.walk.state import (
     merge_results,
     not_at_zero,
     promote,
+    reset_pending,
     skipping,
 )
 from ftlint.core import vocabulary as V
@@ -1071,10 +1072,9 @@ class Calls(Expressions):
             self.interp.note(
                 f"{self.fn.qualname}: `{fn.qualname}` is recursive and zeroes counters; taken as for every request"
             )
-            state = state.replace(zeroed=state.zeroed | {("*", f) for f in zeroes})
+            state = not_at_zero(state.replace(zeroed=state.zeroed | {("*", f) for f in zeroes}), None, None)
             # the counters it zeroes, for any request: what a preempt left set of the others stays
-            left = {(k, site, missing - zeroes) for k, site, missing in state.pending}
-            state = not_at_zero(state, None, None).replace(pending=frozenset(p for p in left if p[2]))
+            state = reset_pending(state, zeroes, lambda _key: True) or state
         summary = self.interp.fault_paths.summary(fn)
         if summary is not None and summary.may_evict:
             self.interp.note(

@@ -11,7 +11,7 @@ import libcst as cst
 from ftlint.analysis import values as Val
 from ftlint.analysis.facts import BroadEviction, EvictionCalled, Extent, PrefixCacheResetCalled, ReadAfterFree, TailGap
 from ftlint.analysis.walk.base import WalkBase
-from ftlint.analysis.walk.state import Site, State, covered, may_cover, not_at_zero, skipped
+from ftlint.analysis.walk.state import Site, State, covered, may_cover, not_at_zero, reset_pending, skipped
 from ftlint.core import vocabulary as V
 from ftlint.syntax import ir
 
@@ -135,25 +135,17 @@ class Effects(WalkBase):
             return state
         state = not_at_zero(state, key, counter)
         state = state.replace(at_zero=state.at_zero | {(key, counter, "")})
-        pending = set()
-        matched = False
-        for item in state.pending:
-            k, site, missing = item
-            if k == key or (k == "*" and any(key in loop for loop in self.loops)):
-                matched = True
-                missing = missing - {counter}
-                if missing:
-                    pending.add((k, site, missing))
-            else:
-                pending.add(item)
-        if matched:
-            return state.replace(pending=frozenset(pending))
-        if key.startswith("q:") and any(k.startswith("q:") for k, _, _ in state.pending):
+        in_loop = any(key in loop for loop in self.loops)  # this loop's request: one of "*"
+        after = reset_pending(state, {counter}, lambda k: k == key or (k == "*" and in_loop))
+        if after is not None:
+            return after
+        if key.startswith("q:"):
             # a request of a list the walk cannot see into, reset after one preempted from such a
             # list: the same list read twice (`self._batch`) may hold the same request
-            self.interp.note(f"{self.fn.qualname}: `{counter}` reset on an item of a list it cannot see into")
-            left = {(k, site, m - {counter} if k.startswith("q:") else m) for k, site, m in state.pending}
-            return state.replace(pending=frozenset(p for p in left if p[2]))
+            after = reset_pending(state, {counter}, lambda k: k.startswith("q:"))
+            if after is not None:
+                self.interp.note(f"{self.fn.qualname}: `{counter}` reset on an item of a list it cannot see into")
+                return after
         return state.replace(zeroed=state.zeroed | {(key, counter)})
 
     def evict(self, value: Val.Value, node: cst.CSTNode, state: State) -> State:

@@ -586,9 +586,7 @@ class Expressions(Effects):
         if source is None:
             return None
         value = self.evaluated_in(info, source)
-        for made in (value, *(v for _, v in value.items)) if isinstance(value, Val.Table) else (value,):
-            if isinstance(made, Val.Lambda):  # its body lies in no tree of the file: effects go to the call
-                self.foreign.add(id(made.node))
+        self._foreign_lambdas(value)
         kept = (Val.Bool, Val.Str, Val.Num, Val.MethodCaller, Val.Partial, Val.Lambda, Val.Table, Val.Instance)
         return value if isinstance(value, kept) else None
 
@@ -600,11 +598,15 @@ class Expressions(Effects):
         value = self.evaluated_in(cls.module, source) if source is not None else None
         if not (isinstance(value, (Val.Table, Val.Seq)) and _dispatches(value)):
             return None
-        made = [v for _, v in value.items] if isinstance(value, Val.Table) else list(value.items)
-        for item in made:
-            if isinstance(item, Val.Lambda):  # its body lies in no tree of the file
-                self.foreign.add(id(item.node))
+        self._foreign_lambdas(value)
         return value
+
+    def _foreign_lambdas(self, value: Val.Value) -> None:
+        """The lambdas a value read from elsewhere holds (itself, a table's or tuple's items,
+        nested too): their bodies lie in no tree of the file walked, so their effects are
+        placed at the call."""
+        for lam in _lambdas(value):
+            self.foreign.add(id(lam.node))
 
     def evaluated_in(self, info: ModuleInfo, source: str) -> Val.Value:
         """The value of an expression written at the top of module `info` (its names that
@@ -685,8 +687,7 @@ class Expressions(Effects):
         # number may be set from outside the class (a switch a deployment flips): unknown,
         # unless held in a namespace whose fields no module of the class assigns
         if _dispatches(found_value) or _transitions(found_value) or isinstance(found_value, _GROUPS):
-            for item in _lambdas(found_value):  # its body lies in no tree of the caller's file
-                self.foreign.add(id(item.node))
+            self._foreign_lambdas(found_value)
             return found_value
         return settled_fields(self.interp.project.class_chain(cls), value, found_value)
 
@@ -1259,7 +1260,7 @@ def _state_entry(value: Val.Value) -> bool:
 
 
 def _lambdas(value: Val.Value) -> list[Val.Lambda]:
-    """The lambdas in a table or a list (nested ones too)."""
+    """`value` if a lambda, and the lambdas in it as a table or a list (nested ones too)."""
     if isinstance(value, Val.Lambda):
         return [value]
     items = [v for _, v in value.items] if isinstance(value, Val.Table) else []

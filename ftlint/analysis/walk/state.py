@@ -207,6 +207,16 @@ class Abandon(Exception):
     """The entry function is too costly to interpret: it gets no findings."""
 
 
+def reset_pending(state: State, fields: set[str] | frozenset[str], concerns: Callable[[str], bool]) -> State | None:
+    """The preempts still waiting for their counters to be reset, with `fields` now reset for
+    the requests `concerns` picks (a preempt left with none to reset is dropped); None when it
+    picks none of them."""
+    if not any(concerns(k) for k, _, _ in state.pending):
+        return None
+    left = {(k, site, missing - fields if concerns(k) else missing) for k, site, missing in state.pending}
+    return state.replace(pending=frozenset(p for p in left if p[2]))
+
+
 def not_at_zero(state: State, key: str | None, field_name: str | None) -> State:
     """`field_name` (None: every counter) of request `key` (None: of any request) is no
     longer known to be 0."""
